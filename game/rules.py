@@ -1,0 +1,137 @@
+"""The rules object: every option and preset of RULES.md §9, one field each.
+
+>>> Rules.from_json("koukoufan").golden_cap
+500
+>>> Rules.from_json({"preset": "kaikoufan", "min_payment": 0}).min_payment
+0
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Final, Literal
+
+PresetName = Literal["kaikoufan", "koukoufan"]
+MultiWinOrder = Literal["dealer", "discarder"]
+YI_SE_PATTERNS: Final = ("qing_yi_se", "jiang_yi_se", "feng_yi_se")
+
+
+class RulesError(ValueError):
+    """An unknown preset or option, or an option value of the wrong kind."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    preset: PresetName = "kaikoufan"
+    # ×2 per chi/peng/冲杠 (口口翻) instead of ×2 once for an open hand (开口翻).
+    per_meld_opening: bool = False
+    cap: int = 300
+    golden_cap: int = 400
+    # 光明顶: None = off; else what a never-opened loser pays at 金顶 instead of golden_cap.
+    bright_cap: int | None = None
+    min_payment: int = 20
+    self_draw_small: Fraction = Fraction(2)
+    self_draw_big: Fraction = Fraction(3, 2)
+    discarder_factor: Fraction = Fraction(2)
+    dealer_factor: Fraction = Fraction(2)
+    hard_factor: Fraction = Fraction(2)
+    multi_win_order: MultiWinOrder = "dealer"
+    liable_yi_se: tuple[str, ...] = field(default=YI_SE_PATTERNS)
+    flee_penalty: int = 400
+
+    @classmethod
+    def preset_named(cls, name: str) -> Rules:
+        if name == "kaikoufan":
+            return cls()
+        if name == "koukoufan":
+            return cls(preset="koukoufan", per_meld_opening=True, golden_cap=500)
+        raise RulesError(f"unknown rules preset {name!r} (kaikoufan or koukoufan)")
+
+    @classmethod
+    def from_json(cls, obj: Any) -> Rules:
+        """A preset name, or ``{"preset": name, "<option>": value, ...}`` as in RULES.md §11."""
+        if obj is None:
+            return cls()
+        if isinstance(obj, str):
+            return cls.preset_named(obj)
+        if not isinstance(obj, dict):
+            raise RulesError("rules must be a preset name or an object")
+        opts = dict(obj)
+        preset = opts.pop("preset", "kaikoufan")
+        if not isinstance(preset, str):
+            raise RulesError("preset must be a string")
+        base = cls.preset_named(preset)
+        return base.with_options(opts)
+
+    def with_options(self, opts: dict[str, Any]) -> Rules:
+        """A copy with the named options changed; values are checked and normalised."""
+        names = {f.name for f in dataclasses.fields(self)} - {"preset"}
+        changes: dict[str, Any] = {}
+        for key, value in opts.items():
+            if key not in names:
+                raise RulesError(f"unknown rules option {key!r}")
+            changes[key] = _coerce(self, key, value)
+        return dataclasses.replace(self, **changes)
+
+    def to_json(self) -> dict[str, Any]:
+        """Only what differs from the preset, so stored rules stay short and readable."""
+        base = Rules.preset_named(self.preset)
+        out: dict[str, Any] = {"preset": self.preset}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name != "preset" and value != getattr(base, f.name):
+                out[f.name] = _plain(value)
+        return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Fraction):
+        return int(value) if value.denominator == 1 else float(value)
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def _coerce(rules: Rules, key: str, value: Any) -> Any:
+    current = getattr(rules, key)
+    if key == "bright_cap":
+        if value is None or value is False or value == 0:
+            return None
+        if value is True:
+            # RULES.md gives no amount: 光明顶 is read as 100 above the 金顶 (500 over 400 in 开口翻).
+            return rules.golden_cap + 100
+        if isinstance(value, int) and value > 0:
+            return value
+        raise RulesError("bright_cap must be false, true or a positive whole number")
+    if key == "per_meld_opening":
+        if not isinstance(value, bool):
+            raise RulesError("per_meld_opening must be true or false")
+        return value
+    if key == "multi_win_order":
+        if value not in ("dealer", "discarder"):
+            raise RulesError("multi_win_order must be 'dealer' or 'discarder'")
+        return value
+    if key == "liable_yi_se":
+        if not isinstance(value, list | tuple) or any(v not in YI_SE_PATTERNS for v in value):
+            raise RulesError(f"liable_yi_se must be a list drawn from {list(YI_SE_PATTERNS)}")
+        return tuple(v for v in YI_SE_PATTERNS if v in value)
+    if isinstance(current, Fraction):
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            raise RulesError(f"{key} must be a number")
+        try:
+            frac = Fraction(str(value))
+        except ValueError:
+            raise RulesError(f"{key} must be a number") from None
+        if frac <= 0:
+            raise RulesError(f"{key} must be positive")
+        return frac
+    if isinstance(current, int):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise RulesError(f"{key} must be a whole number ≥ 0")
+        return value
+    raise RulesError(f"option {key!r} cannot be set")
+
+
+DEFAULT_RULES: Final = Rules()
