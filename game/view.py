@@ -1,0 +1,44 @@
+"""What one seat may see of a hand: the picture, the buttons and the automatic player all read this.
+
+``Hand.view(seat)`` builds it (``seat=None`` for the group's spectator view). Another seat's concealed tiles,
+another seat's 暗杠 tile (``HIDDEN``) and the wall never appear in it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from game.melds import Meld
+from game.tiles import Tile
+
+if TYPE_CHECKING:
+    from game.scoring import Settlement
+    from game.table import Action
+
+Phase = Literal["turn", "claim", "rob", "haidi", "over"]
+
+
+@dataclass(frozen=True)
+class SeatView:
+    seat: int | None  # None = spectator
+    phase: Phase
+    dealer: int
+    laizi: Tile
+    indicator: Tile
+    wall_remaining: int
+    turn: int  # whose turn it is (during claims: who discarded)
+    hand: tuple[Tile, ...]  # own concealed tiles, sorted, without the drawn tile; () for a spectator
+    drawn: Tile | None  # own freshly drawn tile, set apart
+    hand_sizes: tuple[int, ...]  # concealed tiles per seat, drawn tile included
+    melds: tuple[tuple[Meld, ...], ...]  # per seat; another seat's an_gang has tiles == (HIDDEN,)
+    hongzhong_gangs: tuple[int, ...]
+    laizi_gangs: tuple[int, ...]
+    rivers: tuple[tuple[Tile, ...], ...]  # per seat, discards still lying there (claimed ones removed)
+    last_discard: tuple[int, Tile] | None  # the discard on the table now: (seat, tile)
+    claimable: Tile | None  # the tile this seat may claim now
+    waits: tuple[Tile, ...]  # 听牌提示: tiles that would complete the own hand; () when not ready
+    legal: tuple[Action, ...]  # this seat's legal actions now
+    result: Settlement | None = None
+    exhausted: bool = False  # 荒庄
+    revealed: tuple[tuple[Tile, ...], ...] | None = None  # every concealed hand, only once the hand is over
