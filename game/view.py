@@ -7,10 +7,10 @@ another seat's 暗杠 tile (``HIDDEN``) and the wall never appear in it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from game.melds import Meld
-from game.tiles import Tile
+from game.tiles import HIDDEN, Tile, format_tiles, tile_name
 
 if TYPE_CHECKING:
     from game.scoring import Settlement
@@ -42,3 +42,41 @@ class SeatView:
     result: Settlement | None = None
     exhausted: bool = False  # 荒庄
     revealed: tuple[tuple[Tile, ...], ...] | None = None  # every concealed hand, only once the hand is over
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready, tiles by name; a hidden 暗杠 tile is ``null``."""
+        return {
+            "seat": self.seat,
+            "phase": self.phase,
+            "dealer": self.dealer,
+            "laizi": tile_name(self.laizi),
+            "indicator": tile_name(self.indicator),
+            "wall_remaining": self.wall_remaining,
+            "turn": self.turn,
+            "hand": format_tiles(self.hand),
+            "drawn": _name(self.drawn),
+            "hand_sizes": list(self.hand_sizes),
+            "melds": [[_meld_json(m) for m in ms] for ms in self.melds],
+            "hongzhong_gangs": list(self.hongzhong_gangs),
+            "laizi_gangs": list(self.laizi_gangs),
+            "rivers": [[tile_name(t) for t in r] for r in self.rivers],
+            "last_discard": None
+            if self.last_discard is None
+            else [self.last_discard[0], tile_name(self.last_discard[1])],
+            "claimable": _name(self.claimable),
+            "waits": [tile_name(t) for t in self.waits],
+            "legal": [a.to_json() for a in self.legal],
+            "result": None if self.result is None else self.result.to_json(),
+            "exhausted": self.exhausted,
+            "revealed": None if self.revealed is None else [format_tiles(h) for h in self.revealed],
+        }
+
+
+def _name(t: Tile | None) -> str | None:
+    return None if t is None else tile_name(t)
+
+
+def _meld_json(m: Meld) -> dict[str, Any]:
+    if m.tiles == (HIDDEN,):
+        return {"type": m.kind, "tile": None}
+    return m.to_json()
