@@ -1,0 +1,403 @@
+"""Settlement of a won hand (RULES.md §9): multipliers, minimum, caps, 金顶/光明顶, liability, breakdown.
+
+``settle`` judges the hand with ``game.analysis.analyse_win`` and then pays it; ``settle_win`` pays a
+verdict already made. Amounts are exact ``Fraction``s until each loser's amount is rounded half up.
+
+>>> from game.rules import Rules
+>>> from game.melds import Meld
+>>> from game.patterns import WinAnalysis
+>>> seats = [SeatMelds(), SeatMelds((Meld("chi", (0, 1, 2), 0),)), SeatMelds(), SeatMelds()]
+>>> s = settle_win(Rules(min_payment=0), 0, 1, "discard", 2, seats, WinAnalysis(None, ("pi_hu",), False, 1))
+>>> s.payments  # F(1) = open 2 × hard 2 = 4; seat 2 discarder 8, seat 0 dealer 8, seat 3 4
+(-8, 20, -8, -4)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Final, Literal
+
+from game.analysis import analyse_win
+from game.melds import SELF_DRAWN, Meld, WinHow
+from game.patterns import PATTERNS, WinAnalysis, big_count
+from game.rules import Rules
+from game.tiles import Tile
+
+CapKind = Literal["none", "capped", "golden"]
+
+# §9's fixed multipliers: the 开口 doubling and each kind of gang.
+OPEN_FACTOR: Final = 2
+GANG_FACTORS: Final[dict[str, int]] = {
+    "chong_gang": 2, "xu_gang": 2, "an_gang": 4, "hongzhong_gang": 2, "laizi_gang": 4,
+}
+
+# (中文, English) labels, from the glossary of RULES.md §13.
+FACTOR_NAMES: Final[dict[str, tuple[str, str]]] = {
+    "open": ("开口", "open"),
+    "open_per_meld": ("口口翻", "per-meld doubling"),
+    "chong_gang": ("冲杠", "kong on a discard"),
+    "xu_gang": ("蓄杠", "added kong"),
+    "an_gang": ("暗杠", "concealed kong"),
+    "hongzhong_gang": ("红中杠", "red-dragon kong"),
+    "laizi_gang": ("赖子杠", "wildcard kong"),
+    "hard": ("硬胡", "hard win"),
+    "self_draw": ("自摸", "self-draw"),
+    "self_draw_big": ("自摸(大胡)", "self-draw (big win)"),
+    "discarder": ("放冲", "deal-in"),
+    "robbed": ("被抢杠", "robbed kong"),
+    "dealer": ("庄家", "dealer"),
+    "dealer_won": ("庄家胡", "dealer won"),
+}
+REASON_NAMES: Final[dict[str, tuple[str, str]]] = {
+    "not_open": ("未开口", "the hand is not open"),
+    "holds_hongzhong": ("手中有红中", "holds a red dragon"),
+    "not_a_win": ("不成胡", "not a winning hand"),
+    "two_laizi_small_win": ("屁胡不能有两个赖子", "a plain win may not hold two wildcards"),
+    "below_minimum": ("不够起胡分", "below the minimum payment"),
+}
+
+
+@dataclass(frozen=True)
+class SeatMelds:
+    """What scoring needs of each seat."""
+
+    melds: tuple[Meld, ...] = ()  # in the order they were made
+    hongzhong_gangs: int = 0
+    laizi_gangs: int = 0
+    ready: bool = True  # was this seat ready when it discarded (全求人 liability)
+
+    @property
+    def opened(self) -> bool:
+        return any(m.opens for m in self.melds)
+
+
+@dataclass(frozen=True)
+class Factor:
+    """One multiplier, applied ``count`` times: ``kind`` names it (a key of FACTOR_NAMES)."""
+
+    kind: str
+    times: Fraction
+    count: int = 1
+
+    @property
+    def value(self) -> Fraction:
+        return self.times**self.count
+
+    def label(self, lang: int) -> str:
+        name = FACTOR_NAMES[self.kind][lang]
+        counted = name if self.count == 1 else f"{name}({self.count})" if lang == 0 else f"{name} ({self.count})"
+        return f"{counted} ×{_num(self.value)}"
+
+
+@dataclass(frozen=True)
+class SeatScore:
+    """One seat's share of the settlement, kept in pieces so a picture can show each of them."""
+
+    seat: int
+    factors: tuple[Factor, ...]  # F(p): opening and gangs
+    extras: tuple[Factor, ...]  # the winner's (硬胡, 自摸) or a loser's (放冲/被抢杠, 庄家)
+    raw: Fraction  # a loser's raw payment (base × winner's multiplier × own multiplier); 0 for the winner
+    owed: int  # a loser's amount after rounding, caps and 金顶 (before liability); 0 for the winner or no win
+    cap: str | None  # None, or which limit set ``owed``: "cap", "golden" or "bright"
+
+    @property
+    def f(self) -> Fraction:
+        return _product(self.factors)
+
+    @property
+    def multiplier(self) -> Fraction:
+        return self.f * _product(self.extras)
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """The settlement in words, one line per step, in both languages (same lines, same order)."""
+
+    zh: tuple[str, ...]
+    en: tuple[str, ...]
+
+    def to_json(self) -> dict[str, list[str]]:
+        return {"zh": list(self.zh), "en": list(self.en)}
+
+
+@dataclass(frozen=True)
+class Settlement:
+    valid: bool
+    reason: str | None
+    patterns: tuple[str, ...]
+    soft: bool
+    base: int
+    payments: tuple[int, int, int, int]  # zero-sum; all 0 when invalid
+    liable: int | None
+    cap: CapKind
+    winner: int
+    how: WinHow
+    from_seat: int | None
+    seats: tuple[SeatScore, ...]  # all four, by seat
+    liable_rule: str | None  # why ``liable`` pays: "rob_gang", "quan_qiu_ren" or the 一色 pattern id
+    breakdown: Breakdown
+
+    def to_json(self) -> dict[str, Any]:
+        """Exactly the output object of RULES.md §11."""
+        return {
+            "valid": self.valid,
+            "reason": self.reason,
+            "patterns": list(self.patterns),
+            "soft": self.soft,
+            "base": self.base,
+            "payments": list(self.payments),
+            "liable": self.liable,
+            "cap": self.cap,
+            "breakdown": self.breakdown.to_json(),
+        }
+
+
+def settle(
+    rules: Rules,
+    dealer: int,
+    laizi: Tile,
+    winner: int,
+    how: WinHow,
+    from_seat: int | None,
+    win_tile: Tile,
+    concealed: Sequence[Tile],
+    seats: Sequence[SeatMelds],
+) -> Settlement:
+    """Judge the winner's hand (§8) and settle it (§9). ``concealed`` is before ``win_tile``."""
+    analysis = analyse_win(concealed, win_tile, seats[winner].melds, laizi, how, rules.hard_factor)
+    return settle_win(rules, dealer, winner, how, from_seat, seats, analysis)
+
+
+def seat_factors(rules: Rules, seat: SeatMelds) -> tuple[Factor, ...]:
+    """F(p) of §9 as its pieces: the opening doubling, then each kind of gang."""
+    opening = sum(1 for m in seat.melds if m.opens)  # a 蓄杠 is one meld: it counts once, as its peng
+    out: list[Factor] = []
+    if opening:
+        if rules.per_meld_opening:
+            out.append(Factor("open_per_meld", Fraction(OPEN_FACTOR), opening))
+        else:
+            out.append(Factor("open", Fraction(OPEN_FACTOR)))
+    counts = {kind: sum(1 for m in seat.melds if m.kind == kind) for kind in ("chong_gang", "xu_gang", "an_gang")}
+    counts["hongzhong_gang"] = seat.hongzhong_gangs
+    counts["laizi_gang"] = seat.laizi_gangs
+    out.extend(Factor(kind, Fraction(GANG_FACTORS[kind]), n) for kind, n in counts.items() if n)
+    return tuple(out)
+
+
+def settle_win(
+    rules: Rules,
+    dealer: int,
+    winner: int,
+    how: WinHow,
+    from_seat: int | None,
+    seats: Sequence[SeatMelds],
+    analysis: WinAnalysis,
+) -> Settlement:
+    """Pay a verdict (§9): raw payments, the minimum, rounding, caps, 金顶/光明顶 and liability."""
+    small = analysis.small
+    winner_extras: list[Factor] = []
+    if analysis.valid and not analysis.soft:
+        winner_extras.append(Factor("hard", rules.hard_factor))
+    if how in SELF_DRAWN:
+        winner_extras.append(
+            Factor("self_draw", rules.self_draw_small) if small else Factor("self_draw_big", rules.self_draw_big)
+        )
+    winner_mult = _product(seat_factors(rules, seats[winner])) * _product(winner_extras)
+    losers = [s for s in range(4) if s != winner]
+
+    extras: dict[int, tuple[Factor, ...]] = {winner: tuple(winner_extras)}
+    raw: dict[int, Fraction] = {winner: Fraction(0)}
+    for seat in losers:
+        mine: list[Factor] = []
+        if seat == from_seat and how in ("discard", "rob_gang"):
+            mine.append(Factor("discarder" if how == "discard" else "robbed", rules.discarder_factor))
+        if small and dealer == winner:
+            mine.append(Factor("dealer_won", rules.dealer_factor))
+        elif small and seat == dealer:
+            mine.append(Factor("dealer", rules.dealer_factor))
+        extras[seat] = tuple(mine)
+        raw[seat] = analysis.base * winner_mult * _product(seat_factors(rules, seats[seat])) * _product(mine)
+
+    reason = analysis.reason
+    if reason is None and rules.min_payment and max(raw[s] for s in losers) < rules.min_payment:
+        reason = "below_minimum"
+    valid = reason is None
+
+    owed = {seat: 0 for seat in range(4)}
+    limit: dict[int, str | None] = {seat: None for seat in range(4)}
+    cap: CapKind = "none"
+    liable: tuple[int, str] | None = None
+    if valid:
+        for seat in losers:
+            owed[seat] = min(_round_half_up(raw[seat]), rules.cap)
+            if owed[seat] == rules.cap:
+                limit[seat], cap = "cap", "capped"
+        if all(limit[s] for s in losers):
+            cap = "golden"
+            for seat in losers:
+                # 光明顶: a loser who never opened pays bright_cap instead of the 金顶.
+                bright = None if seats[seat].opened else rules.bright_cap
+                owed[seat] = rules.golden_cap if bright is None else bright
+                limit[seat] = "golden" if bright is None else "bright"
+        liable = liable_seat(rules, winner, how, from_seat, analysis.patterns, seats)
+
+    total = sum(owed[s] for s in losers)
+    pay = [0, 0, 0, 0]
+    if valid:
+        pay[winner] = total
+        for seat in losers:
+            if liable is None:
+                pay[seat] = -owed[seat]
+            elif seat == liable[0]:
+                pay[seat] = -total
+    scores = tuple(
+        SeatScore(seat, seat_factors(rules, seats[seat]), extras[seat], raw[seat], owed[seat], limit[seat])
+        for seat in range(4)
+    )
+    payments = (pay[0], pay[1], pay[2], pay[3])
+    settlement = Settlement(
+        valid=valid,
+        reason=reason,
+        patterns=analysis.patterns,
+        soft=analysis.soft,
+        base=analysis.base,
+        payments=payments,
+        liable=liable[0] if liable else None,
+        cap=cap,
+        winner=winner,
+        how=how,
+        from_seat=from_seat,
+        seats=scores,
+        liable_rule=liable[1] if liable else None,
+        breakdown=Breakdown((), ()),
+    )
+    return _with_breakdown(settlement, rules, dealer)
+
+
+def liable_seat(
+    rules: Rules,
+    winner: int,
+    how: WinHow,
+    from_seat: int | None,
+    patterns: Sequence[str],
+    seats: Sequence[SeatMelds],
+) -> tuple[int, str] | None:
+    """承包 (§9): the seat that pays for all three and the rule that makes it, the first that applies."""
+    if how == "rob_gang" and from_seat is not None:
+        return from_seat, "rob_gang"
+    if "quan_qiu_ren" in patterns and from_seat is not None and not seats[from_seat].ready:
+        return from_seat, "quan_qiu_ren"
+    yi_se = [p for p in patterns if p in rules.liable_yi_se]
+    opening = [m for m in seats[winner].melds if m.opens]
+    if yi_se and len(opening) >= 3 and opening[2].from_seat is not None:
+        return opening[2].from_seat, yi_se[0]
+    return None
+
+
+def _with_breakdown(s: Settlement, rules: Rules, dealer: int) -> Settlement:
+    return dataclasses.replace(
+        s, breakdown=Breakdown(tuple(_lines(s, rules, dealer, 0)), tuple(_lines(s, rules, dealer, 1)))
+    )
+
+
+def _lines(s: Settlement, rules: Rules, dealer: int, lang: int) -> list[str]:
+    """The breakdown in one language (0 = 中文, 1 = English)."""
+    zh = lang == 0
+    out: list[str] = []
+    names = " · ".join(PATTERNS[p].zh if zh else PATTERNS[p].en for p in s.patterns)
+    if s.patterns:
+        n_big = big_count(s.patterns)
+        if n_big:
+            names += f" ({n_big}个大胡)" if zh else f" ({n_big} big pattern{'s' if n_big > 1 else ''})"
+        softness = ("软胡", "soft win") if s.soft else ("硬胡", "hard win")
+        head = f"{names} · {softness[lang]}"
+        out.append(f"{head} — 底分 {s.base}" if zh else f"{head} — base {s.base}")
+    if s.reason in (None, "below_minimum"):
+        for score in s.seats:
+            out.append(_seat_line(s, score, dealer, zh))
+    if s.reason is not None:
+        why = REASON_NAMES[s.reason][lang]
+        if s.reason == "below_minimum":
+            why += f" {rules.min_payment}"
+        out.append(f"不成胡: {why}" if zh else f"No win: {why}")
+    if s.cap == "golden":
+        golden = rules.golden_cap
+        out.append(f"三家封顶 → 金顶 {golden}" if zh else f"All three at the cap → golden cap {golden}")
+    if s.liable is not None and s.liable_rule is not None:
+        out.append(_liability_line(s, zh))
+    pays = " · ".join(f"{_seat_word(i, zh)} {p:+d}" if p else f"{_seat_word(i, zh)} 0"
+                      for i, p in enumerate(s.payments))
+    out.append(f"结算: {pays}" if zh else f"Payments: {pays}")
+    return out
+
+
+def _seat_word(seat: int, zh: bool) -> str:
+    return f"座位{seat}" if zh else f"Seat {seat}"
+
+
+def _seat_line(s: Settlement, score: SeatScore, dealer: int, zh: bool) -> str:
+    lang = 0 if zh else 1
+    parts = [f.label(lang) for f in (*score.factors, *score.extras)]
+    factors = " · ".join(parts) if parts else ("无翻" if zh else "no doubling")
+    who = _seat_word(score.seat, zh)
+    if score.seat == dealer:
+        who += "(庄)" if zh else " (dealer)"
+    if score.seat == s.winner:
+        role = "胡" if zh else "wins"
+        return f"{who} {role}: {factors} = ×{_num(score.multiplier)}"
+    winner_mult = s.seats[s.winner].multiplier
+    line = f"{who}: {factors} = ×{_num(score.multiplier)} → {s.base} × {_num(winner_mult)} × "
+    line += f"{_num(score.multiplier)} = {_num(score.raw)}"
+    if not s.valid:
+        return line
+    rounded = _round_half_up(score.raw)
+    if rounded != score.raw:
+        line += f", 四舍五入 {rounded}" if zh else f", rounded {rounded}"
+    if score.cap is not None:
+        word = {"cap": ("封顶", "cap"), "golden": ("金顶", "golden cap"), "bright": ("光明顶", "bright cap")}[score.cap]
+        line += f" → {word[lang]} {score.owed}"
+    return line
+
+
+def _liability_line(s: Settlement, zh: bool) -> str:
+    seat = _seat_word(s.liable or 0, zh)
+    total = s.payments[s.winner]
+    rule = s.liable_rule or ""
+    if rule == "rob_gang":
+        why = ("被抢杠者包", "the robbed player pays")
+    elif rule == "quan_qiu_ren":
+        why = ("全求人, 放冲者未听牌", "all from others, the discarder was not ready")
+    else:
+        pattern = PATTERNS[rule]
+        why = (f"{pattern.zh}, 供第三口", f"{pattern.en}, fed the third opening meld")
+    if zh:
+        return f"承包: {seat} 付三家共 {total} ({why[0]})"
+    return f"Liability: {seat} pays all three, {total} ({why[1]})"
+
+
+def _product(factors: Sequence[Factor]) -> Fraction:
+    out = Fraction(1)
+    for f in factors:
+        out *= f.value
+    return out
+
+
+def _round_half_up(x: Fraction) -> int:
+    """Nearest whole number, halves upwards (amounts are never negative)."""
+    return int((x + Fraction(1, 2)) // 1)
+
+
+def _num(x: Fraction) -> str:
+    """1, 1.5, 22.5 — or 10/3 when no exact decimal exists."""
+    d = x.denominator
+    while d % 2 == 0:
+        d //= 2
+    while d % 5 == 0:
+        d //= 5
+    if d != 1:
+        return f"{x.numerator}/{x.denominator}"
+    return str(Decimal(x.numerator) / x.denominator)
