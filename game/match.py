@@ -42,9 +42,9 @@ class Match:
 
     @staticmethod
     def hand_seed(match_seed: int, number: int) -> int:
-        """The seed of hand ``number`` (0-based) of the match seeded ``match_seed``."""
+        """The seed of hand ``number`` (0-based) of the match seeded ``match_seed``; 63 bits, so SQLite stores it."""
         digest = hashlib.sha256(f"{match_seed}:{number}".encode()).digest()
-        return int.from_bytes(digest[:8], "big")
+        return int.from_bytes(digest[:8], "big") >> 1
 
     def new_hand(self) -> Hand:
         """The next hand, dealt by the current dealer."""
