@@ -1,0 +1,336 @@
+"""Hands: one deal of a match, its action log, and the settlement that closes it.
+
+    hand = await db.hands.start(match.id, seed=hand_seed, dealer=0)
+    await db.hands.append_action(hand.id, seq, {"s": 0, "k": "discard", "t": "5m"})   # seq = 0, 1, 2, …
+    closed = await db.hands.close(hand.id, payments=(152, -8, -16, -128), winner=0, summary={...})
+
+close() writes the settlement rows, the players' skill and title, the standings, the match totals and the
+hand's status in ONE transaction: after a crash a hand is either wholly settled or still in play.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal
+
+import aiosqlite
+
+from game.rules import Rules
+from game.titles import Title, title_for, title_named
+from storage.codec import (
+    SQLITE_INT_MAX,
+    check_int,
+    dump_json,
+    load_json,
+    load_rules,
+    parse_timestamp,
+    timestamp,
+)
+from storage.errors import ActionOrderError, AlreadyClosedError, InvalidInputError, NotFoundError
+from storage.matches import SEATS, Match, Seat, load_match, seat_from_row
+from storage.standings import periods_of
+
+if TYPE_CHECKING:
+    from storage.database import Database
+
+HandStatus = Literal["playing", "done", "abandoned"]
+
+
+@dataclass(frozen=True)
+class HandRecord:
+    id: int
+    match_id: int
+    chat_id: int
+    hand_no: int  # 1, 2, … within the match
+    seed: int
+    dealer: int
+    rules: Rules
+    status: HandStatus
+    seats: tuple[Seat, ...]
+    started_at: datetime
+    ended_at: datetime | None
+    winner: int | None
+    summary: Any  # the JSON summary given to close(), None until then
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    seat: int
+    player_id: int | None  # None: an automatic player (no skill)
+    points: int
+    skill_before: int | None
+    skill_after: int | None
+    title_before: Title | None
+    title_after: Title | None
+
+    @property
+    def title_changed(self) -> bool:
+        return self.title_before != self.title_after
+
+
+@dataclass(frozen=True)
+class ClosedHand:
+    hand_id: int
+    winner: int | None
+    results: tuple[SeatResult, ...]  # per seat
+    match_totals: tuple[int, ...]  # per seat, after this hand
+
+
+@dataclass(frozen=True)
+class ResumableHand:
+    """A hand still in play, with everything needed to rebuild it by replaying its actions."""
+
+    hand: HandRecord
+    match: Match
+    actions: list[Any]
+
+
+_HAND_SELECT = "SELECT h.*, m.chat_id FROM hands h JOIN matches m ON m.id = h.match_id"
+
+
+async def _load_hand(tx: aiosqlite.Connection, hand_id: int) -> HandRecord:
+    rows = list(await tx.execute_fetchall(_HAND_SELECT + " WHERE h.id = ?", (hand_id,)))
+    if not rows:
+        raise NotFoundError(f"no hand {hand_id}")
+    seats = list(
+        await tx.execute_fetchall(
+            "SELECT player_id, auto_level FROM hand_seats WHERE hand_id = ? ORDER BY seat", (hand_id,)
+        )
+    )
+    return _hand_from_row(rows[0], tuple(seat_from_row(s) for s in seats))
+
+
+def _hand_from_row(row: sqlite3.Row, seats: tuple[Seat, ...]) -> HandRecord:
+    hand_id = row["id"]
+    return HandRecord(
+        id=hand_id,
+        match_id=row["match_id"],
+        chat_id=row["chat_id"],
+        hand_no=row["hand_no"],
+        seed=row["seed"],
+        dealer=row["dealer"],
+        rules=load_rules(row["rules"], f"hand {hand_id}"),
+        status=row["status"],
+        seats=seats,
+        started_at=parse_timestamp(row["started_at"]),
+        ended_at=parse_timestamp(row["ended_at"]) if row["ended_at"] else None,
+        winner=row["winner"],
+        summary=load_json(row["summary"], f"summary of hand {hand_id}") if row["summary"] is not None else None,
+    )
+
+
+def _actions_from_rows(hand_id: int, rows: Sequence[sqlite3.Row]) -> list[Any]:
+    return [load_json(r["action"], f"action #{r['seq']} of hand {hand_id}") for r in rows]
+
+
+_APPEND = """
+INSERT INTO actions (hand_id, seq, action)
+SELECT ?1, ?2, ?3 FROM hands
+WHERE id = ?1 AND status = 'playing'
+  AND ?2 = 1 + COALESCE((SELECT MAX(seq) FROM actions WHERE hand_id = ?1), -1)
+"""
+
+
+class Hands:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def start(self, match_id: int, seed: int, dealer: int) -> HandRecord:
+        """The match's next hand (numbered after the last), seated as the match is now, with its rules."""
+        check_int(seed, "seed", 0, SQLITE_INT_MAX)
+        check_int(dealer, "dealer", 0, SEATS - 1)
+        async with self._db.transaction() as tx:
+            match = await load_match(tx, match_id)
+            if match.status != "running":
+                raise AlreadyClosedError(f"match {match_id} is {match.status}")
+            playing = list(
+                await tx.execute_fetchall("SELECT id FROM hands WHERE match_id = ? AND status = 'playing'", (match_id,))
+            )
+            if playing:
+                raise InvalidInputError(f"match {match_id} already has hand {playing[0]['id']} in play")
+            cursor = await tx.execute(
+                """INSERT INTO hands (match_id, hand_no, seed, dealer, rules, status, started_at)
+                   SELECT ?1, 1 + COALESCE(MAX(hand_no), 0), ?2, ?3, m.rules, 'playing', ?4
+                   FROM matches m LEFT JOIN hands h ON h.match_id = m.id WHERE m.id = ?1""",
+                (match_id, seed, dealer, timestamp(self._db.now())),
+            )
+            hand_id = cursor.lastrowid
+            assert hand_id is not None
+            await tx.execute(
+                """INSERT INTO hand_seats (hand_id, seat, player_id, auto_level)
+                   SELECT ?, seat, player_id, auto_level FROM match_seats WHERE match_id = ?""",
+                (hand_id, match_id),
+            )
+            return await _load_hand(tx, hand_id)
+
+    async def get(self, hand_id: int) -> HandRecord:
+        async with self._db.transaction(write=False) as tx:
+            return await _load_hand(tx, hand_id)
+
+    async def append_action(self, hand_id: int, seq: int, action: Mapping[str, Any]) -> None:
+        """Store the hand's action number seq (0, 1, 2, … with no gaps), durably, before its effects are sent.
+
+        A duplicate or skipped seq raises ActionOrderError; a settled hand raises AlreadyClosedError.
+        """
+        check_int(seq, "seq", 0, SQLITE_INT_MAX)
+        if not isinstance(action, Mapping):
+            raise InvalidInputError(f"an action must be a JSON object, not {type(action).__name__}")
+        text = dump_json(dict(action), "the action")
+        if await self._db.execute(_APPEND, (hand_id, seq, text)) == 1:
+            return
+        # Nothing was written: say why.
+        rows = await self._db.fetchall(
+            "SELECT status, (SELECT COUNT(*) FROM actions WHERE hand_id = ?1) AS stored FROM hands WHERE id = ?1",
+            (hand_id,),
+        )
+        if not rows:
+            raise NotFoundError(f"no hand {hand_id}")
+        if rows[0]["status"] != "playing":
+            raise AlreadyClosedError(f"hand {hand_id} is {rows[0]['status']}; no more actions")
+        stored = rows[0]["stored"]
+        what = "already stored" if seq < stored else "would leave a gap"
+        raise ActionOrderError(f"hand {hand_id}: action #{seq} {what} (next is #{stored})")
+
+    async def actions(self, hand_id: int) -> list[Any]:
+        """The hand's actions as stored, in the order they were applied."""
+        async with self._db.transaction(write=False) as tx:
+            if not list(await tx.execute_fetchall("SELECT 1 FROM hands WHERE id = ?", (hand_id,))):
+                raise NotFoundError(f"no hand {hand_id}")
+            rows = list(
+                await tx.execute_fetchall("SELECT seq, action FROM actions WHERE hand_id = ? ORDER BY seq", (hand_id,))
+            )
+        return _actions_from_rows(hand_id, rows)
+
+    async def close(self, hand_id: int, payments: Sequence[int], winner: int | None, summary: Any = None) -> ClosedHand:
+        """Settle a hand in play, all in one transaction.
+
+        payments: per seat, zero-sum (a 荒庄 is all zeros; add any flee penalty here). winner: the winning
+        seat or None. summary: any JSON (patterns, breakdown, …) kept with the hand for /history.
+        """
+        if len(payments) != SEATS:
+            raise InvalidInputError(f"payments must list {SEATS} seats, not {len(payments)}")
+        points = [check_int(p, f"payment of seat {i}", -(10**12), 10**12) for i, p in enumerate(payments)]
+        if sum(points) != 0:
+            raise InvalidInputError(f"payments must sum to zero, not {sum(points)}")
+        if winner is not None:
+            check_int(winner, "winner", 0, SEATS - 1)
+        summary_json = dump_json(summary, "the summary")
+        ended = self._db.now()
+        ended_at = timestamp(ended)
+        async with self._db.transaction() as tx:
+            hand = await _load_hand(tx, hand_id)
+            if hand.status != "playing":
+                raise AlreadyClosedError(f"hand {hand_id} is already {hand.status}")
+            league = list(
+                await tx.execute_fetchall(
+                    """SELECT n.league_id, n.season FROM matches m JOIN league_nights n ON n.id = m.league_night_id
+                   WHERE m.id = ?""",
+                    (hand.match_id,),
+                )
+            )
+            periods = periods_of(ended, (league[0]["league_id"], league[0]["season"]) if league else None)
+            results = []
+            for seat_no, (seat, pts) in enumerate(zip(hand.seats, points, strict=True)):
+                won = int(seat_no == winner)
+                if seat.player_id is None:
+                    results.append(SeatResult(seat_no, None, pts, None, None, None, None))
+                    continue
+                rows = list(
+                    await tx.execute_fetchall("SELECT skill, title FROM players WHERE id = ?", (seat.player_id,))
+                )
+                before = rows[0]["skill"]
+                after = before + pts
+                title_before, title_after = title_named(rows[0]["title"]), title_for(after)
+                await tx.execute(
+                    """UPDATE players SET skill = ?, title = ?, hands = hands + 1, wins = wins + ?,
+                          biggest_win = MAX(biggest_win, ?) WHERE id = ?""",
+                    (after, title_after.zh, won, max(pts, 0), seat.player_id),
+                )
+                await tx.executemany(
+                    """INSERT INTO standings (chat_id, period, player_id, points, hands, wins, biggest_win)
+                       VALUES (?, ?, ?, ?, 1, ?, ?)
+                       ON CONFLICT (chat_id, period, player_id) DO UPDATE SET
+                           points = points + excluded.points, hands = hands + 1, wins = wins + excluded.wins,
+                           biggest_win = MAX(biggest_win, excluded.biggest_win)""",
+                    [(hand.chat_id, period, seat.player_id, pts, won, max(pts, 0)) for period in periods],
+                )
+                results.append(SeatResult(seat_no, seat.player_id, pts, before, after, title_before, title_after))
+            await tx.executemany(
+                """INSERT INTO settlements
+                       (hand_id, seat, player_id, chat_id, ended_at, points, won, skill_before, skill_after)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                [
+                    (
+                        hand_id,
+                        r.seat,
+                        r.player_id,
+                        hand.chat_id,
+                        ended_at,
+                        r.points,
+                        int(r.seat == winner),
+                        r.skill_before,
+                        r.skill_after,
+                    )
+                    for r in results
+                ],
+            )
+            await tx.executemany(
+                "UPDATE match_seats SET total = total + ? WHERE match_id = ? AND seat = ?",
+                [(pts, hand.match_id, seat_no) for seat_no, pts in enumerate(points)],
+            )
+            await tx.execute(
+                "UPDATE hands SET status = 'done', ended_at = ?, winner = ?, summary = ? WHERE id = ?",
+                (ended_at, winner, summary_json, hand_id),
+            )
+            totals = list(
+                await tx.execute_fetchall(
+                    "SELECT total FROM match_seats WHERE match_id = ? ORDER BY seat", (hand.match_id,)
+                )
+            )
+        return ClosedHand(hand_id, winner, tuple(results), tuple(t["total"] for t in totals))
+
+    async def abandon(self, hand_id: int) -> None:
+        """End a hand in play without a settlement (its actions stay stored)."""
+        async with self._db.transaction() as tx:
+            hand = await _load_hand(tx, hand_id)
+            if hand.status != "playing":
+                raise AlreadyClosedError(f"hand {hand_id} is already {hand.status}")
+            await tx.execute(
+                "UPDATE hands SET status = 'abandoned', ended_at = ? WHERE id = ?",
+                (timestamp(self._db.now()), hand_id),
+            )
+
+    async def unfinished(self) -> list[ResumableHand]:
+        """Every hand still in play, oldest first, with its match and its actions: what to resume at start-up."""
+        async with self._db.transaction(write=False) as tx:
+            hand_rows = list(await tx.execute_fetchall(_HAND_SELECT + " WHERE h.status = 'playing' ORDER BY h.id"))
+            seat_rows = list(
+                await tx.execute_fetchall(
+                    """SELECT s.hand_id, s.player_id, s.auto_level FROM hand_seats s JOIN hands h ON h.id = s.hand_id
+                   WHERE h.status = 'playing' ORDER BY s.hand_id, s.seat"""
+                )
+            )
+            action_rows = list(
+                await tx.execute_fetchall(
+                    """SELECT a.hand_id, a.seq, a.action FROM actions a JOIN hands h ON h.id = a.hand_id
+                   WHERE h.status = 'playing' ORDER BY a.hand_id, a.seq"""
+                )
+            )
+            matches = {row["match_id"]: await load_match(tx, row["match_id"]) for row in hand_rows}
+        seats: dict[int, list[Seat]] = {}
+        for row in seat_rows:
+            seats.setdefault(row["hand_id"], []).append(seat_from_row(row))
+        actions: dict[int, list[sqlite3.Row]] = {}
+        for row in action_rows:
+            actions.setdefault(row["hand_id"], []).append(row)
+        return [
+            ResumableHand(
+                hand=_hand_from_row(row, tuple(seats[row["id"]])),
+                match=matches[row["match_id"]],
+                actions=_actions_from_rows(row["id"], actions.get(row["id"], [])),
+            )
+            for row in hand_rows
+        ]

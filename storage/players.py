@@ -1,0 +1,103 @@
+"""Players: a Telegram user with a display name, a language and the §10 skill and title."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from game.titles import START_SKILL, Title, title_for, title_named
+from storage.codec import SQLITE_INT_MAX, check_choice, check_int, check_text, parse_timestamp, timestamp
+from storage.errors import NotFoundError
+
+if TYPE_CHECKING:
+    from storage.database import Database
+
+LANGUAGES = ("zh", "en")
+
+
+@dataclass(frozen=True)
+class Player:
+    id: int
+    display_name: str
+    language: str
+    skill: int
+    title: Title
+    hands: int
+    wins: int
+    biggest_win: int
+    created_at: datetime
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.hands if self.hands else 0.0
+
+
+def player_from_row(row: sqlite3.Row) -> Player:
+    return Player(
+        id=row["id"],
+        display_name=row["display_name"],
+        language=row["language"],
+        skill=row["skill"],
+        title=title_named(row["title"]),
+        hands=row["hands"],
+        wins=row["wins"],
+        biggest_win=row["biggest_win"],
+        created_at=parse_timestamp(row["created_at"]),
+    )
+
+
+PLAYER_COLUMNS = "id, display_name, language, skill, title, hands, wins, biggest_win, created_at"
+
+
+class Players:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def upsert(self, player_id: int, display_name: str, language: str | None = None) -> Player:
+        """Register a player (skill 2400) or refresh their display name; language only changes when given."""
+        check_int(player_id, "player id", 1, SQLITE_INT_MAX)
+        check_text(display_name, "display name")
+        if language is not None:
+            check_choice(language, "language", LANGUAGES)
+        start = START_SKILL
+        async with self._db.transaction() as tx:
+            rows = await tx.execute_fetchall(
+                f"""INSERT INTO players ({PLAYER_COLUMNS}) VALUES (?, ?, ?, ?, ?, 0, 0, 0, ?)
+                    ON CONFLICT (id) DO UPDATE SET display_name = excluded.display_name,
+                        language = CASE WHEN ? IS NULL THEN language ELSE excluded.language END
+                    RETURNING {PLAYER_COLUMNS}""",
+                (
+                    player_id,
+                    display_name,
+                    language or LANGUAGES[0],
+                    start,
+                    title_for(start).zh,
+                    timestamp(self._db.now()),
+                    language,
+                ),
+            )
+            return player_from_row(next(iter(rows)))
+
+    async def get(self, player_id: int) -> Player | None:
+        rows = await self._db.fetchall(f"SELECT {PLAYER_COLUMNS} FROM players WHERE id = ?", (player_id,))
+        return player_from_row(rows[0]) if rows else None
+
+    async def require(self, player_id: int) -> Player:
+        player = await self.get(player_id)
+        if player is None:
+            raise NotFoundError(f"no player {player_id}")
+        return player
+
+    async def set_language(self, player_id: int, language: str) -> Player:
+        check_choice(language, "language", LANGUAGES)
+        async with self._db.transaction() as tx:
+            rows = list(
+                await tx.execute_fetchall(
+                    f"UPDATE players SET language = ? WHERE id = ? RETURNING {PLAYER_COLUMNS}", (language, player_id)
+                )
+            )
+        if not rows:
+            raise NotFoundError(f"no player {player_id}")
+        return player_from_row(rows[0])

@@ -1,0 +1,189 @@
+"""Standings: a player's card, a group's leaderboard over a period, and a player's recent hands.
+
+Leaderboards read the `standings` table, which the hand-closing transaction keeps up to date per chat,
+period and player, so they cost a few rows however many hands are stored. Periods: all time, a UTC
+calendar month, a league season.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from game.titles import START_SKILL, Title, title_named
+from storage.codec import check_int, load_json, parse_timestamp, timestamp
+from storage.errors import NotFoundError
+from storage.players import PLAYER_COLUMNS, Player, player_from_row
+
+if TYPE_CHECKING:
+    from storage.database import Database
+
+
+@dataclass(frozen=True)
+class Period:
+    key: str  # as stored: 'all', 'month:YYYY-MM', 'league:<id>:<season>'
+
+    @classmethod
+    def all_time(cls) -> Period:
+        return cls("all")
+
+    @classmethod
+    def month_of(cls, moment: datetime) -> Period:
+        """The UTC calendar month holding moment (e.g. this month: Period.month_of(now))."""
+        return cls(f"month:{timestamp(moment)[:7]}")
+
+    @classmethod
+    def league_season(cls, league_id: int, season: int) -> Period:
+        return cls(f"league:{league_id:d}:{season:d}")
+
+
+def periods_of(ended: datetime, league_season: tuple[int, int] | None) -> list[str]:
+    """The standings periods a hand ending at `ended` counts towards."""
+    periods = [Period.all_time().key, Period.month_of(ended).key]
+    if league_season is not None:
+        periods.append(Period.league_season(*league_season).key)
+    return periods
+
+
+@dataclass(frozen=True)
+class LeaderboardEntry:
+    rank: int
+    player_id: int
+    display_name: str
+    title: Title
+    skill: int
+    points: int
+    hands: int
+    wins: int
+    biggest_win: int
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.hands if self.hands else 0.0
+
+
+@dataclass(frozen=True)
+class SkillPoint:
+    at: datetime
+    skill: int  # after the hand ended at `at` (or the starting skill, at registration)
+
+
+@dataclass(frozen=True)
+class PlayerCard:
+    player: Player  # skill, title, hands, wins, win_rate, biggest_win
+    skill_history: tuple[SkillPoint, ...]  # oldest first
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    hand_id: int
+    chat_id: int
+    ended_at: datetime
+    seat: int
+    points: int
+    won: bool
+    skill_after: int
+    winner: int | None
+    summary: Any
+
+
+class Standings:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def leaderboard(self, chat_id: int, period: Period, limit: int = 10) -> list[LeaderboardEntry]:
+        """The chat's best players over period by points won (then wins, then fewer hands)."""
+        check_int(limit, "limit", 1, 1000)
+        rows = await self._db.fetchall(
+            """SELECT s.player_id, p.display_name, p.title, p.skill, s.points, s.hands, s.wins, s.biggest_win
+               FROM standings s JOIN players p ON p.id = s.player_id
+               WHERE s.chat_id = ? AND s.period = ?
+               ORDER BY s.points DESC, s.wins DESC, s.hands, s.player_id LIMIT ?""",
+            (chat_id, period.key, limit),
+        )
+        return [
+            LeaderboardEntry(
+                rank,
+                r["player_id"],
+                r["display_name"],
+                title_named(r["title"]),
+                r["skill"],
+                r["points"],
+                r["hands"],
+                r["wins"],
+                r["biggest_win"],
+            )
+            for rank, r in enumerate(rows, start=1)
+        ]
+
+    async def card(self, player_id: int, history_points: int = 100) -> PlayerCard:
+        """The player's figures and their skill after each of their last history_points hands."""
+        check_int(history_points, "history points", 1, 10_000)
+        async with self._db.transaction(write=False) as tx:
+            rows = list(await tx.execute_fetchall(f"SELECT {PLAYER_COLUMNS} FROM players WHERE id = ?", (player_id,)))
+            if not rows:
+                raise NotFoundError(f"no player {player_id}")
+            player = player_from_row(rows[0])
+            series = list(
+                await tx.execute_fetchall(
+                    """SELECT ended_at, skill_after FROM settlements WHERE player_id = ?
+                   ORDER BY ended_at DESC, hand_id DESC LIMIT ?""",
+                    (player_id, history_points),
+                )
+            )
+        points = [SkillPoint(parse_timestamp(r["ended_at"]), r["skill_after"]) for r in reversed(series)]
+        if len(series) == player.hands:  # the whole history fits: start it at registration
+            points.insert(0, SkillPoint(player.created_at, START_SKILL))
+        return PlayerCard(player, tuple(points))
+
+    async def history(self, player_id: int, limit: int = 10) -> list[HistoryEntry]:
+        """The player's last `limit` settled hands, newest first (for /history)."""
+        check_int(limit, "limit", 1, 1000)
+        rows = await self._db.fetchall(
+            """SELECT s.hand_id, s.chat_id, s.ended_at, s.seat, s.points, s.won, s.skill_after, h.winner, h.summary
+               FROM settlements s JOIN hands h ON h.id = s.hand_id
+               WHERE s.player_id = ? ORDER BY s.ended_at DESC, s.hand_id DESC LIMIT ?""",
+            (player_id, limit),
+        )
+        return [
+            HistoryEntry(
+                r["hand_id"],
+                r["chat_id"],
+                parse_timestamp(r["ended_at"]),
+                r["seat"],
+                r["points"],
+                bool(r["won"]),
+                r["skill_after"],
+                r["winner"],
+                load_json(r["summary"], f"summary of hand {r['hand_id']}"),
+            )
+            for r in rows
+        ]
+
+    async def rebuild(self) -> int:
+        """Recompute every standings row from the settlements (a repair, or after a bulk import).
+
+        Returns the number of rows written. The hand-closing transaction keeps the same figures incrementally.
+        """
+        async with self._db.transaction() as tx:
+            await tx.execute("DELETE FROM standings")
+            # The period keys spelt as Period spells them (tests check rebuild() == the incremental figures).
+            cursor = await tx.execute(
+                """INSERT INTO standings (chat_id, period, player_id, points, hands, wins, biggest_win)
+                   SELECT chat_id, period, player_id, SUM(points), COUNT(*), SUM(won), MAX(MAX(points, 0))
+                   FROM (
+                       SELECT chat_id, 'all' AS period, player_id, points, won FROM settlements
+                       WHERE player_id IS NOT NULL
+                       UNION ALL
+                       SELECT chat_id, 'month:' || substr(ended_at, 1, 7), player_id, points, won FROM settlements
+                       WHERE player_id IS NOT NULL
+                       UNION ALL
+                       SELECT s.chat_id, 'league:' || n.league_id || ':' || n.season, s.player_id, s.points, s.won
+                       FROM settlements s JOIN hands h ON h.id = s.hand_id JOIN matches m ON m.id = h.match_id
+                            JOIN league_nights n ON n.id = m.league_night_id
+                       WHERE s.player_id IS NOT NULL
+                   )
+                   GROUP BY chat_id, period, player_id"""
+            )
+            return cursor.rowcount
