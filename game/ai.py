@@ -1,0 +1,342 @@
+"""The automatic player: empty seats (机器人) and players who time out (托管).
+
+    action = choose(hand.view(seat), level="normal", seed=table_seed)   # always one of view.legal
+
+Levels (``LEVELS``): ``easy`` plays to the shape only; ``normal`` also counts the tiles it can see, weighs
+what each gang or opening multiplies in its own losses, keeps a 屁胡 above the minimum payment, and plays
+defence against open big hands late in the wall. Both always 胡 when the engine offers it (the engine
+offers only legal wins worth the minimum).
+
+How it judges. Every option (a discard, a gang, a claim, passing) leaves a concealed hand one tile short
+of complete; its worth is the best, over the plans of ``game.shanten``, of
+
+    payout(plan) × P(the plan completes in the draws left)  −  exposure(own multiplier),
+
+where payout follows §9 (the plan's base, the multipliers of this seat and of each loser, a 屁胡 below
+``min_payment`` counting for little), P comes from the tiles still missing and how many useful tiles are
+unseen, and exposure is what a larger own multiplier costs when someone else wins. A closed hand cannot
+win (§8.1.1), so it counts for less until it opens. ``normal`` subtracts from each discard the danger of
+feeding an opponent whose exposed melds show a big hand (one suit, all triplets, all 将 or 风 tiles).
+The seed only breaks exact ties, so the same view and seed always give the same action.
+
+SeatView carries no Rules: the payout model assumes the default table (开口翻, min_payment 20, cap 300).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Final
+
+from game.melds import Meld
+from game.shanten import (
+    FENG_YI_SE,
+    JIANG_YI_SE,
+    PENG_PENG_HU,
+    PI_HU,
+    QING_PENG,
+    QING_YI_SE,
+    Plan,
+    plans,
+    useful_tiles,
+)
+from game.table import Action
+from game.tiles import HIDDEN, HONGZHONG, NUM_KINDS, Tile, is_feng, is_jiang, to_counts
+from game.view import SeatView
+
+LEVELS: Final = ("easy", "normal")
+
+HAIDI_TILES: Final = 14  # no draw or gang below this (§7)
+CAP: Final = 300
+MIN_PAYMENT: Final = 20
+# Useful-tile share assumed for the later steps of a plan (index: tiles still missing), before counting.
+_STAGE_SHARE: Final = (1.0, 0.08, 0.2, 0.3, 0.38, 0.42)
+# Big plans draw on fewer kinds of tile than a plain hand.
+_PLAN_SHARE: Final[dict[str, float]] = {
+    PI_HU: 1.0, PENG_PENG_HU: 0.45, QING_YI_SE: 0.5, QING_PENG: 0.3, JIANG_YI_SE: 0.6, FENG_YI_SE: 0.45,
+}
+# Claims from three discarders add to one's own draws.
+_CLAIM_BOOST: Final = 1.3
+_CLOSED_FACTOR: Final = 0.5  # a hand that has not opened still needs a claim before it can win
+_SMALL_INVALID: Final = 0.15  # a 屁胡 below min_payment: only later gangs would make it count
+_EXPOSURE: Final = 6.0  # expected loss per unit of own multiplier over a whole hand, before caps
+_ROB_RISK: Final = 0.5  # share of a ready opponent's worth that a 蓄杠 tile could hand over (抢杠)
+
+
+def choose(view: SeatView, level: str = "normal", seed: int = 0) -> Action:
+    """The action this seat plays now; always one of ``view.legal``."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r} (one of {', '.join(LEVELS)})")
+    if view.seat is None or not view.legal:
+        raise ValueError("this view has no decision to make")
+    for action in view.legal:
+        if action.kind == "hu":
+            return action
+    if view.phase in ("rob", "haidi"):
+        return _first(view.legal, "pass")
+    seat = _Seat(view, level == "normal")
+    rng = random.Random(f"{seed}:{view.seat}:{view.wall_remaining}:{len(view.legal)}:{view.hand}")
+    scored = [(seat.option_worth(a) + rng.random() * 1e-9, a) for a in view.legal]
+    return max(scored, key=lambda sa: sa[0])[1]
+
+
+def _first(legal: Sequence[Action], kind: str) -> Action:
+    return next(a for a in legal if a.kind == kind)
+
+
+def factor_of(melds: Sequence[Meld], hongzhong_gangs: int, laizi_gangs: int) -> float:
+    """A seat's §9 multiplier F (开口翻): ×2 open, ×2 per 明杠, ×4 per 暗杠, ×2 per 红中杠, ×4 per 赖子杠."""
+    f = 2.0 ** hongzhong_gangs * 4.0**laizi_gangs
+    if any(m.opens for m in melds):
+        f *= 2
+    for m in melds:
+        if m.kind in ("chong_gang", "xu_gang"):
+            f *= 2
+        elif m.kind == "an_gang":
+            f *= 4
+    return f
+
+
+@lru_cache(maxsize=1 << 14)
+def _finish_prob(shares: tuple[float, ...], draws: int) -> float:
+    """P(all steps done within ``draws`` draws) when step i succeeds on a draw with probability shares[i]."""
+    row = [1.0] * (draws + 1)  # zero steps left: done
+    for q in reversed(shares):
+        nxt = [0.0] * (draws + 1)
+        for n in range(1, draws + 1):
+            nxt[n] = q * row[n - 1] + (1 - q) * nxt[n - 1]
+        row = nxt
+    return row[draws]
+
+
+@dataclass(frozen=True)
+class _Threat:
+    """What an opponent's exposed melds say about their hand."""
+
+    seat: int
+    strength: float  # 0..1: how likely the big hand is near
+    cost: float  # what feeding them would cost this seat
+    suit: int | None  # 清一色: the suit
+    triplets: bool  # 碰碰胡
+    jiang: bool
+    feng: bool
+    river: frozenset[Tile]
+
+
+class _Seat:
+    """One decision: the view read once, and the worth of each option."""
+
+    def __init__(self, view: SeatView, normal: bool) -> None:
+        assert view.seat is not None
+        self.view = view
+        self.normal = normal
+        self.me = me = view.seat
+        self.laizi = view.laizi
+        self.melds: tuple[Meld, ...] = view.melds[me]
+        tiles = [*view.hand, *([view.drawn] if view.drawn is not None else [])]
+        self.counts = to_counts(tiles)
+        self.factor = factor_of(self.melds, view.hongzhong_gangs[me], view.laizi_gangs[me])
+        self.other_factors = [
+            (s, factor_of(view.melds[s], view.hongzhong_gangs[s], view.laizi_gangs[s])) for s in range(4) if s != me
+        ]
+        # My own draws left (the wall is shared by four; claims add some more).
+        self.draws = max(0, (view.wall_remaining - HAIDI_TILES) // 4)
+        self.unseen = self._unseen(tiles) if normal else [4 - c for c in self.counts]
+        self.unseen_total = max(1, sum(self.unseen[t] for t in range(NUM_KINDS) if t != HONGZHONG))
+        self.threats = self._threats() if normal else []
+
+    # -- what is visible -------------------------------------------------------------------------
+
+    def _unseen(self, tiles: list[Tile]) -> list[int]:
+        v = self.view
+        seen = to_counts(tiles)
+        for ms in v.melds:
+            for m in ms:
+                for t in m.all_tiles():
+                    if t != HIDDEN:
+                        seen[t] += 1
+        for river in v.rivers:
+            for t in river:
+                seen[t] += 1
+        seen[v.indicator] += 1
+        seen[HONGZHONG] += sum(v.hongzhong_gangs)
+        seen[self.laizi] += sum(v.laizi_gangs)
+        return [max(0, 4 - c) for c in seen]
+
+    def _threats(self) -> list[_Threat]:
+        v = self.view
+        late = min(1.0, max(0.0, (75 - v.wall_remaining) / 45))
+        out: list[_Threat] = []
+        for s, f in self.other_factors:
+            ms = v.melds[s]
+            if len(ms) < 2:
+                continue
+            shown = [t for m in ms for t in m.tiles if t != HIDDEN]
+            no_chi = all(m.kind != "chi" for m in ms)
+            suits = {t // 9 for t in shown}
+            suit = next(iter(suits)) if len(suits) == 1 and min(shown, default=27) < 27 else None
+            jiang = no_chi and bool(shown) and all(is_jiang(t) for t in shown)
+            feng = no_chi and bool(shown) and all(is_feng(t) for t in shown)
+            if suit is None and not no_chi:
+                continue
+            strength = late * (len(ms) - 1) / 2  # 2 melds: half, 3 or more: full
+            # A big win pays 10+ × their F × my ×2 as discarder (and with 2 一色 melds, 承包 makes it all).
+            cost = min(CAP * 3.0, 20 * f * self.factor * (3 if suit is not None or jiang or feng else 1))
+            out.append(_Threat(s, min(1.0, strength), cost, suit, no_chi, jiang, feng, frozenset(v.rivers[s])))
+        return out
+
+    # -- the worth of a hand one tile short ---------------------------------------------------------
+
+    def payout(self, plan: Plan, counts: Sequence[int], factor: float) -> float:
+        """What winning by ``plan`` would collect (§9, default table), before the chance of getting there."""
+        f = factor * 2.0 ** counts[HONGZHONG]  # every 红中 still held must be ganged before winning
+        if not any(m.opens for m in self.melds):
+            f *= 2  # it has to open to win
+        wild = counts[self.laizi]
+        if plan.name == PI_HU:
+            f *= 4.0 ** max(0, wild - 1)  # a 屁胡 keeps one 赖子; the others go by 赖子杠
+        hard = 2.0 if wild == 0 else 1.0
+        total = 0.0
+        best_raw = 0.0
+        for seat, f_loser in self.other_factors:
+            dealer = 2.0 if plan.name == PI_HU and self.view.dealer in (seat, self.me) else 1.0
+            raw = plan.base * f * hard * f_loser * dealer
+            best_raw = max(best_raw, 2 * raw)  # the discarder (or a self-draw) doubles it
+            total += min(CAP, 1.5 * raw)
+        if self.normal and plan.name == PI_HU and best_raw < MIN_PAYMENT:
+            total *= _SMALL_INVALID
+        return total
+
+    def worth(
+        self, counts: Sequence[int], melds: Sequence[Meld], factor: float, extra_draws: int = 0, exact: bool = True
+    ) -> float:
+        """Worth of a concealed hand one tile short of complete (13 − 3 × melds tiles).
+
+        ``exact`` counts the current step's chance from the unseen useful tiles (for the plans that could
+        lead); otherwise every step takes the typical share.
+        """
+        draws = int((self.draws + extra_draws) * _CLAIM_BOOST)
+        rated: list[tuple[float, Plan, float]] = []
+        for plan in plans(counts, self.laizi, melds):
+            if plan.missing > draws + 1:
+                continue
+            pay = self.payout(plan, counts, factor)
+            if pay > 0:
+                rated.append((pay * _finish_prob(self._shares(plan, None), draws), plan, pay))
+        best = max((r[0] for r in rated), default=0.0)
+        if exact and rated:
+            rough_best = best
+            best = 0.0
+            for rough, plan, pay in rated:
+                if rough * 3 < rough_best:
+                    continue
+                useful = useful_tiles(counts, self.laizi, melds, plan)
+                share = sum(self.unseen[t] for t in useful) / self.unseen_total
+                best = max(best, pay * _finish_prob(self._shares(plan, share), draws))
+        if not any(m.opens for m in melds):
+            best *= _CLOSED_FACTOR
+        return best - self.exposure(factor)
+
+    def _shares(self, plan: Plan, first: float | None) -> tuple[float, ...]:
+        scale = _PLAN_SHARE[plan.name]
+        steps = [_STAGE_SHARE[min(i, len(_STAGE_SHARE) - 1)] * scale for i in range(plan.missing, 0, -1)]
+        if first is not None and steps:
+            steps[0] = first
+        return tuple(round(q, 3) for q in steps)
+
+    def exposure(self, factor: float) -> float:
+        if not self.normal:
+            return 0.0
+        left = self.view.wall_remaining - HAIDI_TILES
+        return _EXPOSURE * min(CAP / _EXPOSURE, factor) * max(0, left) / 80
+
+    def danger(self, tile: Tile) -> float:
+        """What discarding ``tile`` risks feeding the open big hands around the table."""
+        total = 0.0
+        for th in self.threats:
+            fits = (
+                (th.suit is not None and tile // 9 == th.suit)
+                or (th.jiang and is_jiang(tile))
+                or (th.feng and is_feng(tile))
+                or (th.triplets and th.suit is None and not th.jiang and not th.feng and self.unseen[tile] >= 2)
+            )
+            if not fits:
+                continue
+            risk = th.strength * min(1.0, self.unseen[tile] / 3 + 0.2)
+            if tile in th.river:
+                risk *= 0.4
+            total += risk * th.cost * 0.5
+        return total
+
+    # -- options ------------------------------------------------------------------------------------
+
+    def option_worth(self, a: Action) -> float:
+        v = self.view
+        c = list(self.counts)
+        melds = list(self.melds)
+        f = self.factor
+        extra = 0
+        if a.kind == "discard":
+            assert a.tile is not None
+            c[a.tile] -= 1
+            return self.worth(c, melds, f) - self.danger(a.tile)
+        if a.kind == "pass":
+            return self.worth(c, melds, f)
+        if a.kind in ("hongzhong_gang", "laizi_gang"):
+            c[HONGZHONG if a.kind == "hongzhong_gang" else self.laizi] -= 1
+            f *= 2 if a.kind == "hongzhong_gang" else 4
+            extra = 1
+        elif a.kind == "an_gang":
+            assert a.tile is not None
+            c[a.tile] -= 4
+            melds.append(Meld("an_gang", (a.tile,)))
+            f *= 4
+            extra = 1
+        elif a.kind == "xu_gang":
+            assert a.tile is not None
+            c[a.tile] -= 1
+            i = next(i for i, m in enumerate(melds) if m.kind == "peng" and m.tile == a.tile)
+            melds[i] = Meld("xu_gang", (a.tile,), melds[i].from_seat)
+            f *= 2
+            extra = 1
+            worth = self.worth(c, melds, f, extra)
+            return worth - self._rob_risk()
+        elif a.kind == "chong_gang":
+            assert a.tile is not None
+            c[a.tile] -= 3
+            melds.append(Meld("chong_gang", (a.tile,), v.turn))
+            f = f * 2 * (1 if any(m.opens for m in self.melds) else 2)
+            extra = 1
+        else:  # peng / chi: then the best discard
+            assert a.tile is not None and v.claimable is not None
+            if a.kind == "peng":
+                c[a.tile] -= 2
+                melds.append(Meld("peng", (a.tile,), v.turn))
+            else:
+                run = (a.tile, a.tile + 1, a.tile + 2)
+                for t in run:
+                    if t != v.claimable:
+                        c[t] -= 1
+                melds.append(Meld("chi", run, v.turn, claimed=v.claimable))
+            if not any(m.opens for m in self.melds):
+                f *= 2
+            return self._best_discard_worth(c, melds, f)
+        return self.worth(c, melds, f, extra)
+
+    def _best_discard_worth(self, counts: list[int], melds: list[Meld], factor: float) -> float:
+        best = float("-inf")
+        for t in range(NUM_KINDS):
+            if counts[t] and t != HONGZHONG and t != self.laizi:
+                counts[t] -= 1
+                best = max(best, self.worth(counts, melds, factor, exact=False) - self.danger(t))
+                counts[t] += 1
+        return best
+
+    def _rob_risk(self) -> float:
+        """A 蓄杠 tile someone waits on is robbed and the gang maker pays for all (§6, §9 承包)."""
+        if not self.normal:
+            return 0.0
+        readyish = sum(1 for s, _ in self.other_factors if len(self.view.melds[s]) >= 2)
+        return _ROB_RISK * readyish * 10 * self.factor * min(1.0, 40 / max(1, self.view.wall_remaining))
