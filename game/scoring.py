@@ -343,15 +343,15 @@ def _seat_line(s: Settlement, score: SeatScore, dealer: int, zh: bool) -> str:
     lang = 0 if zh else 1
     parts = [f.label(lang) for f in (*score.factors, *score.extras)]
     factors = " · ".join(parts) if parts else ("无翻" if zh else "no doubling")
+    if len(parts) > 1:
+        factors += f" = ×{_num(score.multiplier)}"
     who = _seat_word(score.seat, zh)
     if score.seat == dealer:
         who += "(庄)" if zh else " (dealer)"
     if score.seat == s.winner:
-        role = "胡" if zh else "wins"
-        return f"{who} {role}: {factors} = ×{_num(score.multiplier)}"
+        return f"{who} {'胡' if zh else 'wins'}: {factors}"
     winner_mult = s.seats[s.winner].multiplier
-    line = f"{who}: {factors} = ×{_num(score.multiplier)} → {s.base} × {_num(winner_mult)} × "
-    line += f"{_num(score.multiplier)} = {_num(score.raw)}"
+    line = f"{who}: {factors} → {s.base} × {_num(winner_mult)} × {_num(score.multiplier)} = {_num(score.raw)}"
     if not s.valid:
         return line
     rounded = _round_half_up(score.raw)
@@ -373,7 +373,7 @@ def _liability_line(s: Settlement, zh: bool) -> str:
         why = ("全求人, 放冲者未听牌", "all from others, the discarder was not ready")
     else:
         pattern = PATTERNS[rule]
-        why = (f"{pattern.zh}, 供第三口", f"{pattern.en}, fed the third opening meld")
+        why = (f"{pattern.zh}, 放出第三口", f"{pattern.en}, fed the third opening meld")
     if zh:
         return f"承包: {seat} 付三家共 {total} ({why[0]})"
     return f"Liability: {seat} pays all three, {total} ({why[1]})"

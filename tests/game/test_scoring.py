@@ -331,8 +331,8 @@ def test_breakdown_names_every_multiplier_in_both_languages() -> None:
     assert "座位0(庄): 开口 ×2 · 红中杠 ×2 · 庄家 ×2 = ×8 → 1 × 4 × 8 = 32" in zh
     assert "Seat 0 (dealer): open ×2 · red-dragon kong ×2 · dealer ×2 = ×8 → 1 × 4 × 8 = 32" in en
     assert "座位1 胡: 开口 ×2 · 硬胡 ×2 = ×4" in zh
-    assert "Seat 2: deal-in ×2 = ×2 → 1 × 4 × 2 = 8" in en
-    assert "座位3: 暗杠 ×4 = ×4 → 1 × 4 × 4 = 16" in zh
+    assert "Seat 2: deal-in ×2 → 1 × 4 × 2 = 8" in en
+    assert "座位3: 暗杠 ×4 → 1 × 4 × 4 = 16" in zh
     assert zh[-1] == "结算: 座位0 -32 · 座位1 +56 · 座位2 -8 · 座位3 -16"
     assert en[-1] == "Payments: Seat 0 -32 · Seat 1 +56 · Seat 2 -8 · Seat 3 -16"
     assert s.to_json()["breakdown"] == {"zh": list(zh), "en": list(en)}
