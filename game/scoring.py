@@ -206,7 +206,8 @@ def settle_win(
         winner_extras.append(
             Factor("self_draw", rules.self_draw_small) if small else Factor("self_draw_big", rules.self_draw_big)
         )
-    winner_mult = _product(seat_factors(rules, seats[winner])) * _product(winner_extras)
+    factors = [seat_factors(rules, s) for s in seats]
+    winner_mult = _product(factors[winner]) * _product(winner_extras)
     losers = [s for s in range(4) if s != winner]
 
     extras: dict[int, tuple[Factor, ...]] = {winner: tuple(winner_extras)}
@@ -220,7 +221,7 @@ def settle_win(
         elif small and seat == dealer:
             mine.append(Factor("dealer", rules.dealer_factor))
         extras[seat] = tuple(mine)
-        raw[seat] = analysis.base * winner_mult * _product(seat_factors(rules, seats[seat])) * _product(mine)
+        raw[seat] = analysis.base * winner_mult * _product(factors[seat]) * _product(mine)
 
     reason = analysis.reason
     if reason is None and rules.min_payment and max(raw[s] for s in losers) < rules.min_payment:
@@ -255,7 +256,7 @@ def settle_win(
             elif seat == liable[0]:
                 pay[seat] = -total
     scores = tuple(
-        SeatScore(seat, seat_factors(rules, seats[seat]), extras[seat], raw[seat], owed[seat], limit[seat])
+        SeatScore(seat, factors[seat], extras[seat], raw[seat], owed[seat], limit[seat])
         for seat in range(4)
     )
     payments = (pay[0], pay[1], pay[2], pay[3])
