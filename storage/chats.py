@@ -10,6 +10,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from game.ai import LEVELS as AUTO_LEVELS
 from game.rules import Rules, RulesError
 from storage.codec import check_choice, check_int, dump_json, dump_rules, load_json
 from storage.errors import CorruptDataError, InvalidInputError
@@ -19,7 +20,6 @@ if TYPE_CHECKING:
     from storage.database import Database
 
 PRESETS = ("kaikoufan", "koukoufan")
-AUTO_LEVELS = ("easy", "normal", "hard")
 
 
 @dataclass(frozen=True)

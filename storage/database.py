@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -105,7 +105,7 @@ class Database:
         """An online copy of the database to dest (see storage.backup); the bot keeps running meanwhile."""
         return await asyncio.to_thread(backup_file, self.path, Path(dest))
 
-    async def set_trace(self, callback: Any) -> None:
+    async def set_trace(self, callback: Callable[[str], object] | None) -> None:
         """Call callback(sql) before each statement runs (diagnostics, and the crash tests' kill points)."""
         await self._conn.set_trace_callback(callback)
 
