@@ -272,6 +272,17 @@ def test_rounding_half_up_on_odd_amounts() -> None:
     assert "四舍五入 23" in "\n".join(s.breakdown.zh) and "rounded 23" in "\n".join(s.breakdown.en)
 
 
+def test_rounding_half_up_with_the_default_self_draw_big() -> None:
+    # self_draw_big 1.5 alone keeps big wins whole (base 10 · 2 · 1.5); with hard_factor 1.25 it does not:
+    # 碰碰胡 base 10, hard, 自摸: F(0) = 2 → 2 · 1.25 · 1.5 = ×3.75 → 37.5 per loser multiplier.
+    # Seat 1: 37.5 → 38; seat 2 (open): 75; seat 3: 37.5 → 38. Winner 151.
+    rules = Rules().with_options({"hard_factor": 1.25})
+    seats = [OPEN0, seat(), seat(peng("1z", 1)), seat()]
+    s = pay(seats, verdict("peng_peng_hu"), rules=rules, how="self_draw")
+    assert s.payments == (151, -38, -75, -38)
+    assert [sc.raw for sc in s.seats[1:]] == [Fraction(75, 2), 75, Fraction(75, 2)]
+
+
 def test_rounding_down_below_a_half() -> None:
     # 屁胡, soft, discard: F(0) = 2 → ×2. Seat 1 (dealer ×1.125): 2.25 → 2; seat 2 (discarder ×1.25): 2.5 → 3;
     # seat 3: 2. Winner 7.
