@@ -173,6 +173,8 @@ def _meld(obj: Any, seat: int, laizi: Tile, where: str) -> Meld:
     except MeldError as e:
         raise CalcError(f"{where}: {e}") from None
     _no_unknown_keys(obj, MELD_KEYS[meld.kind], where)
+    if meld.kind == "chi" and "claimed" in obj and meld.claimed is None:
+        raise CalcError(f"{where}: claimed must be one of the chi's tiles, such as \"4m\"")
     if meld.from_seat == seat:
         raise CalcError(f"{where}: a seat cannot claim its own discard")
     if meld.kind == "chi" and meld.from_seat != (seat - 1) % 4:

@@ -260,6 +260,11 @@ def test_a_hand_holding_hongzhong_or_not_open_is_no_win() -> None:
     assert (r["valid"], r["reason"]) == (False, "not_open")
 
 
+def test_a_chi_may_name_its_claimed_tile() -> None:
+    hand = a_with_player(1, {"melds": [{**chi("345m", 0), "claimed": "4m"}]})
+    assert ok(hand)["payments"] == [-32, 56, -8, -16]
+
+
 def test_players_may_be_null_or_empty() -> None:
     hand = copy.deepcopy(EXAMPLE_E)
     hand["players"][0] = None
@@ -299,6 +304,8 @@ MALFORMED: dict[str, Any] = {
     ]),
     "chi from the wrong seat": a_with_player(1, {"melds": [chi("345m", 2)]}),
     "chi not a sequence": a_with_player(1, {"melds": [chi("346m", 0)]}),
+    "chi claimed not a tile": a_with_player(1, {"melds": [{**chi("345m", 0), "claimed": 4}]}),
+    "chi claimed outside it": a_with_player(1, {"melds": [{**chi("345m", 0), "claimed": "6m"}]}),
     "chi of honors": a_with_player(1, {"melds": [chi("123z", 0)]}),
     "meld from its own seat": a_with_player(0, {"melds": [peng("1z", 0)]}),
     "meld of the wildcard": a_with_player(0, {"melds": [peng("9s", 3)]}),
