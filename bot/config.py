@@ -1,0 +1,142 @@
+"""The bot's configuration: environment variables, optionally from a ``.env`` file.
+
+>>> cfg = Config.from_env({"TELEGRAM_BOT_TOKEN": "123:abc", "MAHJONG_CLAIM_SECONDS": "2.5"})
+>>> cfg.claim_seconds, cfg.api_base_url
+(2.5, 'https://api.telegram.org/bot')
+>>> Config.from_env({"TELEGRAM_BOT_TOKEN": "1:a", "TELEGRAM_API_BASE_URL": "http://127.0.0.1:8081"}).api_base_url
+'http://127.0.0.1:8081/bot'
+
+``load_dotenv(path)`` reads ``KEY=value`` lines (``#`` comments, optional quotes, ``export`` prefix) into
+``os.environ`` without overriding what the environment already sets.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, MutableMapping
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+TOKEN_HELP = (
+    "TELEGRAM_BOT_TOKEN is not set.\n"
+    "Create a bot with @BotFather in Telegram (send /newbot), copy the token it gives you, then either\n"
+    "  export TELEGRAM_BOT_TOKEN=123456:ABC...   or put  TELEGRAM_BOT_TOKEN=123456:ABC...  in a .env file,\n"
+    "and run `make run` again. In @BotFather, also turn off privacy mode (/setprivacy → Disable) or make the\n"
+    "bot a group admin, so that it sees /commands in groups."
+)
+
+
+class ConfigError(ValueError):
+    """A missing or malformed setting; the message says which and how to fix it."""
+
+
+def load_dotenv(path: str | Path, environ: MutableMapping[str, str] | None = None) -> None:
+    """Copy ``KEY=value`` lines of ``path`` into ``environ`` (default ``os.environ``); existing keys win."""
+    env = os.environ if environ is None else environ
+    p = Path(path)
+    if not p.is_file():
+        return
+    for number, raw in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("export "):
+            line = line[len("export ") :].lstrip()
+        key, sep, value = line.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise ConfigError(f"{p}:{number}: expected KEY=value, got {raw!r}")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        elif " #" in value:  # an unquoted value may carry a trailing comment
+            value = value.split(" #", 1)[0].rstrip()
+        env.setdefault(key, value)
+
+
+def _with_bot_path(url: str) -> str:
+    """PTB appends the token to its base URL; a bare ``scheme://host:port`` means the ``/bot`` path."""
+    parts = urlsplit(url)
+    if not parts.scheme or not parts.netloc:
+        raise ConfigError(f"not a URL: {url!r} (expected e.g. http://127.0.0.1:8081/bot)")
+    return url.rstrip("/") + "/bot" if parts.path in ("", "/") else url
+
+
+def _file_url_beside(api_url: str) -> str:
+    """A self-hosted server serves files beside its API: ``…/bot`` → ``…/file/bot``."""
+    head, _, _ = api_url.rpartition("/bot")
+    return head + "/file/bot"
+
+
+def _number(env: Mapping[str, str], key: str, default: float, minimum: float = 0.0) -> float:
+    value = _optional_number(env, key, minimum)
+    return default if value is None else value
+
+
+def _optional_number(env: Mapping[str, str], key: str, minimum: float = 0.0) -> float | None:
+    raw = env.get(key, "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{key} must be a number of seconds, got {raw!r}") from None
+    if value < minimum:
+        raise ConfigError(f"{key} must be at least {minimum}, got {raw!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Config:
+    token: str
+    db_path: str = "./data/mahjong.sqlite3"
+    api_base_url: str = "https://api.telegram.org/bot"
+    file_base_url: str = "https://api.telegram.org/file/bot"
+    log_level: str = "INFO"
+    lang: str = "zh"
+    # The claim window and turn timer for every table; None = each group's own settings (RULES.md §5).
+    claim_seconds: float | None = None
+    turn_seconds: float | None = None
+    bot_delay: float = 1.0  # how long an automatic player "thinks"
+    next_hand_seconds: float = 30.0  # the next hand starts after this even if not everyone pressed Ready
+    group_interval: float = 3.1  # between two writes to one group: under 20 a minute
+    private_interval: float = 1.0  # between two writes to one private chat
+    passive_interval: float = 4.0  # a player who need not act sees the table refreshed at most this often
+    global_rate: float = 30.0  # writes per second over all chats
+    match_seed: int | None = None  # fixed match seed (tests); None = random
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
+        env = os.environ if env is None else env
+        token = env.get("TELEGRAM_BOT_TOKEN", "").strip()
+        if not token:
+            raise ConfigError(TOKEN_HELP)
+        api = env.get("TELEGRAM_API_BASE_URL", "").strip()
+        files = env.get("TELEGRAM_FILE_BASE_URL", "").strip()
+        seed_raw = env.get("MAHJONG_SEED", "").strip()
+        try:
+            seed = int(seed_raw) if seed_raw else None
+        except ValueError:
+            raise ConfigError(f"MAHJONG_SEED must be an integer, got {seed_raw!r}") from None
+        lang = env.get("MAHJONG_LANG", "zh").strip() or "zh"
+        if lang not in ("zh", "en"):
+            raise ConfigError(f"MAHJONG_LANG must be zh or en, got {lang!r}")
+        level = (env.get("MAHJONG_LOG_LEVEL", "INFO").strip() or "INFO").upper()
+        if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+            raise ConfigError(f"MAHJONG_LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, got {level!r}")
+        return cls(
+            token=token,
+            db_path=env.get("MAHJONG_DB", "").strip() or cls.db_path,
+            api_base_url=_with_bot_path(api) if api else cls.api_base_url,
+            file_base_url=files or (_file_url_beside(_with_bot_path(api)) if api else cls.file_base_url),
+            log_level=level,
+            lang=lang,
+            claim_seconds=_optional_number(env, "MAHJONG_CLAIM_SECONDS", 0.1),
+            turn_seconds=_optional_number(env, "MAHJONG_TURN_SECONDS", 0.1),
+            bot_delay=_number(env, "MAHJONG_BOT_DELAY", cls.bot_delay),
+            next_hand_seconds=_number(env, "MAHJONG_NEXT_HAND_SECONDS", cls.next_hand_seconds, 0.1),
+            private_interval=_number(env, "MAHJONG_PRIVATE_INTERVAL", cls.private_interval),
+            passive_interval=_number(env, "MAHJONG_PASSIVE_INTERVAL", cls.passive_interval),
+            match_seed=seed,
+        )

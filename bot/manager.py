@@ -1,0 +1,558 @@
+"""The TableManager: every group's table, driven by commands, button presses and timers.
+
+Each table has its own ``asyncio.Lock``; everything that reads or changes a table runs under it, so tables
+run concurrently and each one serially. Within the lock an action is applied to the hand, then appended
+to storage, and only then are its effects handed to the outbox (which sends them later, outside the lock):
+a crash loses no move, and a slow Telegram never holds a table. One JobQueue job per table fires at the
+table's next deadline: an automatic player's move, a human's claim window or turn timer, the next hand.
+
+    manager = TableManager(config, db, outbox, job_queue, bot)
+    await manager.resume()                               # at start-up: every unfinished hand goes on
+    reply = await manager.new_table(chat_id, title, user_id, name)
+    notice = await manager.press(chat_id, user_id, stamp, code)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from telegram import Bot, InlineKeyboardMarkup
+from telegram.error import Forbidden, TelegramError
+from telegram.ext import CallbackContext, Job, JobQueue
+
+from bot.callbacks import BadCallback, parse_action_code
+from bot.config import Config
+from bot.outbox import Content, Outbox
+from bot.table import Seat, Table
+from bot.texts import text
+from bot.views import (
+    join_markup,
+    lobby_content,
+    result_content,
+    seat_content,
+    seat_label,
+    spectator_content,
+    tile_label,
+)
+from game.ai import LEVELS, choose
+from game.match import Match
+from game.patterns import PATTERNS
+from game.table import Action, Event, Hand, IllegalAction
+from game.tiles import parse_tile
+from storage.database import Database
+from storage.errors import StorageError
+from storage.matches import Seat as StoredSeat
+
+log = logging.getLogger(__name__)
+
+# The events the group hears about as a short announcement (besides the pictures).
+_ANNOUNCED = {"peng": "announce_peng", "chong_gang": "announce_gang", "an_gang": "announce_gang",
+              "xu_gang": "announce_gang", "hongzhong_gang": "announce_hongzhong_gang",
+              "laizi_gang": "announce_laizi_gang"}
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a command answers in the chat it came from (None text = nothing to say)."""
+
+    text: str | None
+    markup: InlineKeyboardMarkup | None = None
+
+
+class TableManager:
+    def __init__(self, config: Config, db: Database, outbox: Outbox, jobs: JobQueue[Any], bot: Bot) -> None:
+        self.config = config
+        self.db = db
+        self.outbox = outbox
+        self.job_queue = jobs
+        self.bot = bot
+        self.tables: dict[int, Table] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._jobs: dict[int, Job[Any]] = {}
+        self._flee_payments: dict[int, list[int]] = {}  # per table: flee penalties to settle with the hand
+        self.max_wait_ms = 0.0  # the longest any update waited for its table's lock (the bench reads it)
+
+    @property
+    def bot_username(self) -> str:
+        return self.bot.username
+
+    @contextlib.asynccontextmanager
+    async def _locked(self, chat_id: int) -> AsyncIterator[None]:
+        lock = self._locks.setdefault(chat_id, asyncio.Lock())
+        started = time.monotonic()
+        async with lock:
+            self.max_wait_ms = max(self.max_wait_ms, (time.monotonic() - started) * 1000)
+            yield
+
+    # --- the lobby ----------------------------------------------------------------------------------------
+    async def new_table(self, chat_id: int, title: str, user_id: int, name: str) -> Reply:
+        async with self._locked(chat_id):
+            table = self.tables.get(chat_id)
+            if table is not None:
+                return Reply(text("table_exists", table.lang))
+            settings = await self.db.chats.get(chat_id)
+            table = Table(
+                chat_id=chat_id,
+                title=title,
+                creator_id=user_id,
+                creator_name=name,
+                lang=settings.language,
+                auto_players=settings.auto_players,
+                auto_level=settings.auto_level if settings.auto_level in LEVELS else "normal",
+                claim_seconds=self.config.claim_seconds or settings.claim_seconds,
+                turn_seconds=self.config.turn_seconds or settings.turn_seconds,
+                hands_planned=settings.hands_per_game,
+            )
+            self.tables[chat_id] = table
+            self._show_lobby(table)
+            return Reply(None)
+
+    async def join(self, chat_id: int, user_id: int, name: str, *, from_private: bool = False) -> Reply:
+        """Seat a player. From the group, only once a private message reached them (else: how to start me)."""
+        async with self._locked(chat_id):
+            table = self.tables.get(chat_id)
+            if table is None:
+                return Reply(text("start_no_table" if from_private else "no_table", self.config.lang))
+            lang = table.lang
+            if table.seat_of(user_id) is not None:
+                return Reply(text("already_seated", lang))
+            if table.state != "lobby":
+                return Reply(text("already_playing", lang))
+            if None not in table.seats:
+                return Reply(text("table_full", lang))
+            hello = text("joined_private", lang, group=table.title)
+            if from_private:
+                self.outbox.announce(user_id, hello)
+            elif not await self._reaches(user_id, hello):
+                return Reply(text("not_reachable", lang, name=name), join_markup(table, self.bot_username))
+            await self.db.players.upsert(user_id, name)
+            seat = table.sit(user_id, name)
+            assert seat is not None
+            self._show_lobby(table)
+            return Reply(text("joined", lang, name=name, wind=text(f"wind_{seat}", lang)) if not from_private else None)
+
+    async def _reaches(self, user_id: int, message: str) -> bool:
+        """Whether the bot can write to the user privately: it tries (403 = they never started it)."""
+        if user_id in self.outbox.unreachable:
+            self.outbox.unreachable.discard(user_id)  # they may have started the bot since
+        try:
+            await self.bot.send_message(user_id, message)
+        except Forbidden:
+            return False
+        except TelegramError as e:  # a flood limit or a network error: say "not now" rather than break
+            log.warning("could not reach user %s: %s", user_id, e)
+            return False
+        return True
+
+    async def leave(self, chat_id: int, user_id: int) -> Reply:
+        async with self._locked(chat_id):
+            table = self.tables.get(chat_id)
+            if table is None:
+                return Reply(text("no_table", self.config.lang))
+            seat = table.seat_of(user_id)
+            if seat is None:
+                return Reply(text("not_seated", table.lang))
+            name = table.seat(seat).name
+            if table.state == "playing":
+                penalty = table.match.rules.flee_penalty if table.match else 0
+                return Reply(text("hand_running", table.lang, penalty=penalty))
+            if table.state == "lobby":
+                table.stand(user_id)
+                self._show_lobby(table)
+            else:  # between hands: an automatic player takes the seat, no penalty
+                await self._seat_automatic(table, seat)
+                await self._end_if_no_humans(table)
+            return Reply(text("left", table.lang, name=name))
+
+    def _show_lobby(self, table: Table) -> None:
+        self.outbox.show(table.chat_id, "lobby", lobby_content(table, self.bot_username))
+
+    # --- starting -----------------------------------------------------------------------------------------
+    async def begin(self, chat_id: int, user_id: int) -> Reply:
+        async with self._locked(chat_id):
+            table = self.tables.get(chat_id)
+            if table is None:
+                return Reply(text("no_table", self.config.lang))
+            return Reply(await self._begin(table, user_id))
+
+    async def _begin(self, table: Table, user_id: int) -> str | None:
+        """Deal the first hand: empty seats get automatic players; a notice when it cannot start."""
+        lang = table.lang
+        if table.state != "lobby":
+            return text("already_playing", lang)
+        if table.seat_of(user_id) is None and user_id != table.creator_id:
+            return text("not_seated", lang)
+        if not table.humans():
+            return text("need_human", lang)
+        if None in table.seats:
+            if not table.auto_players:
+                return text("need_players", lang)
+            table.fill_with_automatic(text("seat_bot", lang))
+        settings = await self.db.chats.get(table.chat_id)
+        seed = self.config.match_seed if self.config.match_seed is not None else secrets.randbits(62)
+        seats = [
+            StoredSeat.human(s.user_id) if s.user_id is not None else StoredSeat.auto(table.auto_level)
+            for s in (table.seat(i) for i in range(4))
+        ]
+        record = await self.db.matches.create(table.chat_id, seed, settings.rules, seats, table.hands_planned)
+        table.match, table.match_id = Match(settings.rules, seed), record.id
+        await self._start_hand(table)
+        self._show_lobby(table)  # the seats as dealt, without the buttons
+        return None
+
+    async def _start_hand(self, table: Table) -> None:
+        assert table.match is not None and table.match_id is not None
+        hand = table.match.new_hand()
+        record = await self.db.hands.start(table.match_id, hand.seed, hand.dealer)
+        table.hand_number = record.hand_no
+        changed = table.start_hand(hand, record.id, time.monotonic())
+        self._publish(table, changed, fresh_spectator=True)
+        self._arm(table)
+
+    # --- presses ------------------------------------------------------------------------------------------
+    async def press(self, chat_id: int, user_id: int, stamp: str, code: str) -> str | None:
+        """Handle a button press; the short notice to answer it with (None = no notice)."""
+        async with self._locked(chat_id):
+            table = self.tables.get(chat_id)
+            lang = table.lang if table is not None else self.config.lang
+            if table is None:
+                return text("press_stale", lang)
+            if code == "start":
+                return await self._begin(table, user_id)
+            seat = table.seat_of(user_id)
+            if seat is None:
+                return text("press_foreign", lang)
+            if code == "ready":
+                return await self._ready(table, seat)
+            if code == "back":
+                return self._back(table, seat)
+            return await self._press_action(table, seat, stamp, code)
+
+    async def _press_action(self, table: Table, seat: int, stamp: str, code: str) -> str | None:
+        lang = table.lang
+        if table.state != "playing" or table.hand is None:
+            return text("press_stale", lang)
+        if stamp.count(".") == 2 and stamp.rsplit(".", 1)[1] != str(seat):
+            return text("press_foreign", lang)  # another seat's button, forwarded or forged
+        try:
+            action = parse_action_code(code, seat)
+        except BadCallback:
+            return text("press_stale", lang)
+        if table.seat(seat).auto or not table.accepts(seat, stamp, action):
+            return text("press_stale", lang)
+        await self._play(table, action)
+        return None
+
+    async def _ready(self, table: Table, seat: int) -> str | None:
+        if table.state != "between":
+            return text("press_stale", table.lang)
+        s = table.seat(seat)
+        s.ready, s.auto = True, False  # pressing Ready is being back
+        if all(s.ready for _, s in table.humans() if not s.auto):
+            await self._start_hand(table)
+        return text("press_ok", table.lang)
+
+    def _back(self, table: Table, seat: int) -> str | None:
+        s = table.seat(seat)
+        if not s.auto:
+            return text("press_stale", table.lang)
+        s.auto = False
+        if table.state == "playing":
+            now = time.monotonic()
+            prompt = table.prompts.get(seat)
+            if prompt is not None:
+                prompt.since = now  # a fresh timer for the decision in front of them
+            self._publish(table, {seat})
+            self._arm(table)
+        return text("back_ok", table.lang)
+
+    # --- playing --------------------------------------------------------------------------------------------
+    async def _play(self, table: Table, action: Action, also_urgent: Sequence[int] = ()) -> None:
+        """Apply, store, then show. A storage failure undoes the action (nothing was shown yet)."""
+        hand = table.hand
+        assert hand is not None and table.hand_id is not None
+        now = time.monotonic()
+        events, changed = table.apply(action, now)
+        try:
+            await self.db.hands.append_action(table.hand_id, len(hand.actions) - 1, action.to_json())
+        except (StorageError, OSError) as e:
+            log.error("table %s: could not store %s (%s); undoing it", table.chat_id, action, e)
+            table.hand = Hand.replay(hand.rules, hand.seed, hand.dealer, hand.actions[:-1])
+            changed = table.refresh_prompts(now)
+            self._publish(table, changed)
+            self._arm(table)
+            return
+        self._announce(table, events)
+        if hand.finished:
+            await self._end_hand(table)
+            return
+        self._publish(table, changed | set(also_urgent))
+        self._arm(table)
+
+    def _publish(self, table: Table, changed: set[int], *, fresh_spectator: bool = False) -> None:
+        """Queue every view of the table: urgent for the seats newly asked to decide, lazy for the rest."""
+        assert table.match is not None
+        scores = list(table.match.totals)
+        for seat, s in table.humans():
+            urgent = seat in changed and (seat in table.prompts or s.auto)
+            self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", seat_content(table, seat, scores), urgent=urgent)
+        self.outbox.show(table.chat_id, "spectator", spectator_content(table, scores), fresh=fresh_spectator)
+
+    def _announce(self, table: Table, events: Sequence[Event]) -> None:
+        lang = table.lang
+        for event in events:
+            public = event.for_seat(None)
+            key = _ANNOUNCED.get(public.kind)
+            seat = public.seat
+            if key is not None and seat is not None:
+                raw = public.data.get("tile")
+                tile = tile_label(parse_tile(raw), lang) if isinstance(raw, str) else ""
+                self.outbox.announce(table.chat_id, text(key, lang, seat=seat_label(table, seat), tile=tile))
+            elif public.kind == "win" and seat is not None:
+                settlement = public.data.get("settlement", {})
+                names = " · ".join(
+                    PATTERNS[p].zh if lang == "zh" else PATTERNS[p].en for p in settlement.get("patterns", ())
+                )
+                self.outbox.announce(table.chat_id, text("announce_win", lang, seat=seat_label(table, seat),
+                                                         patterns=names))
+            elif public.kind == "exhausted":
+                self.outbox.announce(table.chat_id, text("announce_exhausted", lang))
+
+    async def _automatic_action(self, table: Table, seat: int) -> Action:
+        hand = table.hand
+        assert hand is not None
+        level = table.auto_level if table.seat(seat).user_id is None else "normal"
+        view = hand.view(seat)
+        # The automatic player thinks in a thread: a slow decision never stalls the other tables.
+        return await asyncio.to_thread(choose, view, level, hand.seed ^ len(hand.actions))
+
+    async def tick(self, chat_id: int) -> None:
+        """The table's timer: play every decision that is due (automatic players, timeouts), start hands."""
+        async with self._locked(chat_id):
+            table = self.tables.get(chat_id)
+            if table is None:
+                return
+            self._jobs.pop(chat_id, None)
+            now = time.monotonic()
+            if table.state == "between":
+                if now >= table.between_since + self.config.next_hand_seconds - 0.01:
+                    await self._start_hand(table)
+                else:
+                    self._arm(table)
+                return
+            while table.state == "playing" and table.hand is not None:
+                due = table.next_due(self.config.bot_delay)
+                if due is None or due[0] > time.monotonic() + 0.01:
+                    break
+                seat = due[1]
+                await self._play(table, *await self._due_action(table, seat))
+            self._arm(table)
+
+    async def _due_action(self, table: Table, seat: int) -> tuple[Action, tuple[int, ...]]:
+        """What a due seat plays: the automatic player's choice, a timed-out claim's pass, or 托管."""
+        hand = table.hand
+        assert hand is not None
+        s = table.seat(seat)
+        if s.automatic:
+            return await self._automatic_action(table, seat), ()
+        if hand.phase != "turn":  # silence on a claim is a pass (RULES.md §5)
+            return Action(seat, "pass"), ()
+        s.auto = True
+        self.outbox.announce(table.chat_id, text("announce_tuoguan", table.lang, seat=seat_label(table, seat)))
+        return await self._automatic_action(table, seat), (seat,)
+
+    def _arm(self, table: Table) -> None:
+        """(Re)schedule the table's one timer job at its next deadline."""
+        old = self._jobs.pop(table.chat_id, None)
+        if old is not None:
+            old.schedule_removal()
+        now = time.monotonic()
+        if table.state == "playing":
+            due = table.next_due(self.config.bot_delay)
+            if due is None:
+                return
+            when = due[0]
+        elif table.state == "between":
+            when = table.between_since + self.config.next_hand_seconds
+        else:
+            return
+        self._jobs[table.chat_id] = self.job_queue.run_once(
+            self._on_job, max(0.0, when - now), data=table.chat_id, name=f"table {table.chat_id}"
+        )
+
+    async def _on_job(self, context: CallbackContext[Any, Any, Any, Any]) -> None:
+        job = context.job
+        assert job is not None and isinstance(job.data, int)
+        await self.tick(job.data)
+
+    # --- the end of a hand, fleeing, stopping ---------------------------------------------------------------
+    async def _end_hand(self, table: Table) -> None:
+        hand, match = table.hand, table.match
+        assert hand is not None and match is not None and table.hand_id is not None
+        payments = match.finish_hand(hand)
+        flee = self._flee_payments.pop(table.chat_id, [0, 0, 0, 0])
+        total = [p + f for p, f in zip(payments, flee, strict=True)]
+        winner = hand.result.winner if hand.result is not None else None
+        summary = hand.result.to_json() if hand.result is not None else {"exhausted": True}
+        closed = await self.db.hands.close(table.hand_id, total, winner, summary)
+        table.state = "between"
+        table.between_since = time.monotonic()
+        table.prompts = {}
+        totals = list(match.totals)
+        last = match.hands_played >= table.hands_planned
+        self.outbox.show(table.chat_id, "result", result_content(table, totals, None), fresh=True)
+        for _, s in table.humans():
+            content = result_content(table, totals, None if last else self.config.next_hand_seconds)
+            self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", content, urgent=True)
+        for r in closed.results:
+            if r.title_changed and r.title_after is not None:
+                title = r.title_after.zh if table.lang == "zh" else r.title_after.en
+                self.outbox.announce(table.chat_id, text("title_changed", table.lang,
+                                                         seat=seat_label(table, r.seat), title=title))
+        if last:
+            await self._finish(table, "done")
+        else:
+            self._arm(table)
+
+    async def flee(self, chat_id: int, user_id: int) -> Reply:
+        async with self._locked(chat_id):
+            table = self.tables.get(chat_id)
+            if table is None:
+                return Reply(text("no_table", self.config.lang))
+            seat = table.seat_of(user_id)
+            if seat is None:
+                return Reply(text("not_seated", table.lang))
+            if table.state == "lobby":
+                name = table.seat(seat).name
+                table.stand(user_id)
+                self._show_lobby(table)
+                return Reply(text("left", table.lang, name=name))
+            assert table.match is not None
+            label = seat_label(table, seat)
+            amounts = table.match.flee(seat)
+            flee = self._flee_payments.setdefault(chat_id, [0, 0, 0, 0])
+            for i, amount in enumerate(amounts):
+                flee[i] += amount  # settled with the hand in play (between hands: with the next one)
+            await self._seat_automatic(table, seat)
+            self.outbox.announce(chat_id, text("announce_flee", table.lang, seat=label,
+                                               penalty=table.match.rules.flee_penalty))
+            if not await self._end_if_no_humans(table) and table.state == "playing":
+                self._publish(table, set())
+                self._arm(table)
+            return Reply(None)
+
+    async def _seat_automatic(self, table: Table, seat: int) -> None:
+        """An automatic player takes a human's seat for the rest of the match; their message is closed."""
+        old = table.seat(seat)
+        table.seats[seat] = Seat(None, f"{text('seat_bot', table.lang)} {seat + 1}")
+        if table.match_id is not None:
+            await self.db.matches.replace_seat(table.match_id, seat, StoredSeat.auto(table.auto_level))
+        if old.user_id is not None:
+            self.outbox.show(old.user_id, f"hand{table.chat_id}", Content(text("left", table.lang, name=old.name)))
+
+    async def _end_if_no_humans(self, table: Table) -> bool:
+        if table.humans():
+            return False
+        await self._finish(table, "abandoned" if table.state == "playing" else "done")
+        return True
+
+    async def stop(self, chat_id: int, user_id: int, is_admin: bool) -> Reply:
+        async with self._locked(chat_id):
+            table = self.tables.get(chat_id)
+            if table is None:
+                return Reply(text("no_table", self.config.lang))
+            if user_id != table.creator_id and not is_admin:
+                return Reply(text("stop_denied", table.lang))
+            await self._finish(table, "abandoned" if table.state == "playing" else "done")
+            return Reply(None)
+
+    async def _finish(self, table: Table, status: str) -> None:
+        """End the table: storage's match closed, the summary in the group, every private message closed."""
+        job = self._jobs.pop(table.chat_id, None)
+        if job is not None:
+            job.schedule_removal()
+        self.tables.pop(table.chat_id, None)
+        lang = table.lang
+        if table.match is not None and table.match_id is not None:
+            await self.db.matches.finish(table.match_id, "done" if status == "done" else "abandoned")
+            totals = table.match.totals
+            order = sorted(range(4), key=lambda s: -totals[s])
+            lines = "\n".join(f"{seat_label(table, s)}: {totals[s]:+d}" for s in order)
+            self.outbox.announce(table.chat_id, text("stopped", lang, lines=lines))
+            closing = Content(text("stopped", lang, lines=lines))
+            for _, s in table.humans():  # their message may still have buttons: close it
+                self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", closing)
+        else:
+            self.outbox.show(table.chat_id, "lobby", Content(text("closed", lang)))
+
+    # --- start-up -----------------------------------------------------------------------------------------
+    async def resume(self) -> int:
+        """Rebuild every unfinished hand from its stored actions and re-send its views; how many resumed."""
+        resumed = 0
+        for stored in await self.db.hands.unfinished():
+            record, match_record = stored.hand, stored.match
+            try:
+                await self._resume_one(stored)
+                resumed += 1
+            except (IllegalAction, ValueError, StorageError, TelegramError) as e:
+                log.error("hand %s of chat %s cannot be resumed (%s); abandoning it", record.id, record.chat_id, e)
+                with contextlib.suppress(StorageError):
+                    await self.db.matches.finish(match_record.id, "abandoned")
+        return resumed
+
+    async def _resume_one(self, stored: Any) -> None:
+        record, match_record = stored.hand, stored.match
+        chat_id = record.chat_id
+        async with self._locked(chat_id):
+            settings = await self.db.chats.get(chat_id)
+            try:
+                title = (await self.bot.get_chat(chat_id)).title or ""
+            except TelegramError:
+                title = ""
+            seats: list[Seat | None] = []
+            for i, stored_seat in enumerate(match_record.seats):
+                if stored_seat.player_id is None:
+                    seats.append(Seat(None, f"{text('seat_bot', settings.language)} {i + 1}"))
+                else:
+                    player = await self.db.players.get(stored_seat.player_id)
+                    seats.append(Seat(stored_seat.player_id, player.display_name if player else "?"))
+            humans = [s for s in seats if s is not None and s.user_id is not None]
+            creator = humans[0] if humans else None
+            table = Table(
+                chat_id=chat_id,
+                title=title,
+                creator_id=creator.user_id or 0 if creator else 0,
+                creator_name=creator.name if creator else "",
+                lang=settings.language,
+                auto_players=settings.auto_players,
+                auto_level=settings.auto_level if settings.auto_level in LEVELS else "normal",
+                claim_seconds=self.config.claim_seconds or settings.claim_seconds,
+                turn_seconds=self.config.turn_seconds or settings.turn_seconds,
+                hands_planned=match_record.hands_planned,
+                seats=seats,
+            )
+            match = Match(match_record.rules, match_record.seed, record.dealer)
+            match.hands_played = record.hand_no - 1
+            match.totals = list(match_record.totals)
+            table.match, table.match_id = match, match_record.id
+            hand = Hand.replay(record.rules, record.seed, record.dealer, [Action.from_json(a) for a in stored.actions])
+            table.hand_number = record.hand_no
+            changed = table.start_hand(hand, record.id, time.monotonic())
+            self.tables[chat_id] = table
+            if hand.finished:  # stored to the last action, stopped before the settlement
+                await self._end_hand(table)
+                return
+            self.outbox.announce(chat_id, text("resumed", table.lang))
+            # Re-sent as new messages: the old ones may be far up the chat, and their buttons are stale.
+            for seat, s in table.humans():
+                content = seat_content(table, seat, list(match.totals))
+                self.outbox.show(s.user_id or 0, f"hand{chat_id}", content, urgent=seat in changed, fresh=True)
+            self.outbox.show(chat_id, "spectator", spectator_content(table, list(match.totals)), fresh=True)
+            self._arm(table)

@@ -1,0 +1,282 @@
+"""The outbox: every message the bot writes goes through here — coalesced, paced, prioritised, retried.
+
+Each chat has named *slots* (a player's one private message, the group's lobby or spectator message), each
+shown by one Telegram message that later writes edit in place; ``show`` replaces what a slot should show
+and only the latest content is ever sent (pictures are rendered when sent, so skipped states cost nothing).
+``announce`` posts a new message; announcements waiting in the same chat are merged into one.
+
+Pacing: writes to one group at least ``group_interval`` apart (Telegram allows about 20 a minute), to one
+private chat at least ``private_interval`` apart, at most ``global_rate`` per second overall. An *urgent* slot
+(a player who must act) goes before everything else, both in its chat and in the global queue; a non-urgent
+private slot is refreshed at most every ``passive_interval``. A 429 (RetryAfter) or a network error is
+logged and the write is retried later; it never reaches the caller.
+
+    outbox = Outbox(bot)
+    outbox.show(user_id, "hand", Content(caption, markup, render=lambda: png_bytes), urgent=True)
+    outbox.announce(group_id, "东 碰 五万")
+    await outbox.close()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dtm
+import heapq
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+
+log = logging.getLogger(__name__)
+
+_MAX_BACKOFF = 30.0
+
+
+@dataclass(frozen=True)
+class Content:
+    text: str  # the caption of a picture, or the text of a text message
+    markup: InlineKeyboardMarkup | None = None
+    render: Callable[[], bytes] | None = None  # a picture, rendered only when sent; None = a text message
+
+    @property
+    def is_photo(self) -> bool:
+        return self.render is not None
+
+
+@dataclass
+class _Slot:
+    message_id: int | None = None
+    is_photo: bool = False
+    pending: Content | None = None
+    urgent: bool = False
+    fresh: bool = False  # send a new message instead of editing the old one
+    last_sent: float = float("-inf")
+
+
+@dataclass
+class _Chat:
+    chat_id: int
+    interval: float
+    slots: dict[str, _Slot] = field(default_factory=dict)
+    announcements: list[tuple[str, InlineKeyboardMarkup | None]] = field(default_factory=list)
+    last_write: float = float("-inf")
+    wakeup: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[None] | None = None
+    backoff: float = 0.0
+
+
+class Throttle:
+    """At most ``rate`` grants per second; waiting callers with a lower ``priority`` number go first."""
+
+    def __init__(self, rate: float) -> None:
+        self._gap = 1.0 / rate if rate > 0 else 0.0
+        self._next = 0.0
+        self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._seq = 0
+        self._task: asyncio.Task[None] | None = None
+
+    async def acquire(self, priority: int) -> None:
+        now = time.monotonic()
+        if not self._waiters and now >= self._next:
+            self._next = now + self._gap
+            return
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._seq += 1
+        heapq.heappush(self._waiters, (priority, self._seq, fut))
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._grant())
+        await fut
+
+    async def _grant(self) -> None:
+        while self._waiters:
+            delay = self._next - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            _, _, fut = heapq.heappop(self._waiters)
+            if fut.done():  # its caller was cancelled
+                continue
+            fut.set_result(None)
+            self._next = max(time.monotonic(), self._next) + self._gap
+
+
+def _seconds(e: RetryAfter) -> float:
+    value = e.retry_after
+    return value.total_seconds() if isinstance(value, dtm.timedelta) else float(value)
+
+
+class Outbox:
+    def __init__(
+        self,
+        bot: Bot,
+        *,
+        group_interval: float = 3.1,
+        private_interval: float = 1.0,
+        passive_interval: float = 4.0,
+        global_rate: float = 30.0,
+    ) -> None:
+        self.bot = bot
+        self.group_interval = group_interval
+        self.private_interval = private_interval
+        self.passive_interval = passive_interval
+        self._throttle = Throttle(global_rate)
+        self._chats: dict[int, _Chat] = {}
+        self.writes = 0  # successful Bot API writes, for the bench and the logs
+        self.unreachable: set[int] = set()  # private chats that answered 403
+
+    # --- what callers use -------------------------------------------------------------------------------
+    def show(self, chat_id: int, slot: str, content: Content, *, urgent: bool = False, fresh: bool = False) -> None:
+        """Make ``slot`` in ``chat_id`` show ``content`` (edited in place; ``fresh`` = as a new message)."""
+        chat = self._chat(chat_id)
+        s = chat.slots.setdefault(slot, _Slot())
+        s.pending = content
+        s.urgent = s.urgent or urgent  # a newer state of an urgent slot stays urgent
+        s.fresh = s.fresh or fresh
+        self._kick(chat)
+
+    def announce(self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None) -> None:
+        chat = self._chat(chat_id)
+        chat.announcements.append((text, markup))
+        self._kick(chat)
+
+    def message_id(self, chat_id: int, slot: str) -> int | None:
+        chat = self._chats.get(chat_id)
+        s = chat.slots.get(slot) if chat else None
+        return s.message_id if s else None
+
+    def pending(self) -> int:
+        """Writes still waiting (for tests and the bench)."""
+        return sum(
+            len(c.announcements) + sum(s.pending is not None for s in c.slots.values()) for c in self._chats.values()
+        )
+
+    async def close(self) -> None:
+        tasks = [c.task for c in self._chats.values() if c.task is not None]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    # --- the per-chat worker -------------------------------------------------------------------------------
+    def _chat(self, chat_id: int) -> _Chat:
+        chat = self._chats.get(chat_id)
+        if chat is None:
+            interval = self.group_interval if chat_id < 0 else self.private_interval
+            chat = self._chats[chat_id] = _Chat(chat_id, interval)
+        return chat
+
+    def _kick(self, chat: _Chat) -> None:
+        chat.wakeup.set()
+        if chat.task is None or chat.task.done():
+            chat.task = asyncio.create_task(self._run(chat), name=f"outbox {chat.chat_id}")
+
+    def _next_job(self, chat: _Chat, now: float) -> tuple[float, str | None] | None:
+        """(when, slot) of the next write, slot None = the announcements; None when nothing waits."""
+        ready = max(chat.last_write + chat.interval, now) + chat.backoff
+        if chat.announcements:
+            return ready, None
+        best: tuple[float, int, str] | None = None
+        for name, s in chat.slots.items():
+            if s.pending is None:
+                continue
+            passive = not s.urgent and chat.chat_id > 0 and s.message_id is not None and not s.fresh
+            when = max(ready, s.last_sent + self.passive_interval) if passive else ready
+            key = (when, 0 if s.urgent else 1, name)
+            if best is None or key < best:
+                best = key
+        return None if best is None else (best[0], best[2])
+
+    async def _run(self, chat: _Chat) -> None:
+        while True:
+            chat.wakeup.clear()
+            job = self._next_job(chat, time.monotonic())
+            if job is None:
+                return
+            when, slot = job
+            delay = when - time.monotonic()
+            if delay > 0:
+                # Something more urgent may arrive meanwhile: wake up and choose again.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(chat.wakeup.wait(), delay)
+                continue
+            urgent = slot is not None and chat.slots[slot].urgent
+            await self._throttle.acquire(0 if urgent or slot is None else 1)
+            try:
+                await (self._send_announcements(chat) if slot is None else self._send_slot(chat, slot))
+                chat.backoff = 0.0
+            except RetryAfter as e:
+                log.warning("chat %s: flood control, retrying in %.0f s", chat.chat_id, _seconds(e))
+                chat.backoff = _seconds(e)
+            except Forbidden as e:
+                log.info("chat %s unreachable (%s); dropping its messages", chat.chat_id, e.message)
+                self.unreachable.add(chat.chat_id)
+                chat.announcements.clear()
+                for s in chat.slots.values():
+                    s.pending = None
+            except BadRequest as e:
+                log.error("chat %s: write refused and dropped: %s", chat.chat_id, e.message)
+            except NetworkError as e:  # a timeout or a lost connection
+                chat.backoff = min(_MAX_BACKOFF, max(1.0, chat.backoff * 2))
+                log.warning("chat %s: %s; retrying in %.0f s", chat.chat_id, e, chat.backoff)
+            except TelegramError as e:
+                log.error("chat %s: write dropped: %s", chat.chat_id, e)
+            finally:
+                chat.last_write = time.monotonic()
+
+    async def _send_announcements(self, chat: _Chat) -> None:
+        # Merge consecutive plain texts into one message; one with buttons goes alone.
+        texts: list[str] = []
+        markup: InlineKeyboardMarkup | None = None
+        taken = 0
+        for text, m in chat.announcements:
+            if m is not None and texts:
+                break
+            texts.append(text)
+            taken += 1
+            if m is not None:
+                markup = m
+                break
+        await self.bot.send_message(chat.chat_id, "\n".join(texts), reply_markup=markup)
+        del chat.announcements[:taken]
+        self.writes += 1
+
+    async def _send_slot(self, chat: _Chat, name: str) -> None:
+        s = chat.slots[name]
+        content = s.pending
+        if content is None:
+            return
+        s.pending, s.urgent = None, False
+        try:
+            await self._write(chat.chat_id, s, content)
+        except (RetryAfter, NetworkError) as e:
+            if s.pending is None and not isinstance(e, BadRequest):  # nothing newer arrived: retry this one
+                s.pending = content
+            raise
+        s.last_sent = time.monotonic()
+        self.writes += 1
+
+    async def _write(self, chat_id: int, s: _Slot, content: Content) -> None:
+        photo = await asyncio.to_thread(content.render) if content.render is not None else None
+        if s.message_id is not None and not s.fresh and s.is_photo == (photo is not None):
+            try:
+                if photo is not None:
+                    media = InputMediaPhoto(photo, caption=content.text)
+                    await self.bot.edit_message_media(media, chat_id, s.message_id, reply_markup=content.markup)
+                else:
+                    await self.bot.edit_message_text(
+                        content.text, chat_id, s.message_id, reply_markup=content.markup
+                    )
+                return
+            except BadRequest as e:
+                if "not modified" in e.message.lower():
+                    return
+                log.info("chat %s: cannot edit message %s (%s); sending a new one", chat_id, s.message_id, e.message)
+        if photo is not None:
+            msg = await self.bot.send_photo(chat_id, photo, caption=content.text, reply_markup=content.markup)
+        else:
+            msg = await self.bot.send_message(chat_id, content.text, reply_markup=content.markup)
+        s.message_id, s.is_photo, s.fresh = msg.message_id, photo is not None, False

@@ -1,0 +1,171 @@
+"""One group's table: the seats, the match, the hand in play and who is being asked what since when.
+
+No I/O here: ``bot.manager`` feeds it presses and timer ticks under the table's lock and turns what it
+returns into messages. A *prompt* is one decision a seat is asked to make; its stamp goes into the
+buttons' callback data, so a press of an older prompt's button is recognised as stale.
+
+    table = Table(chat_id=-100, title="Friends", creator_id=1, creator_name="Ann")
+    table.sit(1, "Ann")
+    ...
+    table.start_hand(hand, hand_id=7, now=time.monotonic())
+    changed = table.apply(action, now)       # the seats whose prompt changed (they need new buttons)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from game.match import Match
+from game.table import Action, Event, Hand
+
+State = Literal["lobby", "playing", "between"]
+SEATS = 4
+
+
+@dataclass
+class Seat:
+    user_id: int | None  # None = an automatic player
+    name: str
+    auto: bool = False  # 托管: the automatic player plays for this human until they press "I'm back"
+    ready: bool = False  # pressed Ready after a hand
+
+    @property
+    def human(self) -> bool:
+        return self.user_id is not None
+
+    @property
+    def automatic(self) -> bool:
+        return self.user_id is None or self.auto
+
+
+@dataclass
+class Prompt:
+    counter: int  # len(hand.actions) when this decision was first offered
+    since: float  # monotonic time it was offered
+    legal: tuple[Action, ...]
+
+
+@dataclass
+class Table:
+    chat_id: int
+    title: str
+    creator_id: int
+    creator_name: str
+    lang: str = "zh"
+    auto_players: bool = True
+    auto_level: str = "normal"
+    claim_seconds: float = 10.0
+    turn_seconds: float = 30.0
+    seats: list[Seat | None] = field(default_factory=lambda: [None] * SEATS)
+    hands_planned: int = 8
+    state: State = "lobby"
+    match: Match | None = None
+    match_id: int | None = None
+    hand: Hand | None = None
+    hand_id: int | None = None
+    hand_number: int = 0
+    prompts: dict[int, Prompt] = field(default_factory=dict)
+    between_since: float = 0.0  # when the last hand ended
+
+    # --- seats ---------------------------------------------------------------------------------------
+    def seat_of(self, user_id: int) -> int | None:
+        for i, s in enumerate(self.seats):
+            if s is not None and s.user_id == user_id:
+                return i
+        return None
+
+    def sit(self, user_id: int, name: str) -> int | None:
+        """Seat a human in the first empty seat; the seat, or None when the table is full."""
+        for i, s in enumerate(self.seats):
+            if s is None:
+                self.seats[i] = Seat(user_id, name)
+                return i
+        return None
+
+    def stand(self, user_id: int) -> int | None:
+        seat = self.seat_of(user_id)
+        if seat is not None:
+            self.seats[seat] = None
+        return seat
+
+    def fill_with_automatic(self, name: str) -> None:
+        for i, s in enumerate(self.seats):
+            if s is None:
+                self.seats[i] = Seat(None, f"{name} {i + 1}")
+
+    def humans(self) -> list[tuple[int, Seat]]:
+        return [(i, s) for i, s in enumerate(self.seats) if s is not None and s.user_id is not None]
+
+    def seat(self, i: int) -> Seat:
+        s = self.seats[i]
+        if s is None:
+            raise LookupError(f"seat {i} is empty")
+        return s
+
+    def names(self) -> list[str]:
+        return [s.name if s is not None else "" for s in self.seats]
+
+    # --- the hand -----------------------------------------------------------------------------------
+    def start_hand(self, hand: Hand, hand_id: int, now: float) -> set[int]:
+        self.hand, self.hand_id = hand, hand_id
+        self.state = "playing"
+        self.prompts = {}
+        for s in self.seats:
+            if s is not None:
+                s.ready = False
+        return self.refresh_prompts(now)
+
+    def refresh_prompts(self, now: float) -> set[int]:
+        """Bring the prompts up to date with the hand; the seats whose decision changed."""
+        hand = self._hand()
+        changed: set[int] = set()
+        for seat in range(SEATS):
+            legal = tuple(hand.legal_actions(seat))
+            old = self.prompts.get(seat)
+            if old is not None and old.legal == legal:
+                continue
+            if legal:
+                self.prompts[seat] = Prompt(len(hand.actions), now, legal)
+            elif old is not None:
+                del self.prompts[seat]
+            else:
+                continue
+            changed.add(seat)
+        return changed
+
+    def apply(self, action: Action, now: float) -> tuple[list[Event], set[int]]:
+        """Apply a legal action; (events, seats whose prompt changed). IllegalAction leaves all unchanged."""
+        events = self._hand().apply(action)
+        return list(events), self.refresh_prompts(now)
+
+    def stamp(self, seat: int) -> str:
+        """The stamp of ``seat``'s current prompt (``<hand>.<counter>.<seat>``), for its buttons."""
+        prompt = self.prompts.get(seat)
+        counter = prompt.counter if prompt is not None else len(self._hand().actions)
+        return f"{self.hand_id}.{counter}.{seat}"
+
+    def accepts(self, seat: int, stamp: str, action: Action) -> bool:
+        """Whether a press of ``action`` on buttons stamped ``stamp`` is the seat's current, legal decision."""
+        prompt = self.prompts.get(seat)
+        return prompt is not None and stamp == self.stamp(seat) and action in prompt.legal
+
+    def deadline(self, seat: int, bot_delay: float) -> float | None:
+        """When ``seat``'s current decision is due: the automatic player's move, or a human's timeout."""
+        prompt = self.prompts.get(seat)
+        if prompt is None:
+            return None
+        if self.seat(seat).automatic:
+            return prompt.since + bot_delay
+        window = self.turn_seconds if self._hand().phase == "turn" else self.claim_seconds
+        return prompt.since + window
+
+    def next_due(self, bot_delay: float) -> tuple[float, int] | None:
+        """The earliest (deadline, seat) among the seats asked now."""
+        due = [(d, seat) for seat in self.prompts if (d := self.deadline(seat, bot_delay)) is not None]
+        return min(due) if due else None
+
+    def _hand(self) -> Hand:
+        if self.hand is None:
+            raise LookupError("no hand is being played")
+        return self.hand

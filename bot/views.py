@@ -1,0 +1,186 @@
+"""What each chat is shown: captions, buttons and (rendered on sending) pictures, built from a Table.
+
+Everything here is a pure function of the table's state at call time: the SeatView snapshots are taken
+now, the pictures are rendered later by the outbox from those snapshots (so coalesced states cost nothing).
+A player's content only ever comes from ``hand.view(their seat)``; the group's only from ``hand.view(None)``.
+"""
+
+from __future__ import annotations
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.callbacks import code_of, encode
+from bot.outbox import Content
+from bot.table import Table
+from bot.texts import text
+from game.table import Action
+from game.tiles import rank_of, suit_of, tile_cn, tile_name
+from rendering.table import render_spectator_view, render_table_view
+
+DISCARDS_PER_ROW = 6
+# Action buttons in the order they are offered, before the discard buttons.
+_ORDER = ("hu", "chong_gang", "peng", "chi", "an_gang", "xu_gang", "hongzhong_gang", "laizi_gang", "pass")
+
+
+def tile_label(t: int, lang: str) -> str:
+    return tile_cn(t) if lang == "zh" else tile_name(t)
+
+
+def seat_label(table: Table, seat: int) -> str:
+    """``东 Ann`` — the wind and the name of a seat, for captions and announcements."""
+    s = table.seats[seat]
+    name = s.name if s is not None else text("seat_empty", table.lang)
+    return f"{text(f'wind_{seat}', table.lang)} {name}"
+
+
+def action_label(action: Action, lang: str) -> str:
+    t = action.tile
+    if action.kind == "chi" and t is not None:
+        ranks = "".join(str(rank_of(t) + k) for k in range(3))
+        suit = tile_cn(t)[-1] if lang == "zh" else suit_of(t)
+        return text("btn_chi", lang, tiles=ranks + suit)
+    if t is None:
+        return text(f"btn_{action.kind}", lang)
+    return text(f"btn_{action.kind}", lang, tile=tile_label(t, lang))
+
+
+def action_keyboard(table: Table, seat: int) -> list[list[InlineKeyboardButton]]:
+    """One button per legal action of the seat's current prompt: special actions first, then the discards."""
+    prompt = table.prompts.get(seat)
+    if prompt is None:
+        return []
+    stamp = table.stamp(seat)
+
+    def button(action: Action, label: str) -> InlineKeyboardButton:
+        return InlineKeyboardButton(label, callback_data=encode(table.chat_id, stamp, code_of(action)))
+
+    special = sorted((a for a in prompt.legal if a.kind != "discard"), key=lambda a: (_ORDER.index(a.kind), a.tile))
+    discards = sorted((a for a in prompt.legal if a.kind == "discard"), key=lambda a: a.tile or 0)
+    rows = [[button(a, action_label(a, table.lang)) for a in special[i : i + 3]] for i in range(0, len(special), 3)]
+    labels = [button(a, tile_label(a.tile or 0, table.lang)) for a in discards]
+    rows += [labels[i : i + DISCARDS_PER_ROW] for i in range(0, len(labels), DISCARDS_PER_ROW)]
+    return rows
+
+
+def command_button(table: Table, code: str, label_key: str) -> InlineKeyboardButton:
+    return InlineKeyboardButton(text(label_key, table.lang), callback_data=encode(table.chat_id, "0", code))
+
+
+def _prompt_line(table: Table, seat: int, claim_seconds: float, turn_seconds: float) -> str:
+    hand = table.hand
+    assert hand is not None
+    lang = table.lang
+    if seat not in table.prompts:
+        waiting = [seat_label(table, s) for s in hand.waiting_on()]
+        return text("waiting_for", lang, seat=", ".join(waiting)) if waiting else ""
+    if hand.phase == "turn":
+        return text("your_turn", lang, seconds=round(turn_seconds))
+    view_discard = hand.view(seat).last_discard
+    seconds = round(claim_seconds)
+    if hand.phase == "claim" and view_discard is not None:
+        by, tile = view_discard
+        return text("your_claim", lang, seat=seat_label(table, by), tile=tile_label(tile, lang), seconds=seconds)
+    if hand.phase == "rob":
+        claimable = hand.view(seat).claimable
+        tile = tile_label(claimable, lang) if claimable is not None else ""
+        return text("your_rob", lang, seat=seat_label(table, hand.view(None).turn), tile=tile, seconds=seconds)
+    return text("your_haidi", lang, seconds=seconds)
+
+
+def seat_content(table: Table, seat: int, scores: list[int]) -> Content:
+    """A player's one private message: the table from their seat, with buttons for exactly their legal actions."""
+    hand = table.hand
+    assert hand is not None
+    lang = table.lang
+    view = hand.view(seat)
+    s = table.seat(seat)
+    dealer = text("dealer_mark", lang) if hand.dealer == seat else ""
+    lines = [
+        text(
+            "caption_seat",
+            lang,
+            group=table.title,
+            wind=text(f"wind_{seat}", lang),
+            dealer=dealer,
+            laizi=tile_label(hand.laizi, lang),
+            wall=view.wall_remaining,
+        )
+    ]
+    rows: list[list[InlineKeyboardButton]] = []
+    if s.auto:
+        lines.append(text("tuoguan_on", lang))
+        rows.append([command_button(table, "back", "btn_back")])
+    else:
+        lines.append(_prompt_line(table, seat, table.claim_seconds, table.turn_seconds))
+        rows = action_keyboard(table, seat)
+    names = table.names()
+    return Content(
+        "\n".join(line for line in lines if line),
+        InlineKeyboardMarkup(rows) if rows else None,
+        render=lambda: render_table_view(view, names, scores, lang),
+    )
+
+
+def spectator_content(table: Table, scores: list[int]) -> Content:
+    hand = table.hand
+    assert hand is not None
+    lang = table.lang
+    view = hand.view(None)
+    waiting = ", ".join(seat_label(table, s) for s in hand.waiting_on()) or "-"
+    caption = text(
+        "spectator_caption",
+        lang,
+        number=table.hand_number,
+        dealer=seat_label(table, hand.dealer),
+        laizi=tile_label(hand.laizi, lang),
+        wall=view.wall_remaining,
+        waiting=waiting,
+    )
+    names = table.names()
+    return Content(caption, None, render=lambda: render_spectator_view(view, names, scores, lang))
+
+
+def result_content(table: Table, totals: list[int], next_seconds: float | None) -> Content:
+    """The end of a hand: the result picture, everyone's points and running totals; with ``next_seconds``,
+    a Ready button and when the next hand starts anyway."""
+    hand = table.hand
+    assert hand is not None and hand.finished
+    lang = table.lang
+    view = hand.view(None)
+    payments = hand.result.payments if hand.result is not None else (0, 0, 0, 0)
+    lines = "\n".join(
+        text("result_line", lang, seat=seat_label(table, s), delta=payments[s], total=totals[s]) for s in range(4)
+    )
+    caption = text("result_caption", lang, number=table.hand_number, lines=lines)
+    markup = None
+    if next_seconds is not None:
+        caption += "\n" + text("next_hand", lang, seconds=round(next_seconds))
+        markup = InlineKeyboardMarkup([[command_button(table, "ready", "btn_ready")]])
+    names = table.names()
+    return Content(caption, markup, render=lambda: render_spectator_view(view, names, totals, lang))
+
+
+def lobby_content(table: Table, bot_username: str) -> Content:
+    lang = table.lang
+    seats = "\n".join(
+        f"{text(f'wind_{i}', lang)}: {s.name if s is not None else text('seat_empty', lang)}"
+        for i, s in enumerate(table.seats)
+    )
+    if table.state != "lobby":
+        return Content(text("lobby_started", lang, creator=table.creator_name, seats=seats))
+    key = "lobby" if table.auto_players else "lobby_no_bots"
+    caption = text(key, lang, creator=table.creator_name, seats=seats)
+    rows = [
+        [InlineKeyboardButton(text("btn_join", lang), url=join_link(bot_username, table.chat_id))],
+        [command_button(table, "start", "btn_start")],
+    ]
+    return Content(caption, InlineKeyboardMarkup(rows))
+
+
+def join_link(bot_username: str, chat_id: int) -> str:
+    return f"https://t.me/{bot_username}?start=join_{chat_id}"
+
+
+def join_markup(table: Table, bot_username: str) -> InlineKeyboardMarkup:
+    url = join_link(bot_username, table.chat_id)
+    return InlineKeyboardMarkup([[InlineKeyboardButton(text("btn_join_private", table.lang), url=url)]])
