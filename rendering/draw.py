@@ -1,0 +1,166 @@
+"""Drawing pieces every picture shares: colours, tile spots and meld shapes, badges, and encoding for Telegram.
+
+A ``TileSpot`` says where one tile picture is pasted; the layouts of rendering.table and rendering.result are
+lists of them, so tests can crop a picture at a spot and compare it with ``render_tile``'s own output.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from typing import Final
+
+from PIL import Image, ImageDraw
+
+from game.melds import Meld
+from game.tiles import HIDDEN, Tile
+from rendering.fonts import Color, draw_text
+from rendering.tiles import render_tile, tile_dims
+
+FELT: Final = (24, 84, 62)
+PANEL: Final = (18, 66, 48)
+PLATE: Final = (11, 44, 32)
+TEXT: Final = (240, 240, 232)
+MUTED: Final = (170, 196, 184)
+GOLD: Final = (242, 193, 78)
+DARK: Final = (30, 30, 30)
+HIGHLIGHT: Final = (255, 72, 56)
+WIN_GREEN: Final = (120, 220, 140)
+LOSS_RED: Final = (255, 130, 120)
+DEALER_RED: Final = (200, 30, 40)
+READY_BLUE: Final = (30, 110, 200)
+WHITE: Final = (255, 255, 255)
+PAPER: Final = (250, 247, 240)
+INK: Final = (40, 40, 48)
+
+# Telegram sendPhoto: at most 10 MB, width + height ≤ 10000, aspect ratio ≤ 20.
+TELEGRAM_MAX_BYTES: Final = 10 * 1024 * 1024
+PALETTE_COLORS: Final = 128
+
+
+@dataclass(frozen=True)
+class TileSpot:
+    """One tile pasted at (x, y), its top-left corner; ``rotated`` lies on its side (a claimed tile)."""
+
+    x: int
+    y: int
+    tile: Tile
+    size: int
+    laizi: bool = False
+    rotated: bool = False
+
+    @property
+    def box(self) -> tuple[int, int, int, int]:
+        w, h = tile_dims(self.size)
+        if self.rotated:
+            w, h = h, w
+        return self.x, self.y, self.x + w, self.y + h
+
+    def image(self) -> Image.Image:
+        return render_tile(self.tile, self.size, self.laizi, self.rotated)
+
+
+def paste(canvas: Image.Image, spot: TileSpot) -> None:
+    tile = spot.image()
+    canvas.paste(tile, (spot.x, spot.y), tile)
+
+
+def tile_row(tiles: tuple[Tile, ...] | list[Tile], x: int, y: int, size: int, laizi: Tile, gap: int = 0,
+             apart_last: bool = False) -> list[TileSpot]:
+    """Spots for tiles side by side from (x, y); ``apart_last`` sets the last one apart (a drawn tile)."""
+    w = tile_dims(size)[0]
+    spots: list[TileSpot] = []
+    for i, t in enumerate(tiles):
+        extra = w // 3 if apart_last and i == len(tiles) - 1 and i > 0 else 0
+        spots.append(TileSpot(x + i * (w + gap) + extra, y, t, size, t == laizi))
+    return spots
+
+
+def meld_width(size: int) -> int:
+    """Every meld is two upright tiles and one on its side; a gang's fourth tile lies on top of the middle one."""
+    w, h = tile_dims(size)
+    return 2 * w + h
+
+
+def meld_stack_rise(size: int) -> int:
+    """How far above the row a gang's fourth tile sits."""
+    return tile_dims(size)[1] * 2 // 5
+
+
+def meld_spots(meld: Meld, owner: int, x: int, bottom: int, size: int, laizi: Tile) -> list[TileSpot]:
+    """The tiles of ``meld`` with their bottoms on ``bottom``, from ``x``.
+
+    The claimed tile lies on its side where its giver sits: left for 上家, middle for 对家, right for 下家
+    (a chi's claimed tile always comes from 上家). An 暗杠 shows backs outside and the face in the middle
+    (all backs when its tile is HIDDEN).
+    """
+    w, h = tile_dims(size)
+    if meld.kind == "chi":
+        claimed = meld.claimed if meld.claimed is not None else meld.tiles[0]
+        rest = [t for t in meld.tiles if t != claimed]
+        tiles, turned = [claimed, *rest], 0
+    elif meld.kind == "an_gang":
+        face = meld.tiles[0]
+        tiles, turned = [HIDDEN, face, HIDDEN], -1
+    else:
+        relative = ((meld.from_seat if meld.from_seat is not None else owner) - owner) % 4
+        tiles, turned = [meld.tiles[0]] * 3, {3: 0, 2: 1, 1: 2}.get(relative, 0)
+    spots: list[TileSpot] = []
+    cx = x
+    for i, t in enumerate(tiles):
+        rotated = i == turned
+        tw, th = (h, w) if rotated else (w, h)
+        spots.append(TileSpot(cx, bottom - th, t, size, t == laizi, rotated))
+        cx += tw
+    if turned == -1:
+        # an 暗杠 of width 3 tiles; centre it in the meld's slot
+        spots = [TileSpot(s.x + (h - w) // 2, s.y, s.tile, s.size, s.laizi) for s in spots]
+    if meld.is_gang:
+        middle = spots[1]
+        stacked_tile = meld.tiles[0]
+        rise = meld_stack_rise(size)
+        spots.append(TileSpot(middle.x, middle.y - rise, stacked_tile, size, stacked_tile == laizi, middle.rotated))
+    return spots
+
+
+def frame(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], color: Color, width: int = 3,
+          pad: int = 2) -> None:
+    """An emphasis frame drawn just outside ``box``, so the tile inside stays untouched."""
+    x0, y0, x1, y1 = box
+    draw.rounded_rectangle((x0 - pad - width, y0 - pad - width, x1 + pad + width - 1, y1 + pad + width - 1),
+                           radius=width * 2, outline=color, width=width)
+
+
+def badge(draw: ImageDraw.ImageDraw, center: tuple[int, int], radius: int, label: str, fill: Color,
+          ink: Color) -> None:
+    cx, cy = center
+    draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), fill=fill)
+    draw_text(draw, (cx, cy), label, round(radius * 1.2), ink, anchor="mm")
+
+
+def signed(n: int) -> str:
+    return f"{n:+d}" if n else "0"
+
+
+def encode(img: Image.Image, palette: Image.Image | None = None) -> bytes:
+    """The picture as PNG bytes ready for sendPhoto, in at most 256 colours: mapped onto ``palette`` (a "P"
+    image; fast, for the table pictures) or onto an adaptive palette of its own (slower, for cards)."""
+    w, h = img.size
+    if w + h > 10000 or max(w, h) > 20 * min(w, h):
+        raise ValueError(f"a {w}×{h} picture breaks Telegram's photo limits")
+    rgb = img.convert("RGB")
+    if palette is not None:
+        small = rgb.quantize(palette=palette, dither=Image.Dither.NONE)
+    else:
+        small = rgb.quantize(PALETTE_COLORS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    small.save(out, "PNG", compress_level=6)
+    data = out.getvalue()
+    if len(data) > TELEGRAM_MAX_BYTES:
+        raise ValueError(f"picture of {len(data)} bytes is over Telegram's 10 MB")
+    return data
+
+
+def palette_of(swatch: Image.Image) -> Image.Image:
+    """A fixed palette for pictures made of the colours in ``swatch`` (computed once, reused per picture)."""
+    return swatch.convert("RGB").quantize(PALETTE_COLORS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)

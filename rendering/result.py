@@ -1,0 +1,215 @@
+"""The end of a hand: the result picture of a win and the picture of a 荒庄.
+
+    png = render_result(hand.view(None), names, "zh", win_tile=tile)   # after a win (view.result set)
+    png = render_exhausted(hand.view(None), names, "en")              # after 荒庄 (view.exhausted)
+
+A result shows the winner's hand (the winning tile set apart) with its melds, the patterns (胡牌类型), soft or
+hard, the base, 封顶/金顶 and 承包 when they apply, and one row per seat: its revealed hand, every multiplier
+that made its amount, and what it pays or receives. ``totals`` (running scores after the hand) are optional.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Final
+
+from PIL import Image, ImageDraw
+
+from game.scoring import REASON_NAMES, Settlement
+from game.tiles import Tile
+from game.view import SeatView
+from rendering.draw import (
+    DARK,
+    DEALER_RED,
+    FELT,
+    GOLD,
+    HIGHLIGHT,
+    LOSS_RED,
+    MUTED,
+    PANEL,
+    PLATE,
+    TEXT,
+    WHITE,
+    WIN_GREEN,
+    TileSpot,
+    badge,
+    encode,
+    frame,
+    meld_spots,
+    meld_stack_rise,
+    meld_width,
+    paste,
+    signed,
+    tile_row,
+)
+from rendering.fonts import draw_text, text_width
+from rendering.labels import Lang, how_text, pattern_name, seat_wind, text
+from rendering.tiles import tile_dims
+
+WIDTH: Final = 1280
+WIN_SIZE: Final = 56
+ROW_SIZE: Final = 26
+ROW_H: Final = 96
+MELD_GAP: Final = 10
+LANG_INDEX: Final = {"zh": 0, "en": 1}  # game.scoring labels are (中文, English) pairs
+
+
+def _check(view: SeatView, names: Sequence[str], totals: Sequence[int] | None) -> None:
+    if len(names) != 4 or (totals is not None and len(totals) != 4):
+        raise ValueError("names (and totals) need one entry per seat (4 each)")
+    if view.revealed is None:
+        raise ValueError("the hand is not over: its view reveals no hands")
+
+
+def _hand_spots(view: SeatView, seat: int, x: int, bottom: int, size: int,
+                win_tile: Tile | None = None) -> tuple[list[TileSpot], TileSpot | None, int]:
+    """A seat's revealed concealed tiles then its melds, bottoms on ``bottom``; the winning tile set apart.
+    Returns the spots, the winning tile's spot and the x where the row ends."""
+    assert view.revealed is not None
+    concealed = sorted(view.revealed[seat])
+    if win_tile is not None and win_tile in concealed:
+        concealed.remove(win_tile)
+        concealed.append(win_tile)
+    h = tile_dims(size)[1]
+    spots = tile_row(concealed, x, bottom - h, size, view.laizi, apart_last=win_tile is not None)
+    win_spot = spots[-1] if win_tile is not None and spots else None
+    x = (spots[-1].box[2] if spots else x) + MELD_GAP * 2
+    for meld in view.melds[seat]:
+        spots += meld_spots(meld, seat, x, bottom, size, view.laizi)
+        x += meld_width(size) + MELD_GAP
+    return spots, win_spot, x
+
+
+def _num(x: Fraction) -> str:
+    return str(x.numerator) if x.denominator == 1 else f"{float(x):.4g}"
+
+
+def _chip(d: ImageDraw.ImageDraw, x: int, cy: int, label: str, fill: tuple[int, int, int],
+          ink: tuple[int, int, int], size: int = 24) -> int:
+    """A rounded label; returns the x after it."""
+    w = text_width(label, size) + 24
+    d.rounded_rectangle((x, cy - size // 2 - 8, x + w, cy + size // 2 + 8), 12, fill=fill)
+    draw_text(d, (x + 12, cy), label, size, ink, anchor="lm")
+    return x + w + 10
+
+
+def _player_cell(d: ImageDraw.ImageDraw, view: SeatView, seat: int, x: int, cy: int, names: Sequence[str],
+                 lang: Lang, width: int) -> None:
+    badge(d, (x + 16, cy), 15, seat_wind(seat, lang), TEXT, PLATE)
+    x += 38
+    dealer_w = 30 if seat == view.dealer else 0
+    x += draw_text(d, (x, cy), names[seat], 22, TEXT, anchor="lm", max_width=width - 38 - dealer_w) + 6
+    if seat == view.dealer:
+        badge(d, (x + 12, cy), 12, text("dealer", lang), DEALER_RED, WHITE)
+
+
+def _seat_rows(img: Image.Image, d: ImageDraw.ImageDraw, view: SeatView, top: int, names: Sequence[str],
+               lang: Lang, payments: Sequence[int], totals: Sequence[int] | None, lines: Sequence[str],
+               winner: int | None) -> None:
+    """One row per seat: name, payment (and total), revealed hand and melds, the multiplier line."""
+    for seat in range(4):
+        y = top + seat * (ROW_H + 8)
+        d.rounded_rectangle((16, y, WIDTH - 16, y + ROW_H), 12, fill=PLATE if seat == winner else PANEL)
+        _player_cell(d, view, seat, 28, y + 24, names, lang, 250)
+        pay = payments[seat]
+        color = WIN_GREEN if pay > 0 else LOSS_RED if pay < 0 else TEXT
+        draw_text(d, (28, y + 66), signed(pay), 32, color, anchor="lm")
+        if totals is not None:
+            draw_text(d, (300, y + 66), text("total", lang).format(n=signed(totals[seat])), 16, MUTED, anchor="rm")
+        if seat == winner:
+            draw_text(d, (330, y + 30), text("win", lang), 30, GOLD, anchor="lm")
+        else:
+            spots, _, _ = _hand_spots(view, seat, 330, y + 8 + tile_dims(ROW_SIZE)[1] + meld_stack_rise(ROW_SIZE),
+                                      ROW_SIZE)
+            for spot in spots:
+                paste(img, spot)
+        draw_text(d, (330, y + 76), lines[seat], 17, TEXT, anchor="lm", max_width=WIDTH - 16 - 330 - 12)
+
+
+def _factor_line(s: Settlement, seat: int, lang: Lang) -> str:
+    """Every multiplier of a seat, then its raw amount and what caps made of it."""
+    score = s.seats[seat]
+    i = LANG_INDEX[lang]
+    parts = [f.label(i) for f in (*score.factors, *score.extras)]
+    line = " · ".join(parts) if parts else text("no_factors", lang)
+    line += f" = ×{_num(score.multiplier)}"
+    if seat != s.winner and s.valid:
+        winner_mult = s.seats[s.winner].multiplier
+        line += f"   {s.base} × {_num(winner_mult)} × {_num(score.multiplier)} = {_num(score.raw)}"
+        if score.cap is not None:
+            line += f" → {text('cap_' + score.cap, lang)} {score.owed}"
+    return line
+
+
+def result_image(view: SeatView, names: Sequence[str], lang: Lang = "zh", win_tile: Tile | None = None,
+                 totals: Sequence[int] | None = None) -> Image.Image:
+    """The result picture, unencoded."""
+    _check(view, names, totals)
+    s = view.result
+    if s is None:
+        raise ValueError("the view holds no settlement: the hand was not won")
+    text("win", lang)  # rejects an unknown language before drawing
+    win_h = tile_dims(WIN_SIZE)[1] + meld_stack_rise(WIN_SIZE)
+    rows_top = 150 + win_h + 30
+    img = Image.new("RGB", (WIDTH, rows_top + 4 * (ROW_H + 8) + 12), FELT)
+    d = ImageDraw.Draw(img)
+    # headline: who won and how
+    from_name = names[s.from_seat] if s.from_seat is not None else ""
+    x = 24 + draw_text(d, (24, 40), names[s.winner], 36, GOLD, anchor="lm", max_width=420) + 16
+    x += draw_text(d, (x, 40), text("win", lang), 36, TEXT, anchor="lm") + 20
+    draw_text(d, (x, 42), how_text(s.how, lang, from_name), 26, TEXT, anchor="lm", max_width=WIDTH - x - 24)
+    # patterns, soft/hard, base, caps
+    x, cy = 24, 100
+    if s.valid:
+        for p in s.patterns:
+            x = _chip(d, x, cy, pattern_name(p, lang), GOLD, DARK, 26)
+        x = _chip(d, x, cy, text("soft" if s.soft else "hard", lang), PLATE, TEXT)
+        x = _chip(d, x, cy, text("base", lang).format(n=s.base), PLATE, TEXT)
+        if s.cap != "none":
+            x = _chip(d, x, cy, text(f"cap_{s.cap}", lang), HIGHLIGHT, WHITE)
+        if s.liable is not None:
+            rule = "qiang_gang" if s.liable_rule == "rob_gang" else s.liable_rule
+            why = f" ({pattern_name(rule, lang)})" if rule else ""
+            _chip(d, x, cy, text("liable", lang).format(name=names[s.liable]) + why, HIGHLIGHT, WHITE)
+    else:
+        reason = REASON_NAMES[s.reason][LANG_INDEX[lang]] if s.reason in REASON_NAMES else (s.reason or "")
+        _chip(d, x, cy, f"{text('invalid', lang)}: {reason}", HIGHLIGHT, WHITE)
+    # the winning hand, big
+    spots, win_spot, _ = _hand_spots(view, s.winner, 24, 150 + win_h, WIN_SIZE, win_tile)
+    for spot in spots:
+        paste(img, spot)
+    if win_spot is not None:
+        frame(d, win_spot.box, GOLD, width=4)
+    lines = [_factor_line(s, seat, lang) for seat in range(4)]
+    _seat_rows(img, d, view, rows_top, names, lang, s.payments, totals, lines, s.winner)
+    return img
+
+
+def exhausted_image(view: SeatView, names: Sequence[str], lang: Lang = "zh",
+                    totals: Sequence[int] | None = None) -> Image.Image:
+    """The 荒庄 picture, unencoded: every hand revealed, nobody pays."""
+    _check(view, names, totals)
+    if not view.exhausted:
+        raise ValueError("the view is not a 荒庄")
+    text("exhausted", lang)
+    rows_top = 130
+    img = Image.new("RGB", (WIDTH, rows_top + 4 * (ROW_H + 8) + 12), FELT)
+    d = ImageDraw.Draw(img)
+    draw_text(d, (24, 48), text("exhausted", lang), 44, GOLD, anchor="lm")
+    draw_text(d, (24, 100), text("exhausted_note", lang), 22, TEXT, anchor="lm")
+    _seat_rows(img, d, view, rows_top, names, lang, (0, 0, 0, 0), totals, [""] * 4, None)
+    return img
+
+
+def render_result(view: SeatView, names: Sequence[str], lang: Lang = "zh", win_tile: Tile | None = None,
+                  totals: Sequence[int] | None = None) -> bytes:
+    """The result picture of a won hand, encoded for sendPhoto. ``win_tile`` (from the "win" event) is set
+    apart in the winner's hand."""
+    return encode(result_image(view, names, lang, win_tile, totals))
+
+
+def render_exhausted(view: SeatView, names: Sequence[str], lang: Lang = "zh",
+                     totals: Sequence[int] | None = None) -> bytes:
+    """The 荒庄 picture, encoded for sendPhoto."""
+    return encode(exhausted_image(view, names, lang, totals))
