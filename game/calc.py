@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import IO, Any, Final
 
 from game.melds import WIN_HOWS, Meld, MeldError, WinHow
@@ -101,11 +101,19 @@ def parse_hand(obj: Any) -> HandInput:
             f"concealed has {len(concealed)} tiles; with {len(seats[winner].melds)} melds the winner holds "
             f"{expected} before the winning tile"
         )
-    robbed = seats[from_seat].melds if how == "rob_gang" and from_seat is not None else None
-    if robbed is not None and not any(m.kind == "peng" and m.tile == tile for m in robbed):
-        raise CalcError(f"rob_gang: seat {from_seat} has no peng of {tile_name(tile)} to add a kong to")
+    if how == "rob_gang" and from_seat is not None:
+        seats = _undo_robbed_gang(seats, from_seat, tile)
     _check_counts([*concealed, tile], seats, laizi)
     return HandInput(rules, dealer, laizi, winner, how, from_seat, tile, concealed, seats)
+
+
+def _undo_robbed_gang(seats: tuple[SeatMelds, ...], robbed: int, tile: Tile) -> tuple[SeatMelds, ...]:
+    """The robbed seat keeps its peng (§6); a robbed ``xu_gang`` listed in the input is read as that peng."""
+    melds = seats[robbed].melds
+    if not any(m.kind in ("peng", "xu_gang") and m.tile == tile for m in melds):
+        raise CalcError(f"rob_gang: seat {robbed} has no peng of {tile_name(tile)} to add a kong to")
+    undone = tuple(Meld("peng", m.tiles, m.from_seat) if m.kind == "xu_gang" and m.tile == tile else m for m in melds)
+    return tuple(replace(s, melds=undone) if i == robbed else s for i, s in enumerate(seats))
 
 
 def _no_unknown_keys(obj: dict[str, Any], allowed: frozenset[str], where: str) -> None:

@@ -142,6 +142,22 @@ def test_example_d_robbing_the_kong() -> None:
     assert (r["patterns"], r["soft"], r["base"], r["liable"], r["cap"]) == (["qiang_gang"], False, 10, 1, "none")
 
 
+
+def test_example_d_with_the_robbed_kong_listed_as_xu_gang() -> None:
+    # §6: the robbed 蓄杠 is undone and stays a peng, so listing it as xu_gang settles exactly like D.
+    r = ok(
+        {
+            "dealer": 0, "laizi": "1s", "winner": 2, "how": "rob_gang", "from": 1, "tile": "5s",
+            "concealed": "678p789m46s22m",
+            "players": [
+                {}, {"melds": [{"type": "xu_gang", "tile": "5s", "from": 3}]},
+                {"melds": [chi("123m", 1)]}, {"hongzhong_gangs": 1},
+            ],
+        }
+    )
+    assert r["payments"] == [0, -280, 280, 0]
+    assert r["liable"] == 1
+
 EXAMPLE_E: dict[str, Any] = {
     "dealer": 0, "laizi": "5s", "winner": 1, "how": "discard", "from": 3, "tile": "8p",
     "concealed": "123m456m789m8p",
