@@ -1,0 +1,99 @@
+"""A fake Telegram Bot API server on 127.0.0.1 for end-to-end tests of the real bot.
+
+The bot runs unchanged — as a real process (`python -m bot`) or as an in-process PTB `Application` —
+and talks HTTP to this server instead of api.telegram.org. Simulated users act through the server;
+tests read what each user would see and what the bot asked for.
+
+Starting it
+-----------
+The `fake_telegram` fixture (tests/conftest.py) yields a running server; outside pytest::
+
+    from tests.fake_telegram import FakeTelegram
+    with FakeTelegram() as tg:                     # a thread serving http://127.0.0.1:<free port>
+        ...
+
+Point the bot at it:
+
+* a subprocess: ``subprocess.Popen([sys.executable, "-m", "bot"], env=os.environ | tg.bot_environment())``
+  — ``TELEGRAM_BOT_TOKEN`` is ``tg.token``, ``TELEGRAM_API_BASE_URL`` is ``tg.base_url``
+  (``http://127.0.0.1:PORT/bot``; PTB requests ``{base_url}{token}/{method}``);
+* in-process: ``ApplicationBuilder().token(tg.token).base_url(tg.base_url).base_file_url(tg.base_file_url)``
+  or ``telegram.Bot(tg.token, base_url=tg.base_url)``. Poll with small timeouts
+  (``updater.start_polling(poll_interval=0, timeout=1)``) so tests stay fast.
+
+Building a world and acting in it
+---------------------------------
+::
+
+    alice = tg.add_user("Alice")                          # private chat started (pressed START)
+    bob = tg.add_user("Bob", started=False)               # the bot gets 403 writing to Bob
+    group = tg.add_group("牌友群", members=[alice, bob], admins=[alice])
+    alice.say(group, "/newgame")                          # a message update with a bot_command entity
+    bob.open_link("https://t.me/wuhan_mahjong_test_bot?start=join_-1001000000001")  # /start join_... privately
+    hand = alice.wait_for_private_message(lambda m: m.photo is not None and m.buttons)
+    query_id = alice.press(hand, "打 5万")                # by button text or callback_data
+    assert tg.wait_for_callback_answer(query_id).text is None
+
+In groups the bot only receives commands (bare or ``@`` this bot), mentions and replies to its messages —
+Telegram's privacy mode, on by default (``FakeTelegram(privacy_mode=False)`` to receive everything).
+``press`` takes the message as the user saw it: pressing a button on an older snapshot sends that
+button's data with the message's current state, which is how a stale press reaches the bot.
+
+Reading what users see
+----------------------
+``tg.messages(chat_id)`` (the bot's messages, oldest first; ``from_bot=None`` for everyone's),
+``tg.last_bot_message(chat_id)``, ``tg.message(chat_id, message_id)``: frozen `Message` snapshots with the
+shown ``text``/``caption`` (HTML already applied), ``photo`` (`Photo`: bytes, width, height, file_id),
+``buttons`` / ``keyboard`` / ``button(label)``, ``edits`` and ``deleted``.
+``tg.callback_answer(query_id)``, ``tg.my_commands(...)``, ``tg.pending_updates()``.
+
+Waiting (never sleep)
+---------------------
+``tg.wait_until(predicate, timeout=5)`` blocks until ``predicate()`` is truthy and returns its value;
+``tg.wait_for_message(chat_id, where)`` and ``user.wait_for_private_message(where)`` return the newest
+matching message. Async tests that run the bot in their own event loop use the ``*_async`` variants,
+which wait in a worker thread. A timeout raises TimeoutError showing the chat's messages.
+
+What the bot did, and Telegram's limits
+---------------------------------------
+Every request is recorded: ``tg.calls("sendPhoto", chat_id=...)`` → `ApiCall` (method, chat_id, params,
+uploaded file sizes, time on ``tg.clock``, HTTP status, description). ``tg.max_writes_per_minute(chat_id)``
+is the peak number of successful sends/edits/deletes in any 60 s window (groups allow about 20).
+``FakeTelegram(group_writes_per_minute=20)`` answers 429 beyond that; pass ``clock=`` to control time.
+
+The server rejects what Telegram rejects (see `limits`): text > 4096 or caption > 1024 characters
+(counted after HTML), malformed HTML, callback_data > 64 bytes, bad keyboards, photos > 10 MB or with
+width + height > 10000, editing a missing message ("message to edit not found"), an edit that changes
+nothing ("message is not modified"), writing to a user who never started the bot or blocked it (403),
+answering a callback query twice or after 15 s. An edit without ``reply_markup`` removes the keyboard,
+as on Telegram.
+
+Faults: ``tg.fail_next("editMessageMedia", FaultKind.RETRY_AFTER, retry_after=3, chat_id=..., times=2)``
+makes the next calls answer 429 (PTB raises RetryAfter); ``FaultKind.SERVER_ERROR`` answers 500 and
+``FaultKind.DROP_CONNECTION`` hangs up without an answer (PTB raises NetworkError).
+
+Methods served: getMe, getUpdates (long polling, offset confirmation, 409 on a competing poller or an
+active webhook), setWebhook/deleteWebhook/getWebhookInfo, set/get/deleteMyCommands, sendMessage,
+sendPhoto, sendChatAction, editMessageText/Caption/Media/ReplyMarkup, deleteMessage,
+answerCallbackQuery, getChat, getChatMember, getChatAdministrators, getChatMemberCount, getFile (and
+downloads from ``base_file_url``), close, logOut. Anything else answers 404 like the real API.
+Not simulated: inline mode, payments, media other than photos, Markdown parsing (counted as written).
+"""
+
+from .bot_api import BotApi
+from .records import ApiCall, Button, CallbackAnswer, Chat, FaultKind, Message, Photo
+from .server import FakeTelegram
+from .users import SimUser
+
+__all__ = [
+    "ApiCall",
+    "BotApi",
+    "Button",
+    "CallbackAnswer",
+    "Chat",
+    "FakeTelegram",
+    "FaultKind",
+    "Message",
+    "Photo",
+    "SimUser",
+]
