@@ -263,7 +263,7 @@ class Hand:
             if drawn is not None:
                 tiles.remove(drawn)
             hand = tuple(tiles)
-            if not over and len(tiles) == HAND_TILES - 3 * len(self._melds[seat]):
+            if not over and sum(self._counts[seat]) == HAND_TILES - 3 * len(self._melds[seat]):
                 seat_waits = self._seat_waits(seat)
             p = self._pending
             if p is not None and seat in p.options and seat not in p.answers:
