@@ -1,0 +1,125 @@
+"""RULES.md §12 worked examples played through the state machine: the same table, reached by real moves
+from a chosen wall, must settle to the same payments as the rule book.
+"""
+
+from __future__ import annotations
+
+from game.rules import Rules
+from game.table import Hand
+from tests.game.test_table import ROB_SCRIPT, layout, play, rob_hand
+
+
+def settled(hand: Hand) -> tuple[tuple[int, ...], tuple[str, ...], int | None]:
+    assert hand.finished and hand.result is not None and hand.result.valid
+    assert hand.view(None).result == hand.result
+    return hand.result.payments, hand.result.patterns, hand.result.liable
+
+
+def test_example_a_small_hard_win_on_a_discard() -> None:
+    # Seat 0 (dealer) makes a 红中杠 and feeds seat 1's chi 345m; seat 3 makes an 暗杠 of 9p and feeds
+    # seat 0's peng 1z; seat 2 finally discards 5m into seat 1's 234p 678p 345s 5m.
+    hand = layout(
+        0,
+        [
+            "7z3m1z1z1m7m1p5p1s7s3z4z5z6z",
+            "4m5m234p678p345s5m9m",
+            "5m2m8m6m1p5p7p2s8s3z4z5z6z",
+            "9p9p9p9p1z3m7m3p3s6s3z4z5z",
+        ],
+        head="2z2z2z4s",
+        tail="8p1s",
+        indicator="8s",
+        rules=Rules(),
+    )
+    play(
+        hand,
+        "0 hongzhong_gang",
+        "0 discard 3m",
+        "1 chi 3m",
+        "1 discard 9m",
+        "2 discard 2z",
+        "3 an_gang 9p",
+        "3 discard 1z",
+        "0 peng 1z",
+        "0 discard 1m",
+        "1 discard 2z",
+        "2 discard 5m",
+        "1 hu",
+    )
+    assert settled(hand) == ((-32, 56, -8, -16), ("pi_hu",), None)
+    assert (hand.result.how, hand.result.from_seat, hand.result.soft) == ("discard", 2, False)  # type: ignore[union-attr]
+
+
+def test_example_a_under_koukoufan() -> None:
+    # The same win, with seat 0 holding two pengs (1z from 3, 9p from 2) and seat 3's 暗杠 on 1p.
+    hand = layout(
+        0,
+        [
+            "7z3m1z1z9p9p1m7m5p1s7s3z4z6z",
+            "4m5m234p678p345s5m9m",
+            "5m9p2m8m6m5p7p2s8s3z4z5z6z",
+            "1p1p1p1p1z3m7m3p3s6s3z4z5z",
+        ],
+        head="2p2z2z2z2z4s",
+        tail="8p1s",
+        indicator="8s",
+        rules=Rules.from_json("koukoufan"),
+    )
+    play(
+        hand,
+        "0 hongzhong_gang",
+        "0 discard 3m",
+        "1 chi 3m",
+        "1 discard 9m",
+        "2 discard 9p",
+        "0 peng 9p",
+        "0 discard 1m",
+        "1 discard 2z",
+        "2 discard 2z",
+        "3 an_gang 1p",
+        "3 discard 1z",
+        "0 peng 1z",
+        "0 discard 7m",
+        "1 discard 2z",
+        "2 discard 5m",
+        "1 hu",
+    )
+    assert settled(hand) == ((-64, 88, -8, -16), ("pi_hu",), None)
+
+
+def test_example_d_robbing_the_kong() -> None:
+    hand = rob_hand()
+    play(hand, *ROB_SCRIPT, "1 xu_gang 5s", "2 hu")
+    assert settled(hand) == ((0, -280, 280, 0), ("qiang_gang",), 1)
+    assert (hand.result.how, hand.result.from_seat) == ("rob_gang", 1)  # type: ignore[union-attr]
+
+
+def test_example_i_dealer_soft_self_drawn_win() -> None:
+    # Seat 0 (dealer, 赖子 4p) pengs 7m from seat 2 after seat 2's chi 789s from seat 1; seat 3 makes two
+    # 赖子杠; seat 0 then draws 2s: 123m 567p 22s + 34s with the 4p standing for 2s or 5s.
+    hand = layout(
+        0,
+        ["123m567p34s2s4p7m7m1z2z", "9s", "7s8s7m", "4p4p"],
+        head="9m3z4z5z2s",
+        tail="6z6z",
+        indicator="3p",
+        rules=Rules(),
+        pad=20,
+    )
+    play(
+        hand,
+        "0 discard 1z",
+        "1 discard 9s",
+        "2 chi 7s",
+        "2 discard 7m",
+        "0 peng 7m",
+        "0 discard 2z",
+        "1 discard 3z",
+        "2 discard 4z",
+        "3 laizi_gang",
+        "3 laizi_gang",
+        "3 discard 5z",
+        "0 hu",
+    )
+    assert settled(hand) == ((152, -8, -16, -128), ("pi_hu",), None)
+    assert (hand.result.how, hand.result.soft) == ("self_draw", True)  # type: ignore[union-attr]
