@@ -15,8 +15,6 @@ import signal
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
 from storage import Database
 
 # The settlement every crash test closes its hand with.

@@ -1,0 +1,212 @@
+"""Storage benchmark: appending an action, closing a hand, and a leaderboard over 100,000 stored hands.
+
+    .venv/bin/python bench/storage.py
+
+Runs against a real database file in a temporary directory (WAL, synchronous=NORMAL, as the bot runs).
+The last line is one JSON object: append_ms_median, append_ms_p99, close_hand_ms_median, leaderboard_ms.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import statistics
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from storage import Database, Period, Seat
+from storage.codec import timestamp
+
+APPENDS = 3000
+CLOSES = 300
+STORED_HANDS = 100_000
+CHATS = 10
+PLAYERS_PER_CHAT = 40
+HANDS_PER_MATCH = 8
+LEADERBOARD_RUNS = 50
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+
+def ms(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    return statistics.median(ordered) * 1000, ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000
+
+
+async def bench_append(db: Database) -> tuple[float, float]:
+    await db.players.upsert(1, "Bench")
+    match = await db.matches.create(-1, 1, "kaikoufan", [Seat.human(1), Seat.auto(), Seat.auto(), Seat.auto()], 999)
+    samples = []
+    hand = await db.hands.start(match.id, seed=0, dealer=0)
+    seq = 0
+    for _ in range(APPENDS):
+        if seq == 150:  # a long hand has ~150 actions; then the next hand
+            await db.hands.close(hand.id, (0, 0, 0, 0), winner=None)
+            hand = await db.hands.start(match.id, seed=0, dealer=0)
+            seq = 0
+        start = time.perf_counter()
+        await db.hands.append_action(hand.id, seq, {"s": seq % 4, "k": "discard", "t": "5m"})
+        samples.append(time.perf_counter() - start)
+        seq += 1
+    await db.hands.abandon(hand.id)
+    await db.matches.finish(match.id)
+    return ms(samples)
+
+
+async def bench_close(db: Database) -> float:
+    for pid in (2, 3, 4):
+        await db.players.upsert(pid, f"Bench {pid}")
+    seats = [Seat.human(1), Seat.human(2), Seat.human(3), Seat.human(4)]
+    match = await db.matches.create(-2, 2, "kaikoufan", seats, CLOSES)
+    rng = random.Random(1)
+    samples = []
+    for _ in range(CLOSES):
+        hand = await db.hands.start(match.id, seed=1, dealer=0)
+        winner = rng.randrange(4)
+        losses = [rng.randrange(20, 300) for _ in range(4)]
+        payments = tuple(sum(losses) - losses[s] if s == winner else -losses[s] for s in range(4))
+        start = time.perf_counter()
+        await db.hands.close(hand.id, payments, winner, {"patterns": ["pi_hu"], "base": 1})
+        samples.append(time.perf_counter() - start)
+    return ms(samples)[0]
+
+
+async def fill(db: Database) -> tuple[int, int]:
+    """STORED_HANDS settled hands over CHATS chats and a year, inserted in one transaction; returns a league."""
+    league = await db.leagues.create(-1000, "Bench League", [4], "20:00", "UTC", "kaikoufan", night_hands=8)
+    night = await db.leagues.schedule_night(league.id, NOW - timedelta(days=2))
+    rng = random.Random(7)
+    created = timestamp(NOW - timedelta(days=400))
+    players, matches, match_seats, hands, settlements = [], [], [], [], []
+    pools = {}
+    for c in range(CHATS):
+        pools[c] = list(range(10_000 + c * PLAYERS_PER_CHAT, 10_000 + (c + 1) * PLAYERS_PER_CHAT))
+        players += [(pid, f"P{pid}", "zh", 2400, "本科生", 0, 0, 0, created) for pid in pools[c]]
+    hand_id = 1_000_000
+    for m in range(STORED_HANDS // HANDS_PER_MATCH):
+        match_id = 1_000_000 + m
+        c = m % CHATS
+        chat_id = -1000 - c
+        seated = rng.sample(pools[c], 4)
+        started = NOW - timedelta(days=365 * (1 - m / (STORED_HANDS // HANDS_PER_MATCH)), hours=1)
+        in_league = c == 0 and started > NOW - timedelta(days=30)
+        matches.append(
+            (
+                match_id,
+                chat_id,
+                m,
+                '{"preset":"kaikoufan"}',
+                HANDS_PER_MATCH,
+                "done",
+                timestamp(started),
+                timestamp(started),
+                night.id if in_league else None,
+            )
+        )
+        match_seats += [(match_id, s, pid, None, 0) for s, pid in enumerate(seated)]
+        for n in range(HANDS_PER_MATCH):
+            hand_id += 1
+            ended = timestamp(started + timedelta(minutes=5 * n + 5))
+            winner = rng.randrange(4)
+            losses = [rng.randrange(20, 300) for _ in range(4)]
+            hands.append(
+                (
+                    hand_id,
+                    match_id,
+                    n + 1,
+                    n,
+                    0,
+                    '{"preset":"kaikoufan"}',
+                    "done",
+                    ended,
+                    ended,
+                    winner,
+                    '{"patterns":["pi_hu"]}',
+                )
+            )
+            for s, pid in enumerate(seated):
+                points = sum(losses) - losses[s] if s == winner else -losses[s]
+                settlements.append((hand_id, s, pid, chat_id, ended, points, int(s == winner), None, None))
+    async with db.transaction() as tx:
+        await tx.executemany("INSERT INTO players VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", players)
+        await tx.executemany(
+            """INSERT INTO matches (id, chat_id, seed, rules, hands_planned, status, started_at, ended_at,
+                                    league_night_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            matches,
+        )
+        await tx.executemany("INSERT INTO match_seats VALUES (?, ?, ?, ?, ?)", match_seats)
+        await tx.executemany(
+            """INSERT INTO hands (id, match_id, hand_no, seed, dealer, rules, status, started_at, ended_at, winner,
+                                  summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            hands,
+        )
+        await tx.executemany(
+            """INSERT INTO settlements (hand_id, seat, player_id, chat_id, ended_at, points, won, skill_before,
+                                        skill_after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            settlements,
+        )
+    return league.id, league.season
+
+
+async def bench_leaderboard(db: Database) -> float:
+    start = time.perf_counter()
+    league_id, season = await fill(db)
+    print(f"stored {STORED_HANDS} hands in {CHATS} chats in {time.perf_counter() - start:.1f} s")
+    start = time.perf_counter()
+    rows = await db.standings.rebuild()
+    print(
+        f"standings rebuilt from {4 * STORED_HANDS} settlement rows: {rows} rows in {time.perf_counter() - start:.2f} s"
+    )
+    worst = 0.0
+    for label, period in (
+        ("all time", Period.all_time()),
+        ("this month", Period.month_of(NOW)),
+        ("league season", Period.league_season(league_id, season)),
+    ):
+        samples = []
+        for _ in range(LEADERBOARD_RUNS):
+            start = time.perf_counter()
+            board = await db.standings.leaderboard(-1000, period, limit=10)
+            samples.append(time.perf_counter() - start)
+        assert len(board) == 10, (label, len(board))
+        median, _ = ms(samples)
+        worst = max(worst, median)
+        print(f"leaderboard {label} (chat of {STORED_HANDS // CHATS} hands): median {median:.3f} ms")
+    # For comparison: the same all-time board summed from the settlement rows instead of the standings table.
+    start = time.perf_counter()
+    await db.fetchall(
+        """SELECT player_id, SUM(points) AS pts FROM settlements WHERE chat_id = ? AND player_id IS NOT NULL
+           GROUP BY player_id ORDER BY pts DESC LIMIT 10""",
+        (-1000,),
+    )
+    print(f"(the same board summed from raw settlements: {(time.perf_counter() - start) * 1000:.1f} ms)")
+    return worst
+
+
+async def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        db = await Database.open(Path(tmp) / "bench.sqlite3", clock=lambda: NOW)
+        try:
+            append_median, append_p99 = await bench_append(db)
+            print(f"append action: median {append_median:.3f} ms, p99 {append_p99:.3f} ms ({APPENDS} appends)")
+            close_median = await bench_close(db)
+            print(f"close hand with settlement: median {close_median:.3f} ms ({CLOSES} hands)")
+            leaderboard = await bench_leaderboard(db)
+        finally:
+            await db.close()
+    print(
+        json.dumps(
+            {
+                "append_ms_median": round(append_median, 3),
+                "append_ms_p99": round(append_p99, 3),
+                "close_hand_ms_median": round(close_median, 3),
+                "leaderboard_ms": round(leaderboard, 3),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
