@@ -12,10 +12,14 @@ import asyncio
 import json
 import random
 import statistics
+import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+# This file is named storage.py, so its own folder (first on sys.path) would shadow the storage package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from storage import Database, Period, Seat
 from storage.codec import timestamp
