@@ -3,7 +3,10 @@
 import asyncio
 import io
 import json
+import os
 import re
+import subprocess
+import sys
 import threading
 import time
 import urllib.request
@@ -17,6 +20,19 @@ from telegram.error import BadRequest, Conflict, EndPointNotFound, Forbidden, In
 from telegram.ext import ApplicationBuilder, CallbackQueryHandler, CommandHandler, ContextTypes
 
 from tests.fake_telegram import FakeTelegram, FaultKind
+
+# A bot process configured only through the environment, as `python -m bot` is.
+PING_BOT = """
+import os
+from telegram.ext import ApplicationBuilder, CommandHandler
+
+async def ping(update, context):
+    await update.effective_chat.send_message("pong " + " ".join(context.args))
+
+app = ApplicationBuilder().token(os.environ["TELEGRAM_BOT_TOKEN"]).base_url(os.environ["TELEGRAM_API_BASE_URL"]).build()
+app.add_handler(CommandHandler("ping", ping))
+app.run_polling(poll_interval=0, timeout=1)
+"""
 
 
 class ManualClock:
@@ -221,6 +237,8 @@ async def test_users_who_never_started_the_bot_cannot_be_written_to(fake_telegra
     bob = fake_telegram.add_user("Bob", started=False)
     with pytest.raises(Forbidden, match="bot can't initiate conversation with a user"):
         await bot.send_message(bob.id, "你好")
+    with pytest.raises(ValueError, match="must press START first"):
+        bob.say(bob.id, "/join")  # clients offer only the START button until it is pressed
 
     bob.open_link(f"https://t.me/{fake_telegram.bot_username}?start=join_-1001000000001")
     start = fake_telegram.messages(bob.id, from_bot=None)[-1]
@@ -399,3 +417,16 @@ def test_waiting_for_a_message_times_out_with_what_the_chat_shows(fake_telegram:
     assert fake_telegram.wait_for_message(alice.id, from_bot=None, timeout=3).text == "早"
     with pytest.raises(TimeoutError, match=r"chat 100001 \(the bot's messages there: none\)"):
         alice.wait_for_private_message(lambda m: bool(m.buttons), timeout=0.1)
+
+
+def test_a_bot_process_is_driven_with_the_blocking_helpers(fake_telegram: FakeTelegram) -> None:
+    alice = fake_telegram.add_user("Alice")
+    group = fake_telegram.add_group("牌友群", members=[alice])
+    process = subprocess.Popen([sys.executable, "-c", PING_BOT], env=os.environ | fake_telegram.bot_environment())
+    try:
+        alice.say(group, "/ping 1")  # queued until the bot's first getUpdates
+        assert fake_telegram.wait_for_message(group.id, timeout=20).text == "pong 1"
+    finally:
+        process.terminate()  # PTB's run_polling stops cleanly on SIGTERM
+        assert process.wait(timeout=10) == 0
+    assert fake_telegram.pending_updates() == 0

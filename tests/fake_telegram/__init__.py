@@ -32,6 +32,7 @@ Building a world and acting in it
     bob.open_link("https://t.me/wuhan_mahjong_test_bot?start=join_-1001000000001")  # /start join_... privately
     hand = alice.wait_for_private_message(lambda m: m.photo is not None and m.buttons)
     query_id = alice.press(hand, "打 5万")                # by button text or callback_data
+    bob.open_link(table_message.button("加入").url)        # a URL button: the user follows the link
     assert tg.wait_for_callback_answer(query_id).text is None
 
 In groups the bot only receives commands (bare or ``@`` this bot), mentions and replies to its messages —

@@ -195,6 +195,8 @@ class BotApi:
             chat = self.chat(chat_id)
             if not chat.is_group and chat.id != user.id:
                 raise ValueError(f"{user.first_name} can only write in their own private chat with the bot")
+            if not chat.is_group and not user.started:
+                raise ValueError(f"{user.first_name} must press START first: user.start() or user.open_link(url)")
             if chat.is_group:
                 chat.member_ids.add(user.id)
             entities: tuple[JSON, ...] = ()
@@ -327,7 +329,7 @@ class BotApi:
     # ----- waiting ---------------------------------------------------------------------------------
 
     def wait_until(
-        self, predicate: Callable[[], T], *, timeout: float = 5.0, what: str | Callable[[], str] = "condition"
+        self, predicate: Callable[[], T | None], *, timeout: float = 5.0, what: str | Callable[[], str] = "condition"
     ) -> T:
         """Blocks until `predicate()` (run under the state lock) is truthy, and returns its value.
         On timeout, TimeoutError says `what` was awaited (a callable is asked then, to show the state)."""
@@ -343,7 +345,7 @@ class BotApi:
                 self._changed.wait(remaining)
 
     async def wait_until_async(
-        self, predicate: Callable[[], T], *, timeout: float = 5.0, what: str | Callable[[], str] = "condition"
+        self, predicate: Callable[[], T | None], *, timeout: float = 5.0, what: str | Callable[[], str] = "condition"
     ) -> T:
         """`wait_until` for async tests: waits in a worker thread so the event loop (and the bot) keep running."""
         return await asyncio.to_thread(self.wait_until, predicate, timeout=timeout, what=what)

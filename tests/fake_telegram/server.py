@@ -45,7 +45,7 @@ class _Server(ThreadingHTTPServer):
     def process_request(self, request: socket.socket, client_address: object) -> None:  # type: ignore[override]
         with self.connections_lock:
             self.connections.add(request)
-        super().process_request(request, client_address)  # type: ignore[arg-type]
+        super().process_request(request, client_address)
 
     def shutdown_request(self, request: socket.socket) -> None:  # type: ignore[override]
         with self.connections_lock:
@@ -126,6 +126,7 @@ class FakeTelegram(BotApi):
     def start(self) -> FakeTelegram:
         if self._httpd is not None:
             raise RuntimeError("the fake Telegram server is already running")
+        self._stopping = False  # long polls wait again after a stop() / start() cycle
         self._httpd = _Server(self)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-telegram", daemon=True
