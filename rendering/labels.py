@@ -31,6 +31,7 @@ _LABELS: Final[dict[str, tuple[str, str]]] = {
     "ready": ("听", "Ready"),
     "waits": ("听牌提示", "Waiting on"),
     "claimable": ("可吃碰杠胡", "You may claim"),
+    "discarded": ("{name} 打出", "{name} discarded"),
     "hongzhong_gangs": ("红中杠 ×{n}", "Red kong ×{n}"),
     "laizi_gangs": ("赖子杠 ×{n}", "Wild kong ×{n}"),
     "tiles_in_hand": ("{n} 张", "{n} tiles"),

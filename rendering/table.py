@@ -56,6 +56,7 @@ OTHER_HAND_SIZE: Final = 22
 OTHER_MELD_SIZE: Final = 26
 RIVER_SIZE: Final = 28
 RIVER_COLS: Final = 13
+RIVER_GAP: Final = 2  # room for the latest discard's frame between tiles
 RIVER_ROWS: Final = 3  # rows that fit without squeezing; a longer river is squeezed, never cut
 INFO_SIZE: Final = 40
 CLAIM_SIZE: Final = 48
@@ -63,6 +64,7 @@ WAIT_SIZE: Final = 32
 MELD_GAP: Final = 8
 PLATE_H: Final = 38
 COMPASS_R: Final = 50
+DISCARD_LABEL_W: Final = 150  # room for "西 Bob 打出" beside the 听牌提示
 MIDDLE_TOP: Final = MARGIN + PANEL_H + MARGIN
 OWN_PLATE_TOP: Final = HEIGHT - 10 - tile_dims(OWN_SIZE)[1] - meld_stack_rise(OWN_SIZE) - 6 - PLATE_H
 MIDDLE_H: Final = OWN_PLATE_TOP - MARGIN - MIDDLE_TOP
@@ -86,13 +88,14 @@ class TableLayout:
     drawn: TileSpot | None = None  # the viewer's freshly drawn tile (also the last spot of its hand)
     indicator: TileSpot | None = None
     laizi: TileSpot | None = None
-    claimable: TileSpot | None = None
+    claimable: TileSpot | None = None  # the discard this viewer may claim, large
+    discard_shown: TileSpot | None = None  # else the discard on the table now, large
     waits: list[TileSpot] = field(default_factory=list)
     latest_discard: TileSpot | None = None
 
     def all_spots(self) -> list[TileSpot]:
         spots = [s for seat in range(4) for s in (*self.hands[seat], *self.melds[seat], *self.rivers[seat])]
-        extras = (self.indicator, self.laizi, self.claimable, self.latest_discard)
+        extras = (self.indicator, self.laizi, self.claimable, self.discard_shown)
         return spots + [s for s in extras if s is not None] + self.waits
 
 
@@ -130,17 +133,17 @@ def _layout_panel(lay: TableLayout, view: SeatView, seat: int, px: int, tiles: t
                   apart: bool) -> None:
     py = MARGIN
     lay.plates[seat] = (px + 6, py + 6, px + PANEL_W - 6, py + 6 + PLATE_H)
-    hand_y = py + 52
+    hand_y = py + 50
     lay.hands[seat] = tile_row(tiles, px + 10, hand_y, OTHER_HAND_SIZE, view.laizi, apart_last=apart)
     lay.gang_counts_at[seat] = (px + PANEL_W - 10, hand_y)
-    meld_bottom = hand_y + tile_dims(OTHER_HAND_SIZE)[1] + 8 + meld_stack_rise(OTHER_MELD_SIZE) + tile_dims(
+    meld_bottom = hand_y + tile_dims(OTHER_HAND_SIZE)[1] + 6 + meld_stack_rise(OTHER_MELD_SIZE) + tile_dims(
         OTHER_MELD_SIZE)[1]
     x = px + 10
     for meld in view.melds[seat]:
         lay.melds[seat] += meld_spots(meld, seat, x, meld_bottom, OTHER_MELD_SIZE, view.laizi)
         x += meld_width(OTHER_MELD_SIZE) + MELD_GAP
-    river_top = meld_bottom + 8
-    lay.rivers[seat] = _river(view, seat, px + (PANEL_W - RIVER_COLS * RIVER_SIZE) // 2, river_top,
+    river_top = meld_bottom + 6
+    lay.rivers[seat] = _river(view, seat, px + (PANEL_W - RIVER_COLS * (RIVER_SIZE + RIVER_GAP)) // 2, river_top,
                               py + PANEL_H - river_top)
 
 
@@ -157,7 +160,7 @@ def _layout_bottom(lay: TableLayout, view: SeatView, seat: int, tiles: tuple[Til
     for meld in melds:
         lay.melds[seat] += meld_spots(meld, seat, x, row_y + h, OWN_SIZE, view.laizi)
         x += meld_width(OWN_SIZE) + MELD_GAP
-    center_x = MARGIN * 2 + PANEL_W + (PANEL_W - RIVER_COLS * RIVER_SIZE) // 2
+    center_x = MARGIN * 2 + PANEL_W + (PANEL_W - RIVER_COLS * (RIVER_SIZE + RIVER_GAP)) // 2
     rows = max(1, min(RIVER_ROWS, -(-len(view.rivers[seat]) // RIVER_COLS)))
     top = MIDDLE_TOP + max(14, (MIDDLE_H - rows * tile_dims(RIVER_SIZE)[1]) // 2)
     lay.rivers[seat] = _river(view, seat, center_x, top, MIDDLE_TOP + MIDDLE_H - 14 - top)
@@ -167,6 +170,7 @@ def _river(view: SeatView, seat: int, x: int, y: int, height: int) -> list[TileS
     """The seat's discards in rows of RIVER_COLS; rows squeeze together when more than fit in ``height``."""
     tiles = view.rivers[seat]
     w, h = tile_dims(RIVER_SIZE)
+    w, h = w + RIVER_GAP, h + RIVER_GAP
     rows = max(1, -(-len(tiles) // RIVER_COLS))
     step = min(h, (height - h) // max(1, rows - 1)) if rows > 1 else h
     return [TileSpot(x + (i % RIVER_COLS) * w, y + (i // RIVER_COLS) * step, t, RIVER_SIZE, t == view.laizi)
@@ -188,6 +192,10 @@ def _layout_middle(lay: TableLayout, view: SeatView, lang: Lang) -> None:
     if view.claimable is not None:
         lay.claimable = TileSpot(right, y, view.claimable, CLAIM_SIZE, view.claimable == view.laizi)
         right += max(tile_dims(CLAIM_SIZE)[0], text_width(text("claimable", lang), 18)) + 28
+    elif view.last_discard is not None:
+        tile = view.last_discard[1]
+        lay.discard_shown = TileSpot(right, y, tile, CLAIM_SIZE, tile == view.laizi)
+        right += (DISCARD_LABEL_W if view.waits else PANEL_W // 2) + 28
     if view.waits:
         per_row = max(1, (WIDTH - MARGIN - 16 - right) // (WAIT_SIZE + 4))
         w, h = tile_dims(WAIT_SIZE)
@@ -245,7 +253,7 @@ def table_image(view: SeatView, names: Sequence[str], scores: Sequence[int], lan
     for spot in lay.all_spots():
         paste(img, spot)
     if lay.latest_discard is not None:
-        frame(d, lay.latest_discard.box, HIGHLIGHT, width=3)
+        frame(d, lay.latest_discard.box, HIGHLIGHT, width=RIVER_GAP, pad=0)
     _draw_middle(d, view, lay, names, lang)
     return img
 
@@ -304,6 +312,11 @@ def _draw_middle(d: ImageDraw.ImageDraw, view: SeatView, lay: TableLayout, names
     if lay.claimable is not None:
         draw_text(d, (lay.claimable.x - 6, head_y), text("claimable", lang), 18, HIGHLIGHT, anchor="lm")
         frame(d, lay.claimable.box, HIGHLIGHT, width=4, pad=3)
+    if lay.discard_shown is not None and view.last_discard is not None:
+        who = f"{seat_wind(view.last_discard[0], lang)} {names[view.last_discard[0]]}"
+        draw_text(d, (lay.discard_shown.x - 6, head_y), text("discarded", lang).format(name=who), 18, TEXT,
+                  anchor="lm", max_width=DISCARD_LABEL_W if view.waits else PANEL_W - 20)
+        frame(d, lay.discard_shown.box, HIGHLIGHT, width=3, pad=2)
     if lay.waits:
         draw_text(d, (lay.waits[0].x, head_y), text("waits", lang), 18, GOLD, anchor="lm")
 

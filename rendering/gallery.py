@@ -1,0 +1,150 @@
+"""Write one of every picture, from real engine states, to a folder: ``python -m rendering.gallery build/gallery``.
+
+A seeded match is played by the automatic player (game.ai) until it has shown a busy table, a won hand with
+a big pattern and a 荒庄 (or MAX_HANDS are played); the standings come from the same match (skill = 2400 +
+net points, RULES.md §10). Each picture is written in Chinese and in English.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from PIL import Image
+
+from game.ai import choose
+from game.match import Match
+from game.rules import Rules
+from game.tiles import HIDDEN, NUM_KINDS, Tile, parse_tile
+from game.titles import START_SKILL
+from game.view import SeatView
+from rendering.labels import LANGS
+from rendering.result import render_exhausted, render_result
+from rendering.standings import LeaderboardRow, PlayerCard, render_leaderboard, render_player_card
+from rendering.table import render_spectator_view, render_table_view
+from rendering.tiles import render_tile, tile_dims
+
+NAMES: Final = ("Alice", "王小明", "Bob", "李四")
+MATCH_SEED: Final = 2026
+MAX_HANDS: Final = 60
+
+
+@dataclass
+class Scenes:
+    """The moments worth a picture, gathered while the match is played."""
+
+    table: tuple[SeatView, SeatView] | None = None  # one seat's view and the spectator's, at the same moment
+    table_scores: tuple[int, ...] = (0, 0, 0, 0)
+    result: SeatView | None = None
+    win_tile: Tile | None = None
+    result_totals: tuple[int, ...] = (0, 0, 0, 0)
+    exhausted: SeatView | None = None
+    exhausted_totals: tuple[int, ...] = (0, 0, 0, 0)
+    skill: list[list[int]] = field(default_factory=lambda: [[START_SKILL] for _ in range(4)])
+    wins: list[int] = field(default_factory=lambda: [0] * 4)
+    biggest: list[int] = field(default_factory=lambda: [0] * 4)
+    hands: int = 0
+
+    @property
+    def complete(self) -> bool:
+        big = self.result is not None and self.result.result is not None and self.result.result.patterns != (
+            "pi_hu",)
+        return self.table is not None and big and self.exhausted is not None
+
+
+def busy(view: SeatView) -> bool:
+    """A table moment that shows most of what the picture can: melds about, a claim or a fresh draw."""
+    melds = sum(len(m) for m in view.melds)
+    return (view.seat is not None and melds >= 3 and bool(view.melds[view.seat]) and view.wall_remaining <= 50
+            and (view.claimable is not None or view.drawn is not None))
+
+
+def play(max_hands: int = MAX_HANDS) -> Scenes:
+    match = Match(Rules(), MATCH_SEED)
+    scenes = Scenes()
+    while scenes.hands < max_hands and not scenes.complete:
+        hand = match.new_hand()
+        win_tile: Tile | None = None
+        while not hand.finished:
+            seat = hand.waiting_on()[0]
+            view = hand.view(seat)
+            if scenes.table is None and busy(view):
+                scenes.table = (view, hand.view(None))
+                scenes.table_scores = tuple(match.totals)
+            for event in hand.apply(choose(view, "normal", MATCH_SEED)):
+                if event.kind == "win":
+                    win_tile = parse_tile(event.data["tile"])
+        match.finish_hand(hand)
+        scenes.hands += 1
+        result = hand.result
+        if result is not None:
+            scenes.wins[result.winner] += 1
+            scenes.biggest[result.winner] = max(scenes.biggest[result.winner], result.payments[result.winner])
+            if scenes.result is None or (scenes.result.result is not None
+                                         and scenes.result.result.patterns == ("pi_hu",)):
+                scenes.result, scenes.win_tile, scenes.result_totals = hand.view(None), win_tile, tuple(match.totals)
+        elif scenes.exhausted is None:
+            scenes.exhausted, scenes.exhausted_totals = hand.view(None), tuple(match.totals)
+        for seat in range(4):
+            scenes.skill[seat].append(START_SKILL + match.totals[seat])
+    return scenes
+
+
+def tile_sheet(size: int = 72) -> Image.Image:
+    """Every tile face, the back and a 赖子, on the felt."""
+    w, h = tile_dims(size)
+    tiles = [*range(NUM_KINDS), HIDDEN, 4]
+    sheet = Image.new("RGB", (9 * (w + 8) + 8, 4 * (h + 8) + 8), (24, 84, 62))
+    for i, t in enumerate(tiles):
+        img = render_tile(t, size, laizi=i == len(tiles) - 1)
+        sheet.paste(img, (8 + (i % 9) * (w + 8), 8 + (i // 9) * (h + 8)), img)
+    return sheet
+
+
+def build(out: Path, max_hands: int = MAX_HANDS) -> list[Path]:
+    """Play the match and write every picture to ``out``; returns the files written."""
+    out.mkdir(parents=True, exist_ok=True)
+    scenes = play(max_hands)
+    written: list[Path] = []
+
+    def write(name: str, data: bytes) -> None:
+        path = out / name
+        path.write_bytes(data)
+        written.append(path)
+
+    standings = sorted(range(4), key=lambda s: -scenes.skill[s][-1])
+    rows = [LeaderboardRow(rank + 1, NAMES[s], scenes.skill[s][-1], scenes.hands,
+                           scenes.skill[s][-1] - START_SKILL) for rank, s in enumerate(standings)]
+    top = standings[0]
+    card = PlayerCard(NAMES[top], scenes.skill[top][-1], scenes.hands, scenes.wins[top], scenes.biggest[top],
+                      tuple(scenes.skill[top]))
+    for lang in LANGS:
+        if scenes.table is not None:
+            seat_view, spectator_view = scenes.table
+            write(f"table_seat_{lang}.png", render_table_view(seat_view, NAMES, scenes.table_scores, lang))
+            write(f"table_spectator_{lang}.png",
+                  render_spectator_view(spectator_view, NAMES, scenes.table_scores, lang))
+        if scenes.result is not None:
+            write(f"result_{lang}.png",
+                  render_result(scenes.result, NAMES, lang, scenes.win_tile, scenes.result_totals))
+        if scenes.exhausted is not None:
+            write(f"exhausted_{lang}.png", render_exhausted(scenes.exhausted, NAMES, lang, scenes.exhausted_totals))
+        group = "周五麻将群" if lang == "zh" else "Friday table"
+        write(f"leaderboard_{lang}.png", render_leaderboard(rows, lang, group))
+        write(f"player_card_{lang}.png", render_player_card(card, lang))
+    sheet = out / "tiles.png"
+    tile_sheet().save(sheet)
+    written.append(sheet)
+    return written
+
+
+def main() -> None:
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else "build/gallery")
+    for path in build(out):
+        print(path)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""Views built by hand (a table mid-hand, the same moment for every seat) and a crop comparison."""
+
+from __future__ import annotations
+
+from PIL import Image, ImageChops
+
+from game.melds import Meld
+from game.tiles import HIDDEN, Tile, parse_tile, parse_tiles
+from game.view import SeatView
+from rendering.draw import TileSpot
+
+NAMES = ("Alice", "王小明", "Bob", "李四")
+SCORES = (120, -40, -200, 120)
+LAIZI = parse_tile("5p")
+
+# Seat 2 has just discarded 8m; seat 0 may claim it and is ready on 3m/6m; seat 1 (the dealer) holds 13.
+HANDS: dict[int, tuple[Tile, ...]] = {
+    0: tuple(sorted(parse_tiles("1245m567p339s"))),
+    1: tuple(sorted(parse_tiles("456789m12p234s55z"))),
+    2: tuple(sorted(parse_tiles("11223m44p"))),
+    3: tuple(sorted(parse_tiles("5566m789p789s"))),
+}
+MELDS: dict[int, tuple[Meld, ...]] = {
+    0: (Meld("peng", (parse_tile("7z"),), 3),),
+    1: (),
+    2: (Meld("chi", tuple(parse_tiles("345s")), 1, parse_tile("4s")), Meld("an_gang", (parse_tile("1z"),))),
+    3: (Meld("chong_gang", (parse_tile("2s"),), 1),),
+}
+RIVERS = (parse_tiles("19m5z3p"), parse_tiles("1z2z9s8s6m5p"), parse_tiles("4z4z1m9p2p7s8m"), parse_tiles("3z6z1p"))
+
+
+def make_view(seat: int | None, drawn: Tile | None = None, over: bool = False) -> SeatView:
+    """The hand-built table as ``seat`` sees it (None = spectator); ``drawn`` gives the viewer a fresh tile."""
+    melds = tuple(
+        tuple(m if over or s == seat or m.kind != "an_gang" else Meld("an_gang", (HIDDEN,)) for m in MELDS[s])
+        for s in range(4)
+    )
+    sizes = tuple(len(HANDS[s]) + (1 if s == seat and drawn is not None else 0) for s in range(4))
+    return SeatView(
+        seat=seat, phase="over" if over else "claim", dealer=1, laizi=LAIZI, indicator=parse_tile("4p"),
+        wall_remaining=47, turn=2, hand=HANDS[seat] if seat is not None else (), drawn=drawn, hand_sizes=sizes,
+        melds=melds, hongzhong_gangs=(1, 0, 0, 2), laizi_gangs=(0, 1, 0, 0),
+        rivers=tuple(tuple(r) for r in RIVERS), last_discard=None if over else (2, parse_tile("8m")),
+        claimable=parse_tile("8m") if seat == 0 and not over else None,
+        waits=tuple(parse_tiles("36m")) if seat == 0 and not over else (), legal=(),
+        revealed=tuple(HANDS[s] for s in range(4)) if over else None,
+    )
+
+
+def uncovered(spots: list[TileSpot]) -> list[TileSpot]:
+    """The spots no later spot overlaps (a gang's fourth tile lies on top of its middle tile)."""
+
+    def overlap(a: TileSpot, b: TileSpot) -> bool:
+        ax0, ay0, ax1, ay1 = a.box
+        bx0, by0, bx1, by1 = b.box
+        return ax0 < bx1 and bx0 < ax1 and ay0 < by1 and by0 < ay1
+
+    return [s for i, s in enumerate(spots) if not any(overlap(s, t) for t in spots[i + 1:])]
+
+
+def shows(picture: Image.Image, spot: TileSpot, tile: Image.Image | None = None) -> bool:
+    """Whether ``picture`` shows ``tile`` (by default the spot's own tile image) exactly at ``spot``, comparing
+    every pixel where the tile is opaque (its rounded corners let the background through)."""
+    tile = tile if tile is not None else spot.image()
+    crop = picture.crop(spot.box).convert("RGB")
+    if crop.size != tile.size:
+        return False
+    opaque = tile.getchannel("A").point(lambda a: 255 if a == 255 else 0)
+    diff = ImageChops.difference(crop, tile.convert("RGB"))
+    return Image.composite(diff, Image.new("RGB", diff.size), opaque).getbbox() is None

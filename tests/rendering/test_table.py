@@ -1,0 +1,117 @@
+"""The table pictures, checked by where each tile is drawn (crops compared with render_tile's own output)."""
+
+from __future__ import annotations
+
+import io
+import itertools
+
+import pytest
+from PIL import Image
+
+from game.tiles import HIDDEN, parse_tile
+from rendering.table import (
+    HEIGHT,
+    WIDTH,
+    render_spectator_view,
+    render_table_view,
+    table_image,
+    table_layout,
+)
+from rendering.tiles import render_tile
+from tests.rendering.scenes import HANDS, LAIZI, MELDS, NAMES, RIVERS, SCORES, make_view, shows, uncovered
+
+
+def test_own_hand_is_drawn_sorted_at_the_layout_spots_with_the_drawn_tile_apart() -> None:
+    drawn = parse_tile("9p")
+    view = make_view(0, drawn=drawn)
+    img = table_image(view, NAMES, SCORES, "zh")
+    lay = table_layout(view, "zh")
+    spots = lay.hands[0]
+    assert [s.tile for s in spots] == [*HANDS[0], drawn]
+    assert all(shows(img, s) for s in spots)
+    assert lay.drawn == spots[-1]
+    gaps = [b.x - a.box[2] for a, b in itertools.pairwise(spots)]
+    assert gaps[:-1] == [0] * (len(spots) - 2) and gaps[-1] > 0
+    assert min(s.size for s in spots) > max(s.size for seat in (1, 2, 3) for s in lay.hands[seat])
+
+
+def test_laizi_is_marked_wherever_it_appears() -> None:
+    view = make_view(0)
+    img = table_image(view, NAMES, SCORES, "zh")
+    lay = table_layout(view, "zh")
+    laizi_spots = [s for s in lay.all_spots() if s.tile == LAIZI]
+    assert {s.laizi for s in laizi_spots} == {True}
+    assert len(laizi_spots) >= 3  # own hand, seat 1's river, the 赖子 shown in the middle
+    for spot in laizi_spots:
+        assert shows(img, spot, render_tile(LAIZI, spot.size, laizi=True, rotated=spot.rotated))
+        assert not shows(img, spot, render_tile(LAIZI, spot.size, rotated=spot.rotated))
+
+
+def test_melds_rivers_claimable_and_waits_are_drawn() -> None:
+    view = make_view(0)
+    img = table_image(view, NAMES, SCORES, "en")
+    lay = table_layout(view, "en")
+    for seat in range(4):
+        assert [s.tile for s in lay.rivers[seat]] == RIVERS[seat]
+        assert all(shows(img, s) for s in uncovered(lay.rivers[seat] + lay.melds[seat]))
+    # the claimed tile of each meld lies on its side; seat 2's 暗杠 shows backs only to seat 0
+    assert [s.rotated for s in lay.melds[0]] == [True, False, False]
+    assert {s.tile for s in lay.melds[2][3:]} == {HIDDEN}
+    assert lay.latest_discard == lay.rivers[2][-1]
+    assert lay.claimable is not None and lay.claimable.tile == parse_tile("8m") and shows(img, lay.claimable)
+    assert [s.tile for s in lay.waits] == list(view.waits) and all(shows(img, s) for s in lay.waits)
+
+
+def test_no_hidden_tile_of_another_seat_leaks_into_a_private_picture() -> None:
+    own_faces = {t for t in HANDS[1]} | {MELDS[2][1].tile}
+    for viewer in (0, 2, 3):
+        view = make_view(viewer)
+        img = table_image(view, NAMES, SCORES, "zh")
+        lay = table_layout(view, "zh")
+        assert [s.tile for s in lay.hands[1]] == [HIDDEN] * len(HANDS[1])
+        for spot in lay.hands[1]:
+            assert shows(img, spot)
+            assert not any(shows(img, spot, render_tile(t, spot.size)) for t in own_faces)
+    # ...while seat 1's own picture shows exactly those faces at its own hand
+    view1 = make_view(1)
+    lay1 = table_layout(view1, "zh")
+    img1 = table_image(view1, NAMES, SCORES, "zh")
+    assert [s.tile for s in lay1.hands[1]] == list(HANDS[1]) and all(shows(img1, s) for s in lay1.hands[1])
+
+
+def test_spectator_picture_shows_only_backs_for_hands_and_concealed_kongs() -> None:
+    view = make_view(None)
+    img = table_image(view, NAMES, SCORES, "zh")
+    lay = table_layout(view, "zh")
+    for seat in range(4):
+        assert [s.tile for s in lay.hands[seat]] == [HIDDEN] * len(HANDS[seat])
+        assert all(shows(img, s) for s in lay.hands[seat])
+    assert {s.tile for s in lay.melds[2][3:]} == {HIDDEN}
+    assert lay.claimable is None and lay.waits == [] and lay.drawn is None
+
+
+def test_hands_are_shown_once_the_hand_is_over() -> None:
+    view = make_view(None, over=True)
+    lay = table_layout(view, "en")
+    img = table_image(view, NAMES, SCORES, "en")
+    for seat in range(4):
+        assert sorted(s.tile for s in lay.hands[seat]) == sorted(HANDS[seat])
+        assert all(shows(img, s) for s in lay.hands[seat])
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_encoded_pictures_fit_telegram(lang: str) -> None:
+    for data in (render_table_view(make_view(0, parse_tile("9p")), NAMES, SCORES, lang),  # type: ignore[arg-type]
+                 render_spectator_view(make_view(None), NAMES, SCORES, lang)):  # type: ignore[arg-type]
+        img = Image.open(io.BytesIO(data))
+        assert img.format == "PNG" and img.size == (WIDTH, HEIGHT)
+        assert len(data) < 60 * 1024
+
+
+def test_wrong_view_kind_or_player_lists_are_refused() -> None:
+    with pytest.raises(ValueError, match="spectator"):
+        render_table_view(make_view(None), NAMES, SCORES)
+    with pytest.raises(ValueError, match="spectator"):
+        render_spectator_view(make_view(0), NAMES, SCORES)
+    with pytest.raises(ValueError, match="4 each"):
+        render_table_view(make_view(0), NAMES[:3], SCORES)
