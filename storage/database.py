@@ -18,7 +18,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, cast
 
 import aiosqlite
 
@@ -83,12 +83,13 @@ class Database:
             await self._conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
             try:
                 yield self._conn
+                await self._conn.execute("COMMIT")
             except BaseException:
-                # Queued behind any statement still running, so the rollback lands after it.
+                # Queued behind any statement still running, so the rollback lands after it; after a COMMIT
+                # that did go through there is nothing left to roll back.
                 with contextlib.suppress(sqlite3.OperationalError):
                     await self._conn.execute("ROLLBACK")
                 raise
-            await self._conn.execute("COMMIT")
 
     async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
         """One read statement (atomic on its own)."""
@@ -107,7 +108,8 @@ class Database:
 
     async def set_trace(self, callback: Callable[[str], object] | None) -> None:
         """Call callback(sql) before each statement runs (diagnostics, and the crash tests' kill points)."""
-        await self._conn.set_trace_callback(callback)
+        # None clears it: sqlite3 accepts None, aiosqlite's annotation does not say so.
+        await self._conn.set_trace_callback(cast("Callable[..., Any]", callback))
 
 
 async def connect(path: Path) -> aiosqlite.Connection:

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Literal
 
 import aiosqlite
 
+from game.ai import LEVELS as AUTO_LEVELS
 from game.rules import Rules
-from storage.chats import AUTO_LEVELS
 from storage.codec import (
     SQLITE_INT_MAX,
     check_choice,
