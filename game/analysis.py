@@ -37,22 +37,46 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
-from game.melds import Meld, WinHow
+from game.melds import WIN_HOWS, Meld, WinHow
 from game.patterns import Reading, WinAnalysis, base_of, patterns_of
 from game.tiles import COPIES, HONGZHONG, NUM_KINDS, Tile, is_feng, is_jiang, tile_name
 
-_NEVER: Final = 99  # the cost of a shape a group can never make
 # Per count n of one tile kind: wildcards to make it triplets only, and the change when it holds the pair.
 _TRIPLET_COST: Final = (0, 2, 1, 0, 2)
 _TRIPLET_PAIR_DELTA: Final = (2, -1, -1, 2, -1)
 _JIANG_RANKS: Final = (1, 4, 7)  # 2, 5 and 8 as rank indices
-_NON_JIANG: Final = tuple(t for t in range(NUM_KINDS) if not is_jiang(t))
-_NON_FENG: Final = tuple(t for t in range(NUM_KINDS) if not is_feng(t))
+_HARD_FACTOR: Final = Fraction(2)  # the default; waits only ask whether some reading wins
 _WILD_CANDIDATES: Final = tuple(t for t in range(NUM_KINDS) if t != HONGZHONG)
 
-# A group's record: (sets, pair delta, 2-5-8 pair delta, triplets, triplet-pair delta); deltas are
-# what holding the hand's pair adds to the sets / triplets cost.
-_Record = tuple[int, int, int, int, int]
+# A group's record, packed into one int so that a hand's four records are simply summed:
+#   bits 0-5   wildcards to make the group sets only
+#   bits 6-11  wildcards to make it triplets only
+#   bits 12-14 1 if holding the hand's pair here is cheap, for sets (any pair) ...
+#   bits 15-17 ... for sets with a 2-5-8 pair ...
+#   bits 18-20 ... for triplets
+#   bits 21-24 the group's own bit (m 1, p 2, s 4, honors 8) if it holds tiles
+#   bits 25-27 1 if it holds a tile that is no 将
+#   bit 28     always set, so no record is 0 (falsy); four of them sum below bit 31
+#   bits 31-   how many tiles the group holds
+# "Cheap" means the pair costs one wildcard less than a set would (delta -1); otherwise it costs two
+# more (a pair of wildcards). These are the only two deltas: with n tiles, the sets and pair costs differ
+# by 2 mod 3, and a pair plus one wildcard is a triplet, so the pair costs at least one less.
+_SETS_MASK: Final = 63
+_TRIPS_AT: Final = 6
+_CHEAP_PAIR: Final = 7 << 12
+_CHEAP_258: Final = 7 << 15
+_CHEAP_TRIP_PAIR: Final = 7 << 18
+_GROUPS_AT: Final = 21
+_NON_JIANG: Final = 7 << 25
+_RECORD: Final = 1 << 28
+_TILES_AT: Final = 31
+_SUITS_MASK: Final = 7  # the m, p, s group bits
+
+# The shape facts of one reading as bits (an int hashes and compares fastest), then the two flags that
+# complete a Reading's key within one way of winning.
+_STANDARD, _STANDARD_258, _ALL_TRIPLETS, _ONE_SUIT, _ALL_JIANG, _ALL_FENG = (1, 2, 4, 8, 16, 32)
+_HARD, _FOUR_OPEN = (64, 128)
+_Verdict = tuple[tuple[str, ...], int, bool]  # patterns, base, hard
 
 
 class AnalysisError(ValueError):
@@ -60,8 +84,10 @@ class AnalysisError(ValueError):
 
 
 _sets_cache: dict[tuple[int, ...], int] = {}
-_suit_cache: dict[tuple[int, ...], _Record] = {}
-_honor_cache: dict[tuple[int, ...], _Record] = {}
+# The records of m, p, s (the same counts make a different group bit) and of the honors 1z-6z.
+_record_caches: Final[tuple[dict[tuple[int, ...], int], ...]] = ({}, {}, {}, {})
+_m_records, _p_records, _s_records, _z_records = _record_caches
+_patterns_cache: dict[WinHow, dict[int, tuple[tuple[str, ...], int]]] = {how: {} for how in WIN_HOWS}
 
 
 def _sets_cost(c: tuple[int, ...]) -> int:
@@ -100,126 +126,133 @@ def _pair_cost(c: tuple[int, ...], ranks: Sequence[int]) -> int:
     return best
 
 
-def _suit_record(c: tuple[int, ...]) -> _Record:
-    rec = _suit_cache.get(c)
-    if rec is None:
+def _record(c: tuple[int, ...], group: int) -> int:
+    """The packed record of one group's counts (nine for a suit, six for the honors 1z-6z), cached."""
+    trips = sum(_TRIPLET_COST[n] for n in c)
+    cheap_trip_pair = min(_TRIPLET_PAIR_DELTA[n] for n in (0, *c)) < 0
+    if group < 3:
         sets = _sets_cost(c)
-        triplets = sum(_TRIPLET_COST[n] for n in c)
-        rec = (
-            sets,
-            _pair_cost(c, range(9)) - sets,
-            _pair_cost(c, _JIANG_RANKS) - sets,
-            triplets,
-            min(_TRIPLET_PAIR_DELTA[n] for n in (0, *c)),
-        )
-        _suit_cache[c] = rec
-    return rec
-
-
-def _honor_record(c: tuple[int, ...]) -> _Record:
-    """Honors (1z-6z; 红中 never reaches here) make triplets only, and never a 2-5-8 pair."""
-    rec = _honor_cache.get(c)
-    if rec is None:
-        triplets = sum(_TRIPLET_COST[n] for n in c)
-        pair = min(_TRIPLET_PAIR_DELTA[n] for n in (0, *c))
-        rec = (triplets, pair, _NEVER, triplets, pair)
-        _honor_cache[c] = rec
-    return rec
-
-
-@dataclass(frozen=True)
-class _Costs:
-    """Wildcards a count vector needs for each standard shape."""
-
-    standard: int
-    standard_258: int
-    triplets: int
-
-
-def _costs(counts: Sequence[int]) -> _Costs:
-    m = _suit_record(tuple(counts[0:9]))
-    p = _suit_record(tuple(counts[9:18]))
-    s = _suit_record(tuple(counts[18:27]))
-    z = _honor_record(tuple(counts[27:33]))
-    sets = m[0] + p[0] + s[0] + z[0]
-    triplets = m[3] + p[3] + s[3] + z[3]
-    return _Costs(
-        sets + min(m[1], p[1], s[1], z[1]),
-        sets + min(m[2], p[2], s[2]),
-        triplets + min(m[4], p[4], s[4], z[4]),
+        cheap_pair = _pair_cost(c, range(9)) < sets
+        cheap_258 = _pair_cost(c, _JIANG_RANKS) < sets
+        non_jiang = any(n for r, n in enumerate(c) if r not in _JIANG_RANKS)
+    else:  # honors make no sequences, so sets are triplets; no honor is 将 or makes a 2-5-8 pair
+        sets, cheap_pair, cheap_258, non_jiang = trips, cheap_trip_pair, False, any(c)
+    rec = (
+        _RECORD
+        | sets
+        | trips << _TRIPS_AT
+        | (1 << 12 if cheap_pair else 0)
+        | (1 << 15 if cheap_258 else 0)
+        | (1 << 18 if cheap_trip_pair else 0)
+        | ((1 << group) << _GROUPS_AT if any(c) else 0)
+        | (1 << 25 if non_jiang else 0)
+        | sum(c) << _TILES_AT
     )
+    _record_caches[group][c] = rec
+    return rec
 
 
-@dataclass(frozen=True)
+def _records(c: tuple[int, ...]) -> list[int]:
+    """The m, p, s and honor records of a 34-count tuple (红中 excluded)."""
+    return [
+        _m_records.get(c[0:9]) or _record(c[0:9], 0),
+        _p_records.get(c[9:18]) or _record(c[9:18], 1),
+        _s_records.get(c[18:27]) or _record(c[18:27], 2),
+        _z_records.get(c[27:33]) or _record(c[27:33], 3),
+    ]
+
+
+@dataclass(frozen=True, slots=True)
 class _MeldFacts:
     """What a hand's melds contribute to every reading: their colours, and whether any is a chi."""
 
-    groups: frozenset[int]  # 0-3: m p s z
+    groups: int  # bit 0-3: the melds hold m, p, s, honor tiles
     all_jiang: bool
     all_feng: bool
     has_chi: bool
 
     @classmethod
-    def of(cls, melds: Sequence[Meld]) -> _MeldFacts:
-        tiles = [t for m in melds for t in m.tiles]
-        return cls(
-            frozenset(t // 9 for t in tiles),
-            all(is_jiang(t) for t in tiles),
-            all(is_feng(t) for t in tiles),
-            any(m.kind == "chi" for m in melds),
-        )
+    def of(cls, tiles: Sequence[Tile], has_chi: bool) -> _MeldFacts:
+        """From one tile per meld kind (``Meld.tiles``) and whether a chi is among them."""
+        groups = 0
+        for t in tiles:
+            groups |= 1 << (t // 9)
+        return cls(groups, all(is_jiang(t) for t in tiles), all(is_feng(t) for t in tiles), has_chi)
 
 
-def _patterns(
-    counts: Sequence[int], n_wild: int, hard: bool, mf: _MeldFacts, how: WinHow, four_open_melds: bool
-) -> tuple[str, ...]:
-    """The patterns of one reading: natural ``counts`` (no 红中) plus ``n_wild`` wildcards."""
-    cost = _costs(counts)
-    triplets = not mf.has_chi and cost.triplets <= n_wild
-    all_jiang = mf.all_jiang and not any(counts[t] for t in _NON_JIANG)
-    all_feng = mf.all_feng and not any(counts[t] for t in _NON_FENG)
-    if cost.standard > n_wild and not (triplets or all_jiang or all_feng):
-        return ()  # no fact holds: no reading of these tiles is a win
-    groups = mf.groups.union(g for g in range(4) if any(counts[9 * g : 9 * g + 9]))
-    return patterns_of(
-        Reading(
-            hard=hard,
-            standard=cost.standard <= n_wild,
-            standard_258=cost.standard_258 <= n_wild,
-            all_triplets=triplets,
-            one_suit=len(groups) == 1 and 3 not in groups,
-            all_jiang=all_jiang,
-            all_feng=all_feng,
-            how=how,
-            four_open_melds=four_open_melds,
-        )
+_NO_MELDS: Final = _MeldFacts.of((), False)
+
+
+def _melds_facts(melds: Sequence[Meld]) -> _MeldFacts:
+    return _MeldFacts.of([t for m in melds for t in m.tiles], any(m.kind == "chi" for m in melds))
+
+
+def _facts(total: int, n_wild: int, mf: _MeldFacts) -> int:
+    """The shape fact bits of a hand whose natural groups' records sum to ``total``, plus ``n_wild``
+    wildcards; 0 when no fact holds. The pair goes to a group where it is cheap if there is one."""
+    sets = total & _SETS_MASK
+    standard = sets + (-1 if total & _CHEAP_PAIR else 2) <= n_wild
+    triplets = not mf.has_chi and (total >> _TRIPS_AT & _SETS_MASK) + (-1 if total & _CHEAP_TRIP_PAIR else 2) <= n_wild
+    groups = total >> _GROUPS_AT & 15
+    all_jiang = mf.all_jiang and not total & _NON_JIANG
+    all_feng = mf.all_feng and not groups & _SUITS_MASK
+    if not (standard or triplets or all_jiang or all_feng):
+        return 0
+    return (
+        (_STANDARD if standard else 0)
+        | (_STANDARD_258 if sets + (-1 if total & _CHEAP_258 else 2) <= n_wild else 0)
+        | (_ALL_TRIPLETS if triplets else 0)
+        | (_ONE_SUIT if groups | mf.groups in (1, 2, 4) else 0)
+        | (_ALL_JIANG if all_jiang else 0)
+        | (_ALL_FENG if all_feng else 0)
     )
 
 
+def _patterns(key: int, how: WinHow) -> tuple[tuple[str, ...], int]:
+    """patterns_of (and the base) of the reading with fact bits ``key`` won ``how``; cached, as few
+    distinct readings exist."""
+    cache = _patterns_cache[how]
+    found = cache.get(key)
+    if found is None:
+        pats = patterns_of(
+            Reading(
+                hard=bool(key & _HARD),
+                standard=bool(key & _STANDARD),
+                standard_258=bool(key & _STANDARD_258),
+                all_triplets=bool(key & _ALL_TRIPLETS),
+                one_suit=bool(key & _ONE_SUIT),
+                all_jiang=bool(key & _ALL_JIANG),
+                all_feng=bool(key & _ALL_FENG),
+                how=how,
+                four_open_melds=bool(key & _FOUR_OPEN),
+            )
+        )
+        found = cache[key] = (pats, base_of(pats))
+    return found
+
+
 def _best(
-    counts: list[int], laizi: Tile, mf: _MeldFacts, how: WinHow, four_open_melds: bool, hard_factor: Fraction
-) -> WinAnalysis:
-    """The best reading (§8.4) of a hand of 14 + gangs tiles holding no 红中, with item 5 applied."""
-    n_laizi = counts[laizi]
-    best: tuple[Fraction | int, bool, int] | None = None
-    verdict = WinAnalysis("not_a_win")
-    readings: list[tuple[bool, list[int], int]] = [(True, counts, 0)]
-    if n_laizi:
-        soft = counts.copy()
-        soft[laizi] = 0
-        readings.append((False, soft, n_laizi))
-    for hard, natural, n_wild in readings:
-        found = _patterns(natural, n_wild, hard, mf, how, four_open_melds)
-        if not found:
+    readings: Sequence[tuple[bool, int, int]],
+    mf: _MeldFacts,
+    how: WinHow,
+    four_open_melds: bool,
+    hard_factor: Fraction,
+) -> _Verdict | None:
+    """The best of the (hard, summed group records, wildcards) readings (§8.4); None when none wins."""
+    factor = hard_factor.numerator if hard_factor.denominator == 1 else hard_factor  # int maths when it can
+    best: _Verdict | None = None
+    best_key: tuple[Fraction | int, bool, int] | None = None
+    for hard, total, n_wild in readings:
+        facts = _facts(total, n_wild, mf)
+        if not facts:
             continue
-        base = base_of(found)
-        key = (base * (hard_factor if hard else 1), hard, len(found))
-        if best is None or key > best:
-            best = key
-            verdict = WinAnalysis(None, found, not hard, base)
-    if verdict.small and n_laizi >= 2:
-        return WinAnalysis("two_laizi_small_win", verdict.patterns, verdict.soft, verdict.base)
-    return verdict
+        pats, base = _patterns(facts | (_HARD if hard else 0) | (_FOUR_OPEN if four_open_melds else 0), how)
+        if not pats:
+            continue
+        key = (base * factor if hard else base, hard, len(pats))
+        if best_key is None or key > best_key:
+            best_key, best = key, (pats, base, hard)
+    return best
 
 
 def _checked_counts(tiles: Sequence[Tile], melds: Sequence[Meld], laizi: Tile, size: int) -> list[int]:
@@ -229,19 +262,30 @@ def _checked_counts(tiles: Sequence[Tile], melds: Sequence[Meld], laizi: Tile, s
     if not (isinstance(laizi, int) and 0 <= laizi < HONGZHONG):
         raise AnalysisError(f"no 赖子 kind {laizi!r}")
     counts = [0] * NUM_KINDS
-    held = [0] * NUM_KINDS
     for t in tiles:
         if not (isinstance(t, int) and 0 <= t < NUM_KINDS):
             raise AnalysisError(f"no tile kind {t!r}")
         counts[t] += 1
-        held[t] += 1
+    held = counts.copy()
     for m in melds:
         for t in m.all_tiles():
             held[t] += 1
-    over = [tile_name(t) for t in range(NUM_KINDS) if held[t] > COPIES]
-    if over:
+    if max(held) > COPIES:
+        over = [tile_name(t) for t in range(NUM_KINDS) if held[t] > COPIES]
         raise AnalysisError(f"more than four of {', '.join(over)}")
     return counts
+
+
+def _readings(counts: Sequence[int], laizi: Tile) -> list[tuple[bool, int, int]]:
+    """The hard reading, and the soft one when the hand holds 赖子."""
+    hard = tuple(counts)
+    out = [(True, sum(_records(hard)), 0)]
+    n_laizi = hard[laizi]
+    if n_laizi:
+        soft = list(hard)
+        soft[laizi] = 0
+        out.append((False, sum(_records(tuple(soft))), n_laizi))
+    return out
 
 
 def analyse_win(
@@ -250,7 +294,7 @@ def analyse_win(
     melds: Sequence[Meld],
     laizi: Tile,
     how: WinHow,
-    hard_factor: Fraction = Fraction(2),
+    hard_factor: Fraction = _HARD_FACTOR,
 ) -> WinAnalysis:
     """The verdict on winning with ``win_tile``: §8.1 items 1-5 and the best reading (§8.4).
 
@@ -263,28 +307,36 @@ def analyse_win(
     if counts[HONGZHONG]:
         return WinAnalysis("holds_hongzhong")
     four_open = len(melds) == 4 and len(concealed) == 1 and all(m.opens for m in melds)
-    return _best(counts, laizi, _MeldFacts.of(melds), how, four_open, hard_factor)
+    best = _best(_readings(counts, laizi), _melds_facts(melds), how, four_open, hard_factor)
+    if best is None:
+        return WinAnalysis("not_a_win")
+    pats, base, hard = best
+    small = pats == ("pi_hu",)
+    return WinAnalysis("two_laizi_small_win" if small and counts[laizi] >= 2 else None, pats, not hard, base)
 
 
 def is_win(counts: Sequence[int], n_wild: int, n_melds_chi: int = 0, meld_tiles: Sequence[Tile] = ()) -> bool:
     """Whether natural concealed ``counts`` (34 kinds) plus ``n_wild`` wildcards make a winning shape.
 
-    The bare shape check of §8.1 items 2-4, for this one reading (pass the 赖子 in ``counts`` and
-    ``n_wild=0`` for the hard one): ``n_melds_chi`` says whether the melds allow 碰碰胡, ``meld_tiles``
-    (one tile per meld kind, as ``Meld.tiles``) give their colours for the 一色 patterns.
+    The bare shape check of §8.1 items 2-4 for this one split (pass the 赖子 in ``counts`` and
+    ``n_wild=0`` for the hard reading; as wildcards they may still stand for themselves):
+    ``n_melds_chi`` says whether the melds rule out 碰碰胡, ``meld_tiles`` (one tile per meld, as
+    ``Meld.tiles``) give their colours for the 一色 patterns.
     """
-    if len(counts) != NUM_KINDS or (sum(counts) + n_wild) % 3 != 2 or counts[HONGZHONG]:
+    c = tuple(counts)
+    if len(c) != NUM_KINDS or c[HONGZHONG]:
         return False
-    mf = _MeldFacts(
-        frozenset(t // 9 for t in meld_tiles),
-        all(is_jiang(t) for t in meld_tiles),
-        all(is_feng(t) for t in meld_tiles),
-        n_melds_chi > 0,
-    )
-    return bool(_patterns(counts, n_wild, n_wild == 0, mf, "self_draw", False))
+    mf = _MeldFacts.of(meld_tiles, n_melds_chi > 0) if meld_tiles or n_melds_chi else _NO_MELDS
+    total = sum(_records(c))
+    facts = _facts(total, n_wild, mf)
+    if not facts or ((total >> _TILES_AT) + n_wild) % 3 != 2:
+        return False
+    return bool(_patterns(facts, "self_draw")[0])
 
 
 def _iter_waits(concealed: Sequence[Tile], melds: Sequence[Meld], laizi: Tile) -> Iterator[Tile]:
+    """The waits in kind order. Adding a tile changes one group's record in each reading, so the other
+    three are looked up once per hand."""
     counts = _checked_counts(concealed, melds, laizi, 13 - 3 * len(melds))
     if counts[HONGZHONG]:
         return
@@ -292,14 +344,34 @@ def _iter_waits(concealed: Sequence[Tile], melds: Sequence[Meld], laizi: Tile) -
     for m in melds:
         for t in m.all_tiles():
             held[t] += 1
-    mf = _MeldFacts.of(melds)
+    mf = _melds_facts(melds)
+    hard = tuple(counts)
+    n_laizi = hard[laizi]
+    soft_list = list(hard)
+    soft_list[laizi] = 0
+    soft = tuple(soft_list)
+    hard_groups, soft_groups = _records(hard), _records(soft)
+    hard_total, soft_total = sum(hard_groups), sum(soft_groups)
     for t in _WILD_CANDIDATES:
         if held[t] >= COPIES:
             continue  # all four are already in this hand: no fifth to draw
-        counts[t] += 1
-        verdict = _best(counts, laizi, mf, "discard", False, Fraction(2))
-        counts[t] -= 1
-        if verdict.valid:
+        g = t // 9
+        lo = 9 * g
+        key = list(hard[lo : lo + 9] if g < 3 else hard[27:33])
+        key[t - lo] += 1
+        group = tuple(key)
+        new = _record_caches[g].get(group) or _record(group, g)
+        readings = [(True, hard_total - hard_groups[g] + new, 0)]
+        if t == laizi:
+            readings.append((False, soft_total, n_laizi + 1))
+        elif n_laizi:
+            if g == laizi // 9:
+                key[laizi - lo] = 0
+                group = tuple(key)
+                new = _record_caches[g].get(group) or _record(group, g)
+            readings.append((False, soft_total - soft_groups[g] + new, n_laizi))
+        best = _best(readings, mf, "discard", False, _HARD_FACTOR)
+        if best is not None and not (best[0] == ("pi_hu",) and n_laizi + (t == laizi) >= 2):
             yield t
 
 
