@@ -11,12 +11,13 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import aiosqlite
 
 from game.rules import Rules
+from game.titles import title_named
 from storage.codec import (
     check_choice,
     check_int,
@@ -29,7 +30,9 @@ from storage.codec import (
     timestamp,
 )
 from storage.errors import AlreadyClosedError, InvalidInputError, NotFoundError
+from storage.matches import Match, load_match
 from storage.players import PLAYER_COLUMNS, Player, player_from_row
+from storage.standings import LeaderboardEntry
 
 if TYPE_CHECKING:
     from storage.database import Database
@@ -40,6 +43,10 @@ LEAGUE_STATUSES: tuple[LeagueStatus, ...] = ("active", "paused", "ended")
 # The forward order of a night; called_off may follow any status before done.
 NIGHT_ORDER: tuple[NightStatus, ...] = ("scheduled", "announced", "reminded", "running", "done")
 OPEN_NIGHT_STATUSES: tuple[NightStatus, ...] = NIGHT_ORDER[:-1]
+UNSTARTED_NIGHT_STATUSES: tuple[NightStatus, ...] = NIGHT_ORDER[:3]
+_UPDATABLE = frozenset(
+    {"name", "weekdays", "start_time", "time_zone", "night_hands", "night_minutes", "rules", "auto_fill"}
+)
 
 
 @dataclass(frozen=True)
@@ -56,6 +63,7 @@ class League:
     status: LeagueStatus
     season: int
     created_at: datetime
+    auto_fill: bool = True  # fewer than four sign-ups: automatic players fill in (else the night is called off)
 
     def next_start(self, after: datetime) -> datetime:
         """The first scheduled start strictly after `after`, in UTC (local wall time, so DST is followed)."""
@@ -93,6 +101,7 @@ def _league_from_row(row: sqlite3.Row) -> League:
         status=row["status"],
         season=row["season"],
         created_at=parse_timestamp(row["created_at"]),
+        auto_fill=bool(row["auto_fill"]),
     )
 
 
@@ -210,13 +219,86 @@ class Leagues:
             return await _load_league(tx, league_id)
 
     async def new_season(self, league_id: int) -> League:
-        """Start the league's next season (nights scheduled from now on count towards it)."""
+        """Start the league's next season: nights not yet started (and all later ones) count towards it."""
         async with self._db.transaction() as tx:
             league = await _load_league(tx, league_id)
             if league.status == "ended":
                 raise AlreadyClosedError(f"league {league_id} has ended")
             await tx.execute("UPDATE leagues SET season = season + 1 WHERE id = ?", (league_id,))
+            await tx.execute(
+                f"""UPDATE league_nights SET season = season + 1
+                    WHERE league_id = ? AND status IN ({_placeholders(UNSTARTED_NIGHT_STATUSES)})""",
+                (league_id, *UNSTARTED_NIGHT_STATUSES),
+            )
             return await _load_league(tx, league_id)
+
+    async def update(self, league_id: int, now: datetime, **changes: Any) -> League:
+        """Change a league's name, weekdays, start_time, time_zone, night length, rules or auto_fill.
+
+        Giving night_hands clears night_minutes and the other way round. If the schedule changed, nights not
+        yet started move to the league's first start after `now` (keeping their sign-ups), in the same
+        transaction. Bad input raises InvalidInputError and changes nothing.
+        """
+        unknown = set(changes) - _UPDATABLE
+        if unknown:
+            raise InvalidInputError(f"cannot change {', '.join(sorted(unknown))} of a league")
+        async with self._db.transaction() as tx:
+            league = await _load_league(tx, league_id)
+            if league.status == "ended":
+                raise AlreadyClosedError(f"league {league_id} has ended")
+            name = check_text(changes.get("name", league.name), "league name", 64)
+            days, start = _checked_schedule(
+                changes.get("weekdays", league.weekdays),
+                changes.get("start_time", league.start_time),
+                changes.get("time_zone", league.time_zone),
+            )
+            hands, minutes = league.night_hands, league.night_minutes
+            if "night_hands" in changes:
+                hands, minutes = check_int(changes["night_hands"], "night hands", 1, 1000), None
+            if "night_minutes" in changes:
+                hands, minutes = None, check_int(changes["night_minutes"], "night minutes", 1, 24 * 60)
+            rules_json = dump_rules(changes.get("rules", league.rules))
+            auto_fill = changes.get("auto_fill", league.auto_fill)
+            if not isinstance(auto_fill, bool):
+                raise InvalidInputError(f"auto_fill must be true or false, not {auto_fill!r}")
+            if name != league.name and list(
+                await tx.execute_fetchall(
+                    "SELECT 1 FROM leagues WHERE chat_id = ? AND name = ?", (league.chat_id, name)
+                )
+            ):
+                raise InvalidInputError(f"this chat already has a league named {name!r}")
+            await tx.execute(
+                """UPDATE leagues SET name = ?, weekdays = ?, start_time = ?, time_zone = ?, night_hands = ?,
+                       night_minutes = ?, rules = ?, auto_fill = ? WHERE id = ?""",
+                (
+                    name,
+                    dump_json(days, "weekdays"),
+                    start,
+                    changes.get("time_zone", league.time_zone),
+                    hands,
+                    minutes,
+                    rules_json,
+                    int(auto_fill),
+                    league_id,
+                ),
+            )
+            updated = await _load_league(tx, league_id)
+            if (updated.weekdays, updated.start_time, updated.time_zone) != (
+                league.weekdays,
+                league.start_time,
+                league.time_zone,
+            ):
+                try:
+                    await tx.execute(
+                        f"""UPDATE league_nights SET starts_at = ?
+                            WHERE league_id = ? AND status IN ({_placeholders(UNSTARTED_NIGHT_STATUSES)})""",
+                        (timestamp(updated.next_start(now)), league_id, *UNSTARTED_NIGHT_STATUSES),
+                    )
+                except sqlite3.IntegrityError:
+                    raise InvalidInputError(
+                        "the new schedule's next start was already a night of this league"
+                    ) from None
+            return updated
 
     async def schedule_night(self, league_id: int, starts_at: datetime) -> LeagueNight:
         """The league's night starting at starts_at, created if new (so scheduling twice is harmless)."""
@@ -288,6 +370,42 @@ class Leagues:
             "DELETE FROM league_signups WHERE night_id = ? AND player_id = ?", (night_id, player_id)
         )
         return changed == 1
+
+    async def night_match(self, night_id: int) -> Match | None:
+        """The newest match played for a night, if one was opened."""
+        async with self._db.transaction(write=False) as tx:
+            rows = list(
+                await tx.execute_fetchall(
+                    "SELECT id FROM matches WHERE league_night_id = ? ORDER BY id DESC LIMIT 1", (night_id,)
+                )
+            )
+            return await load_match(tx, rows[0]["id"]) if rows else None
+
+    async def night_results(self, night_id: int) -> list[LeaderboardEntry]:
+        """The night's players by the points they won over its settled hands (automatic players left out)."""
+        rows = await self._db.fetchall(
+            """SELECT s.player_id, p.display_name, p.title, p.skill, SUM(s.points) AS points, COUNT(*) AS hands,
+                      SUM(s.won) AS wins, MAX(MAX(s.points, 0)) AS biggest_win
+               FROM settlements s JOIN hands h ON h.id = s.hand_id JOIN matches m ON m.id = h.match_id
+                    JOIN players p ON p.id = s.player_id
+               WHERE m.league_night_id = ? AND s.player_id IS NOT NULL
+               GROUP BY s.player_id ORDER BY points DESC, wins DESC, hands, s.player_id""",
+            (night_id,),
+        )
+        return [
+            LeaderboardEntry(
+                rank,
+                r["player_id"],
+                r["display_name"],
+                title_named(r["title"]),
+                r["skill"],
+                r["points"],
+                r["hands"],
+                r["wins"],
+                r["biggest_win"],
+            )
+            for rank, r in enumerate(rows, start=1)
+        ]
 
     async def signups(self, night_id: int) -> list[Player]:
         """The players signed up for a night, in the order they signed up."""
