@@ -80,8 +80,9 @@ class Database:
         Read transactions (write=False) see one consistent snapshot across their queries.
         """
         async with self._lock:
-            await self._conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
             try:
+                # Inside the try: a task cancelled while BEGIN is queued must still roll it back.
+                await self._conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
                 yield self._conn
                 await self._conn.execute("COMMIT")
             except BaseException:
