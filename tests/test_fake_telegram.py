@@ -392,6 +392,8 @@ async def test_chat_members_administrators_and_commands(fake_telegram: FakeTeleg
     assert await bot.get_my_commands(language_code="zh") == tuple(commands)
     assert fake_telegram.my_commands(language_code="zh") == [c.to_dict() for c in commands]
     assert await bot.get_my_commands() == ()
+    assert await bot.set_my_description("武汉麻将 · 红中赖子杠")
+    assert fake_telegram.calls("setMyDescription")[-1].params == {"description": "武汉麻将 · 红中赖子杠"}
     with rejected("BOT_COMMAND_INVALID"):
         await bot.set_my_commands([BotCommand("NewGame", "大写不行")])
 

@@ -77,7 +77,8 @@ Methods served: getMe, getUpdates (long polling, offset confirmation, 409 on a c
 active webhook), setWebhook/deleteWebhook/getWebhookInfo, set/get/deleteMyCommands, sendMessage,
 sendPhoto, sendChatAction, editMessageText/Caption/Media/ReplyMarkup, deleteMessage,
 answerCallbackQuery, getChat, getChatMember, getChatAdministrators, getChatMemberCount, getFile (and
-downloads from ``base_file_url``), close, logOut. Anything else answers 404 like the real API.
+downloads from ``base_file_url``), close, logOut; setMyDescription, setMyShortDescription, setMyName and
+setChatMenuButton are accepted and only recorded. Anything else answers 404 like the real API.
 Not simulated: inline mode, payments, media other than photos, Markdown parsing (counted as written).
 """
 

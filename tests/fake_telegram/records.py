@@ -34,6 +34,10 @@ def bad_request(detail: str) -> ApiError:
     return ApiError(400, f"Bad Request: {detail}")
 
 
+def too_many_requests(retry_after: int) -> ApiError:
+    return ApiError(429, f"Too Many Requests: retry after {retry_after}", retry_after=retry_after)
+
+
 @dataclass(frozen=True)
 class Button:
     """One inline keyboard button as the bot sent it."""
@@ -142,7 +146,9 @@ class Chat:
 
 @dataclass(frozen=True)
 class ApiCall:
-    """One request the bot made: when (server clock), to which chat, with which parameters, and the answer."""
+    """One request the bot made: when it was answered (server clock), to which chat, its parameters, the answer.
+
+    `params` are as sent: PTB posts form fields, so numbers arrive as strings and markups as JSON text."""
 
     method: str
     chat_id: int | None
