@@ -29,10 +29,10 @@ Building a world and acting in it
     bob = tg.add_user("Bob", started=False)               # the bot gets 403 writing to Bob
     group = tg.add_group("牌友群", members=[alice, bob], admins=[alice])
     alice.say(group, "/newgame")                          # a message update with a bot_command entity
-    bob.open_link("https://t.me/wuhan_mahjong_test_bot?start=join_-1001000000001")  # /start join_... privately
-    hand = alice.wait_for_private_message(lambda m: m.photo is not None and m.buttons)
-    query_id = alice.press(hand, "打 5万")                # by button text or callback_data
-    bob.open_link(table_message.button("加入").url)        # a URL button: the user follows the link
+    table = tg.wait_for_message(group.id, lambda m: bool(m.buttons))
+    bob.open_link(table.button("加入").url)               # a deep-link URL button: the bot gets /start join_...
+    hand = bob.wait_for_private_message(lambda m: m.photo is not None and bool(m.buttons))
+    query_id = bob.press(hand, "打 5万")                  # a callback button, by its text or callback_data
     assert tg.wait_for_callback_answer(query_id).text is None
 
 In groups the bot only receives commands (bare or ``@`` this bot), mentions and replies to its messages —
