@@ -71,15 +71,23 @@ async def test_two_processes_on_one_file_lose_nothing(db_path: Path) -> None:
         second = await seat_match(db, (4, 3, 2, 1), chat_id=-2)
     finally:
         await db.close()
-    hands = 15
+    hands = 40
     workers = [
         subprocess.Popen(
             [sys.executable, str(WORKER), "play", str(db_path), str(m.id), str(hands), str(tag)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
         for tag, m in enumerate((first, second))
     ]
+    for w in workers:  # both have opened the file before either writes
+        assert w.stdout is not None and w.stdout.readline() == "ready\n"
+    for w in workers:
+        assert w.stdin is not None
+        w.stdin.write("go\n")
+        w.stdin.flush()
     for w in workers:
         _, err = w.communicate(timeout=60)
         assert w.returncode == 0, err

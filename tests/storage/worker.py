@@ -57,6 +57,9 @@ async def main(argv: list[str]) -> None:
         die()
     elif mode == "play":
         match_id, hands, tag = int(argv[2]), int(argv[3]), int(argv[4])
+        # Start together with the other writer: say ready, wait for the test's go.
+        print("ready", flush=True)
+        sys.stdin.readline()
         for hand_no in range(hands):
             hand = await db.hands.start(match_id, seed=hand_no, dealer=0)
             for seq in range(ACTIONS_PER_HAND):
