@@ -60,7 +60,7 @@ from game.wall import DEALER_TILES, HAND_TILES, Wall, deal
 ActionKind = Literal[
     "discard", "hu", "hongzhong_gang", "laizi_gang", "an_gang", "xu_gang", "chong_gang", "peng", "chi", "pass"
 ]
-ACTION_KINDS: Final[tuple[str, ...]] = get_args(ActionKind)
+ACTION_KINDS: Final[tuple[ActionKind, ...]] = get_args(ActionKind)
 TILE_ACTIONS: Final = frozenset({"discard", "an_gang", "xu_gang", "chong_gang", "peng", "chi"})
 # Below this many drawable tiles there is no normal draw and no gang: the 海底 begins (§7).
 HAIDI_TILES: Final = 14
@@ -132,6 +132,19 @@ class Event:
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "seat": self.seat, "data": dict(self.data)}
+
+
+# Every possible action, made once: legal lists are built on every move, and identical objects compare fast.
+_ACTIONS: Final[dict[tuple[int, str, Tile | None], Action]] = {
+    (seat, kind, tile): Action(seat, kind, tile)
+    for seat in range(4)
+    for kind in ACTION_KINDS
+    for tile in (range(NUM_KINDS) if kind in TILE_ACTIONS else (None,))
+}
+
+
+def _act(seat: int, kind: ActionKind, tile: Tile | None = None) -> Action:
+    return _ACTIONS[seat, kind, tile]
 
 
 @dataclass
@@ -308,21 +321,21 @@ class Hand:
         if self._how is not None and drawn is not None:
             st = self._offer(seat, self._how, None, drawn)
             if st is not None:
-                acts.append(Action(seat, "hu"))
+                acts.append(_act(seat, "hu"))
                 self._offers[seat] = st
+        held = [t for t in range(NUM_KINDS) if c[t]]
+        special = (HONGZHONG, self.laizi)
         if self.wall.remaining > HAIDI_TILES:
             if c[HONGZHONG]:
-                acts.append(Action(seat, "hongzhong_gang"))
+                acts.append(_act(seat, "hongzhong_gang"))
             if c[self.laizi]:
-                acts.append(Action(seat, "laizi_gang"))
-            acts.extend(
-                Action(seat, "an_gang", t) for t in range(NUM_KINDS) if c[t] == 4 and t != HONGZHONG and t != self.laizi
-            )
-            acts.extend(Action(seat, "xu_gang", m.tile) for m in self._melds[seat] if m.kind == "peng" and c[m.tile])
-        discards = [t for t in range(NUM_KINDS) if c[t] and t != HONGZHONG and t != self.laizi]
+                acts.append(_act(seat, "laizi_gang"))
+            acts.extend(_act(seat, "an_gang", t) for t in held if c[t] == 4 and t not in special)
+            acts.extend(_act(seat, "xu_gang", m.tile) for m in self._melds[seat] if m.kind == "peng" and c[m.tile])
+        discards = [t for t in held if t not in special]
         if not discards and self.wall.remaining <= HAIDI_TILES:
-            discards = [t for t in (HONGZHONG, self.laizi) if c[t]]
-        acts.extend(Action(seat, "discard", t) for t in discards)
+            discards = held  # only 红中 and 赖子 left and no gang allowed: see the module docstring
+        acts.extend(_act(seat, "discard", t) for t in discards)
         self._phase = "turn"
         self._pending = None
         self._legal = {seat: acts}
@@ -396,16 +409,16 @@ class Hand:
                 acts: list[Action] = []
                 st = self._offer(seat, "discard", by, t)
                 if st is not None:
-                    acts.append(Action(seat, "hu"))
+                    acts.append(_act(seat, "hu"))
                     self._offers[seat] = st
                 if c[t] == 3 and gang_ok:
-                    acts.append(Action(seat, "chong_gang", t))
+                    acts.append(_act(seat, "chong_gang", t))
                 if c[t] >= 2:
-                    acts.append(Action(seat, "peng", t))
+                    acts.append(_act(seat, "peng", t))
                 if k == 1 and t < 27:
-                    acts.extend(Action(seat, "chi", low) for low in self._chi_lows(c, t))
+                    acts.extend(_act(seat, "chi", low) for low in self._chi_lows(c, t))
                 if acts:
-                    options[seat] = [*acts, Action(seat, "pass")]
+                    options[seat] = [*acts, _act(seat, "pass")]
         if options:
             self._open_pending(_Pending("claim", t, by, options))
         else:
@@ -428,7 +441,7 @@ class Hand:
             seat = (maker + k) % 4
             st = self._offer(seat, "rob_gang", maker, t)
             if st is not None:
-                options[seat] = [Action(seat, "hu"), Action(seat, "pass")]
+                options[seat] = [_act(seat, "hu"), _act(seat, "pass")]
                 self._offers[seat] = st
         if options:
             self._turn = maker
@@ -523,7 +536,7 @@ class Hand:
             if st is not None:
                 self._drawn[seat] = t
                 self._offers[seat] = st
-                self._legal = {seat: [Action(seat, "hu"), Action(seat, "pass")]}
+                self._legal = {seat: [_act(seat, "hu"), _act(seat, "pass")]}
                 return
         self._legal = {}
         self._phase = "over"

@@ -123,3 +123,36 @@ def test_example_i_dealer_soft_self_drawn_win() -> None:
     )
     assert settled(hand) == ((152, -8, -16, -128), ("pi_hu",), None)
     assert (hand.result.how, hand.result.soft) == ("self_draw", True)  # type: ignore[union-attr]
+
+
+def test_example_c_all_winds_kong_draw_golden_cap_and_liability() -> None:
+    # Seat 3 (dealer, 赖子 3s) pengs 1z from seat 0, 2z from seat 1 and 6z from seat 2, then makes an 暗杠 of
+    # 5z and draws 4z from the tail onto its single 4z: 风一色 碰碰胡 杠上开花, all three losers at the 金顶.
+    hand = layout(
+        3,
+        ["1z", "2z", "6z", "1z1z2z2z6z6z5z5z5z5z4z9m9p3z"],
+        head="7m8m9s8s7p6p",
+        tail="4z",
+        indicator="2s",
+        rules=Rules(),
+        pad=20,
+    )
+    play(
+        hand,
+        "3 discard 9m",
+        "0 discard 1z",
+        "3 peng 1z",
+        "3 discard 9p",
+        "0 discard 8m",
+        "1 discard 2z",
+        "3 peng 2z",
+        "3 discard 3z",
+        "0 discard 8s",
+        "1 discard 7p",
+        "2 discard 6z",
+        "3 peng 6z",
+        "3 an_gang 5z",
+        "3 hu",
+    )
+    assert settled(hand) == ((0, 0, -1200, 1200), ("peng_peng_hu", "feng_yi_se", "gang_shang_kai_hua"), 2)
+    assert (hand.result.how, hand.result.cap, hand.result.base) == ("gang_draw", "golden", 80)  # type: ignore[union-attr]
