@@ -49,6 +49,7 @@ from rendering.tiles import tile_dims
 
 WIDTH: Final = 1280
 WIN_SIZE: Final = 56
+WIN_TOP: Final = 150  # where the winner's hand row starts
 ROW_SIZE: Final = 26
 ROW_H: Final = 96
 MELD_GAP: Final = 10
@@ -79,6 +80,15 @@ def _hand_spots(view: SeatView, seat: int, x: int, bottom: int, size: int,
         spots += meld_spots(meld, seat, x, bottom, size, view.laizi)
         x += meld_width(size) + MELD_GAP
     return spots, win_spot, x
+
+
+def winner_spots(view: SeatView, win_tile: Tile | None = None) -> tuple[list[TileSpot], TileSpot | None]:
+    """Where the result picture draws the winner's hand and melds, and the winning tile's spot (set apart)."""
+    if view.result is None:
+        raise ValueError("the view holds no settlement: the hand was not won")
+    bottom = WIN_TOP + tile_dims(WIN_SIZE)[1] + meld_stack_rise(WIN_SIZE)
+    spots, win_spot, _ = _hand_spots(view, view.result.winner, 24, bottom, WIN_SIZE, win_tile)
+    return spots, win_spot
 
 
 def _num(x: Fraction) -> str:
@@ -151,7 +161,7 @@ def result_image(view: SeatView, names: Sequence[str], lang: Lang = "zh", win_ti
         raise ValueError("the view holds no settlement: the hand was not won")
     text("win", lang)  # rejects an unknown language before drawing
     win_h = tile_dims(WIN_SIZE)[1] + meld_stack_rise(WIN_SIZE)
-    rows_top = 150 + win_h + 30
+    rows_top = WIN_TOP + win_h + 30
     img = Image.new("RGB", (WIDTH, rows_top + 4 * (ROW_H + 8) + 12), FELT)
     d = ImageDraw.Draw(img)
     # headline: who won and how
@@ -176,7 +186,7 @@ def result_image(view: SeatView, names: Sequence[str], lang: Lang = "zh", win_ti
         reason = REASON_NAMES[s.reason][LANG_INDEX[lang]] if s.reason in REASON_NAMES else (s.reason or "")
         _chip(d, x, cy, f"{text('invalid', lang)}: {reason}", HIGHLIGHT, WHITE)
     # the winning hand, big
-    spots, win_spot, _ = _hand_spots(view, s.winner, 24, 150 + win_h, WIN_SIZE, win_tile)
+    spots, win_spot = winner_spots(view, win_tile)
     for spot in spots:
         paste(img, spot)
     if win_spot is not None:

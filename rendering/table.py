@@ -56,6 +56,7 @@ OTHER_HAND_SIZE: Final = 22
 OTHER_MELD_SIZE: Final = 26
 RIVER_SIZE: Final = 28
 RIVER_COLS: Final = 13
+TABLE_COLORS: Final = 48  # the table's fixed palette: fewer colours, smaller and faster PNGs
 RIVER_GAP: Final = 2  # room for the latest discard's frame between tiles
 RIVER_ROWS: Final = 3  # rows that fit without squeezing; a longer river is squeezed, never cut
 INFO_SIZE: Final = 40
@@ -233,7 +234,7 @@ def _palette() -> Image.Image:
     for i, color in enumerate((TEXT, MUTED, DARK, HIGHLIGHT, DEALER_RED, READY_BLUE)):
         draw_text(d, (10 + i * 200, x + 20), "赖子皮 Wild 0123", 22, color, anchor="lm")
         draw_text(d, (WIDTH // 2 + 10 + i * 100, x + 20), "东南", 22, color, anchor="lm")
-    return palette_of(swatch)
+    return palette_of(swatch, TABLE_COLORS)
 
 
 def _check_players(names: Sequence[str], scores: Sequence[int]) -> None:

@@ -1,0 +1,65 @@
+"""Rendering speed and size: the private table picture and the spectator picture, rendered and encoded.
+
+    .venv/bin/python bench/render.py
+
+A seeded hand is played by the automatic player to the middle of the wall; the seat to act (holding its
+fresh draw) and the spectator are rendered RUNS times after one warm-up (tile images and the palette are
+cached for the life of the process, as in the bot). Target: under 15 ms median and under 60 KB each.
+The last line is one JSON object: seat_ms_median, seat_kb, spectator_ms_median, spectator_kb.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable
+
+from game.ai import choose
+from game.rules import Rules
+from game.table import Hand
+from game.view import SeatView
+from rendering import render_spectator_view, render_table_view
+
+SEED = 7
+RUNS = 60
+NAMES = ("Alice", "王小明", "Bob", "李四")
+SCORES = (120, -340, 60, 160)
+
+
+def mid_hand() -> Hand:
+    """The hand when the wall is half gone, with the seat to act holding a drawn tile."""
+    hand = Hand(Rules(), SEED)
+    while not hand.finished:
+        seat = hand.waiting_on()[0]
+        view = hand.view(seat)
+        if view.wall_remaining <= 40 and view.drawn is not None:
+            return hand
+        hand.apply(choose(view, "normal", SEED))
+    raise SystemExit("the bench hand ended before the middle of the wall; pick another SEED")
+
+
+def measure(render: Callable[[SeatView], bytes], view: SeatView) -> tuple[float, float]:
+    """(median ms, KB) of ``render(view)``."""
+    data = render(view)  # warm-up: tile images and the palette
+    times = []
+    for _ in range(RUNS):
+        start = time.perf_counter()
+        data = render(view)
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times), len(data) / 1024
+
+
+def main() -> None:
+    hand = mid_hand()
+    seat = hand.waiting_on()[0]
+    seat_ms, seat_kb = measure(lambda v: render_table_view(v, NAMES, SCORES, "zh"), hand.view(seat))
+    spec_ms, spec_kb = measure(lambda v: render_spectator_view(v, NAMES, SCORES, "zh"), hand.view(None))
+    print(f"seat picture:      {seat_ms:6.2f} ms median, {seat_kb:5.1f} KB  (target < 15 ms, < 60 KB)")
+    print(f"spectator picture: {spec_ms:6.2f} ms median, {spec_kb:5.1f} KB")
+    print(json.dumps({"seat_ms_median": round(seat_ms, 2), "seat_kb": round(seat_kb, 1),
+                      "spectator_ms_median": round(spec_ms, 2), "spectator_kb": round(spec_kb, 1)}))
+
+
+if __name__ == "__main__":
+    main()
