@@ -21,7 +21,7 @@ import secrets
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from telegram import Bot, InlineKeyboardMarkup
 from telegram.error import Forbidden, TelegramError
@@ -44,6 +44,7 @@ from bot.views import (
 from game.ai import LEVELS, choose
 from game.match import Match
 from game.patterns import PATTERNS
+from game.rules import Rules
 from game.table import Action, Event, Hand, IllegalAction
 from game.tiles import parse_tile
 from storage.database import Database
@@ -66,6 +67,22 @@ class Reply:
     markup: InlineKeyboardMarkup | None = None
 
 
+class TableSession(Protocol):
+    """A table opened by ``open_table`` (a league night) decides who sits for each hand and when it ends."""
+
+    def seating(self, table: Table) -> Sequence[Seat | None]:
+        """The four seats for the hand about to start (None: an automatic player)."""
+        ...
+
+    def over(self, table: Table) -> bool:
+        """Whether the table ends after the hand just settled (besides its planned number of hands)."""
+        ...
+
+    async def closed(self, table: Table, status: str) -> None:
+        """The table has finished ('done' or 'abandoned'); its match is closed in storage."""
+        ...
+
+
 class TableManager:
     def __init__(self, config: Config, db: Database, outbox: Outbox, jobs: JobQueue[Any], bot: Bot) -> None:
         self.config = config
@@ -77,6 +94,7 @@ class TableManager:
         self._locks: dict[int, asyncio.Lock] = {}
         self._jobs: dict[int, Job[Any]] = {}
         self._flee_payments: dict[int, list[int]] = {}  # per table: flee penalties to settle with the hand
+        self.sessions: dict[int, TableSession] = {}  # per table opened by open_table
         self.max_wait_ms = 0.0  # the longest any update waited for its table's lock (the bench reads it)
 
     @property
@@ -196,19 +214,65 @@ class TableManager:
                 return text("need_players", lang)
             table.fill_with_automatic(text("seat_bot", lang))
         settings = await self.db.chats.get(table.chat_id)
+        await self._deal(table, settings.rules)
+        return None
+
+    async def _deal(self, table: Table, rules: Rules, league_night_id: int | None = None) -> None:
+        """Store the match with the table's seats (all taken) and deal its first hand."""
         seed = self.config.match_seed if self.config.match_seed is not None else secrets.randbits(62)
         seats = [
             StoredSeat.human(s.user_id) if s.user_id is not None else StoredSeat.auto(table.auto_level)
             for s in (table.seat(i) for i in range(4))
         ]
-        record = await self.db.matches.create(table.chat_id, seed, settings.rules, seats, table.hands_planned)
-        table.match, table.match_id = Match(settings.rules, seed), record.id
+        record = await self.db.matches.create(table.chat_id, seed, rules, seats, table.hands_planned, league_night_id)
+        table.match, table.match_id = Match(rules, seed), record.id
         await self._start_hand(table)
         self._show_lobby(table)  # the seats as dealt, without the buttons
-        return None
+
+    async def open_table(
+        self,
+        chat_id: int,
+        title: str,
+        seats: Sequence[Seat | None],
+        rules: Rules,
+        hands_planned: int,
+        session: TableSession,
+        league_night_id: int | None = None,
+    ) -> bool:
+        """Open a table with these seats (None: an automatic player) and deal at once; False if the chat has one.
+
+        Every human must be a stored player the bot can write to privately. The session is asked for the
+        seats before each hand and whether to stop after each, and told when the table has finished.
+        """
+        async with self._locked(chat_id):
+            if chat_id in self.tables:
+                return False
+            settings = await self.db.chats.get(chat_id)
+            table = Table(
+                chat_id=chat_id,
+                title=title,
+                creator_id=0,  # nobody's table: only group admins may /stop it
+                creator_name="",
+                lang=settings.language,
+                auto_level=settings.auto_level if settings.auto_level in LEVELS else "normal",
+                claim_seconds=self.config.claim_seconds or settings.claim_seconds,
+                turn_seconds=self.config.turn_seconds or settings.turn_seconds,
+                hands_planned=hands_planned,
+                seats=list(seats),
+            )
+            table.fill_with_automatic(text("seat_bot", table.lang))
+            self.tables[chat_id] = table
+            self.sessions[chat_id] = session
+            await self._deal(table, rules, league_night_id)
+            return True
 
     async def _start_hand(self, table: Table) -> None:
         assert table.match is not None and table.match_id is not None
+        session = self.sessions.get(table.chat_id)
+        if session is not None:
+            for seat, new in enumerate(session.seating(table)):
+                if new is None or new.user_id != table.seat(seat).user_id:
+                    await self._replace_seat(table, seat, new, text("sitting_out", table.lang))
         hand = table.match.new_hand()
         record = await self.db.hands.start(table.match_id, hand.seed, hand.dealer)
         table.hand_number = record.hand_no
@@ -406,7 +470,8 @@ class TableManager:
         table.between_since = time.monotonic()
         table.prompts = {}
         totals = list(match.totals)
-        last = match.hands_played >= table.hands_planned
+        session = self.sessions.get(table.chat_id)
+        last = match.hands_played >= table.hands_planned or (session is not None and session.over(table))
         self.outbox.show(table.chat_id, "result", result_content(table, totals, None), fresh=True)
         for _, s in table.humans():
             content = result_content(table, totals, None if last else self.config.next_hand_seconds)
@@ -450,12 +515,19 @@ class TableManager:
 
     async def _seat_automatic(self, table: Table, seat: int) -> None:
         """An automatic player takes a human's seat for the rest of the match; their message is closed."""
+        await self._replace_seat(table, seat, None, text("left", table.lang, name=table.seat(seat).name))
+
+    async def _replace_seat(self, table: Table, seat: int, new: Seat | None, farewell: str) -> None:
+        """Someone else (None: an automatic player) takes a seat for the next hands; the one leaving it is told."""
         old = table.seat(seat)
-        table.seats[seat] = Seat(None, f"{text('seat_bot', table.lang)} {seat + 1}")
+        if new is None and old.user_id is None:
+            return  # an automatic player stays an automatic player
+        table.seats[seat] = new or Seat(None, f"{text('seat_bot', table.lang)} {seat + 1}")
         if table.match_id is not None:
-            await self.db.matches.replace_seat(table.match_id, seat, StoredSeat.auto(table.auto_level))
+            stored = StoredSeat.human(new.user_id) if new and new.user_id else StoredSeat.auto(table.auto_level)
+            await self.db.matches.replace_seat(table.match_id, seat, stored)
         if old.user_id is not None:
-            self.outbox.show(old.user_id, f"hand{table.chat_id}", Content(text("left", table.lang, name=old.name)))
+            self.outbox.show(old.user_id, f"hand{table.chat_id}", Content(farewell))
 
     async def _end_if_no_humans(self, table: Table) -> bool:
         if table.humans():
@@ -479,18 +551,22 @@ class TableManager:
         if job is not None:
             job.schedule_removal()
         self.tables.pop(table.chat_id, None)
+        session = self.sessions.pop(table.chat_id, None)
         lang = table.lang
         if table.match is not None and table.match_id is not None:
             await self.db.matches.finish(table.match_id, "done" if status == "done" else "abandoned")
             totals = table.match.totals
             order = sorted(range(4), key=lambda s: -totals[s])
             lines = "\n".join(f"{seat_label(table, s)}: {totals[s]:+d}" for s in order)
-            self.outbox.announce(table.chat_id, text("stopped", lang, lines=lines))
+            if session is None:  # a session's seats change hands, so it tells the results its own way
+                self.outbox.announce(table.chat_id, text("stopped", lang, lines=lines))
             closing = Content(text("stopped", lang, lines=lines))
             for _, s in table.humans():  # their message may still have buttons: close it
                 self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", closing)
         else:
             self.outbox.show(table.chat_id, "lobby", Content(text("closed", lang)))
+        if session is not None:
+            await session.closed(table, status)
 
     # --- start-up -----------------------------------------------------------------------------------------
     async def resume(self) -> int:

@@ -148,6 +148,120 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
     "press_stale": {"zh": "这个按钮已经过期了。", "en": "That button is out of date."},
     "press_ok": {"zh": "好", "en": "OK"},
     "press_illegal": {"zh": "现在不能这样做。", "en": "You cannot do that now."},
+    # league nights (bot.league_handlers)
+    "sitting_out": {"zh": "联赛轮换: 这一局你轮空, 稍后再上桌。", "en": "League rotation: you sit out this hand."},
+    "league_usage": {
+        "zh": "联赛 (群管理员):\n"
+        "/league create 名称 | fri 20:00 | Asia/Shanghai | 8 hands | kaikoufan [选项=值 …] [bots=off]\n"
+        "  星期: mon … sun, 可写 mon,wed 或 mon-fri; 时长: N hands (局) 或 N minutes (分钟);\n"
+        "  规则: kaikoufan 或 koukoufan, 可加 cap=500 等选项; bots=off: 不足四人时取消而不用电脑补位。\n"
+        "/league pause · /league resume · /league end (结束本赛季) · /league close (解散联赛)\n"
+        "/league set name|schedule|zone|length|rules|bots 值 (例: /league set schedule sat 19:30)\n"
+        "所有人: /league table 赛季积分榜 · /league next 下一场",
+        "en": "Leagues (group admins):\n"
+        "/league create Name | fri 20:00 | Asia/Shanghai | 8 hands | kaikoufan [option=value …] [bots=off]\n"
+        "  days: mon … sun, also mon,wed or mon-fri; length: N hands or N minutes;\n"
+        "  rules: kaikoufan or koukoufan, plus options such as cap=500; bots=off: call a night off "
+        "instead of filling empty seats with automatic players.\n"
+        "/league pause · /league resume · /league end (end the season) · /league close (end the league)\n"
+        "/league set name|schedule|zone|length|rules|bots <value> (e.g. /league set schedule sat 19:30)\n"
+        "Everyone: /league table season standings · /league next the next night",
+    },
+    "league_syntax": {"zh": "格式不对: {error}\n\n{usage}", "en": "Cannot read that: {error}\n\n{usage}"},
+    "league_refused": {"zh": "没有改动: {error}", "en": "Nothing changed: {error}"},
+    "league_admin_only": {"zh": "只有群管理员可以管理联赛。", "en": "Only group admins can manage the league."},
+    "league_none": {
+        "zh": "这个群还没有联赛。管理员可以用 /league create 创建, /league help 看格式。",
+        "en": "This group has no league yet. An admin can create one with /league create (/league help).",
+    },
+    "league_exists": {"zh": "这个群已经有联赛「{name}」了。", "en": "This group already has the league “{name}”."},
+    "league_weekdays": {"zh": "周一 周二 周三 周四 周五 周六 周日", "en": "Mon Tue Wed Thu Fri Sat Sun"},
+    "league_hands": {"zh": "{n} 局", "en": "{n} hands"},
+    "league_minutes": {"zh": "{n} 分钟", "en": "{n} minutes"},
+    "league_bots_on": {"zh": "人不够时电脑补位", "en": "automatic players fill empty seats"},
+    "league_bots_off": {"zh": "不足四人则取消", "en": "called off with fewer than four"},
+    "league_summary": {
+        "zh": "联赛「{name}」第 {season} 赛季{state}\n每{days} {time} ({zone}) · 每场 {length} · {rules} · {bots}",
+        "en": "League “{name}”, season {season}{state}\nEvery {days} at {time} ({zone}) · {length} a night · "
+        "{rules} · {bots}",
+    },
+    "league_state_paused": {"zh": " (暂停中)", "en": " (paused)"},
+    "league_created": {"zh": "已创建。\n{summary}\n第一场: {when}", "en": "Created.\n{summary}\nFirst night: {when}"},
+    "league_updated": {"zh": "已更新。\n{summary}\n下一场: {when}", "en": "Updated.\n{summary}\nNext night: {when}"},
+    "league_paused": {
+        "zh": "联赛「{name}」已暂停: 恢复前到点的场次会取消。/league resume 恢复。",
+        "en": "League “{name}” paused: nights falling due before /league resume are called off.",
+    },
+    "league_not_active": {"zh": "联赛「{name}」现在没有在进行。", "en": "League “{name}” is not running now."},
+    "league_not_paused": {"zh": "联赛「{name}」没有暂停。", "en": "League “{name}” is not paused."},
+    "league_resumed": {"zh": "联赛「{name}」恢复。下一场: {when}", "en": "League “{name}” resumed. Next night: {when}"},
+    "league_season_over": {
+        "zh": "联赛「{name}」第 {season} 赛季结束! 最终积分榜见上图。第 {next} 赛季开始。",
+        "en": "League “{name}”: season {season} is over (final table above). Season {next} begins.",
+    },
+    "league_closed": {
+        "zh": "联赛「{name}」已解散, 之后的场次取消。积分仍然保留。",
+        "en": "League “{name}” has ended; its coming nights are called off. Its standings are kept.",
+    },
+    "league_next": {
+        "zh": "{summary}\n下一场: {when}\n已报名 ({count}): {names}",
+        "en": "{summary}\nNext night: {when}\nSigned up ({count}): {names}",
+    },
+    "league_no_next": {"zh": "{summary}\n暂无安排的场次。", "en": "{summary}\nNo night is scheduled."},
+    "league_nobody": {"zh": "(还没有人)", "en": "(nobody yet)"},
+    "league_announce": {
+        "zh": "🀄 联赛「{name}」: {when} 开打!\n已报名 ({count}): {names}\n要来的点「我来」。",
+        "en": "🀄 League “{name}”: next night {when}!\nSigned up ({count}): {names}\nPress “I'm in” to play.",
+    },
+    "league_remind": {
+        "zh": "⏰ 联赛「{name}」一小时后开始 ({when})。\n已报名 ({count}): {names}",
+        "en": "⏰ League “{name}” starts in an hour ({when}).\nSigned up ({count}): {names}",
+    },
+    "btn_league_in": {"zh": "我来", "en": "I'm in"},
+    "btn_league_out": {"zh": "这次不来", "en": "Not this time"},
+    "league_in_ok": {"zh": "已报名。", "en": "You are in."},
+    "league_out_ok": {"zh": "已取消报名。", "en": "You are out this time."},
+    "league_signups_closed": {"zh": "这一场已经不能报名了。", "en": "Sign-ups for this night are closed."},
+    "league_need_private": {
+        "zh": "请先私聊我并点「开始」, 再来报名 (我要私发你的牌)。",
+        "en": "Start a private chat with me first (press Start), then sign up: I send your tiles privately.",
+    },
+    "league_signed_private": {
+        "zh": "你已报名联赛「{name}」({when})。开局后你的牌会发在这里。",
+        "en": "You are signed up for “{name}” ({when}). Your tiles will appear here once it starts.",
+    },
+    "league_start": {
+        "zh": "🀄 联赛「{name}」开始! 今晚: {names}{extra}",
+        "en": "🀄 League “{name}” starts now! Tonight: {names}{extra}",
+    },
+    "league_rotation": {
+        "zh": "\n{count} 人轮流上桌, 每局四人, 每人局数相差不超过一局。",
+        "en": "\n{count} players take turns, four a hand; everyone plays within one hand of the others.",
+    },
+    "league_filled": {"zh": "\n{count} 个空位由电脑补上。", "en": "\n{count} empty seat(s) get automatic players."},
+    "league_called_off": {
+        "zh": "联赛「{name}」({when}) 取消: 只有 {count} 人报名 ({names}), 需要四人。下一场: {next}",
+        "en": "League “{name}” ({when}) is called off: {count} signed up ({names}), four are needed. "
+        "Next night: {next}",
+    },
+    "league_missed": {
+        "zh": "联赛「{name}」({when}) 因机器人离线错过, 取消。下一场: {next}",
+        "en": "League “{name}” ({when}) was missed while the bot was offline and is called off. Next night: {next}",
+    },
+    "league_busy": {
+        "zh": "联赛「{name}」({when}) 取消: 群里已有一桌在打。下一场: {next}",
+        "en": "League “{name}” ({when}) is called off: a table is already playing in this group. Next night: {next}",
+    },
+    "league_paused_off": {
+        "zh": "联赛「{name}」暂停中, {when} 的场次取消。",
+        "en": "League “{name}” is paused: the night of {when} is called off.",
+    },
+    "league_none_next": {"zh": "(暂停中)", "en": "(paused)"},
+    "league_night_results": {"zh": "联赛「{name}」{when} 战绩", "en": "League “{name}”: results of {when}"},
+    "league_season_table": {
+        "zh": "联赛「{name}」第 {season} 赛季积分榜",
+        "en": "League “{name}”: season {season} standings",
+    },
 }
 
 

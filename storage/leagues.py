@@ -152,6 +152,7 @@ class Leagues:
         rules: Rules | str | dict[str, object],
         night_hands: int | None = None,
         night_minutes: int | None = None,
+        auto_fill: bool = True,
     ) -> League:
         """An active league in season 1; a night lasts night_hands hands or night_minutes minutes."""
         check_int(chat_id, "chat id")
@@ -159,6 +160,8 @@ class Leagues:
         days, start = _checked_schedule(weekdays, start_time, time_zone)
         if (night_hands is None) == (night_minutes is None):
             raise InvalidInputError("give exactly one of night_hands and night_minutes")
+        if not isinstance(auto_fill, bool):
+            raise InvalidInputError(f"auto_fill must be true or false, not {auto_fill!r}")
         if night_hands is not None:
             check_int(night_hands, "night hands", 1, 1000)
         if night_minutes is not None:
@@ -172,8 +175,8 @@ class Leagues:
                 raise InvalidInputError(f"this chat already has a league named {name!r}")
             cursor = await tx.execute(
                 """INSERT INTO leagues (chat_id, name, weekdays, start_time, time_zone, night_hands, night_minutes,
-                                        rules, status, season, created_at)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', 1, ?)""",
+                                        rules, status, season, created_at, auto_fill)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', 1, ?, ?)""",
                 (
                     chat_id,
                     name,
@@ -184,6 +187,7 @@ class Leagues:
                     night_minutes,
                     rules_json,
                     timestamp(self._db.now()),
+                    int(auto_fill),
                 ),
             )
             assert cursor.lastrowid is not None
