@@ -1,7 +1,7 @@
 """Unit tests of the hand state machine on chosen layouts (game.table).
 
 ``layout`` builds a hand from readable tile strings; ``play`` applies scripted steps such as ``"1 chi 3m"``,
-passing for any other seat the hand is waiting on first, so scripts name only the moves that matter.
+passing for seats the hand waits on until the step is legal, so scripts name only the moves that matter.
 """
 
 from __future__ import annotations
@@ -58,14 +58,12 @@ def act(text: str) -> Action:
 
 
 def play(hand: Hand, *steps: str) -> list[Event]:
-    """Apply each step; before a step by a seat the hand is not waiting on, the waiting seats pass."""
+    """Apply each step; while a step is not legal yet and the hand waits on answers, the waiting seats pass."""
     events: list[Event] = []
     for step in steps:
         action = act(step)
-        while action.seat not in hand.waiting_on():
-            waiting = hand.waiting_on()
-            assert waiting and hand.phase in ("claim", "rob", "haidi"), f"{step}: waiting on {waiting}"
-            events += hand.apply(Action(waiting[0], "pass"))
+        while action not in hand.legal_actions(action.seat) and hand.phase in ("claim", "rob", "haidi"):
+            events += hand.apply(Action(hand.waiting_on()[0], "pass"))
         assert action in hand.legal_actions(action.seat), f"{step}: legal {hand.legal_actions(action.seat)}"
         events += hand.apply(action)
     return events

@@ -4,6 +4,8 @@ from a chosen wall, must settle to the same payments as the rule book.
 
 from __future__ import annotations
 
+import pytest
+
 from game.rules import Rules
 from game.table import Hand
 from tests.game.test_table import ROB_SCRIPT, layout, play, rob_hand
@@ -156,3 +158,49 @@ def test_example_c_all_winds_kong_draw_golden_cap_and_liability() -> None:
     )
     assert settled(hand) == ((0, 0, -1200, 1200), ("peng_peng_hu", "feng_yi_se", "gang_shang_kai_hua"), 2)
     assert (hand.result.how, hand.result.cap, hand.result.base) == ("gang_draw", "golden", 80)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("seat3_draws", "payments", "liable"),
+    [("7s8s9s", (160, -40, -40, -80), None), ("1z3z4z", (160, 0, 0, -160), 3)],
+)
+def test_example_g_all_from_others_liability_follows_readiness(
+    seat3_draws: str, payments: tuple[int, ...], liable: int | None
+) -> None:
+    # Seat 0 pengs 7s (from 1) and 9p (from 2), chis 123m and 456s from seat 3, and wins on seat 3's 5p.
+    # Seat 3's hand after that discard is 345m 678m 234s 8p plus its three draws: ready (waiting on 8p)
+    # with 7s8s9s, not ready with three odd honors — only then does seat 3 pay for everyone.
+    d = [seat3_draws[i : i + 2] for i in (0, 2, 4)]
+    hand = layout(
+        1,
+        ["2m3m7s7s9p9p4s6s5p1p9s8m1s", "7s", "9p", "1m5s5p345m678m234s8p"],
+        head=f"5z9m5z5z{d[0]}5z6z{d[1]}6z6z{d[2]}",
+        indicator="1z",
+        rules=Rules(),
+        pad=20,
+    )
+    play(
+        hand,
+        "1 discard 7s",
+        "0 peng 7s",
+        "0 discard 1p",
+        "1 discard 5z",
+        "2 discard 9p",
+        "0 peng 9p",
+        "0 discard 9s",
+        "1 discard 5z",
+        "2 discard 5z",
+        "3 discard 1m",
+        "0 chi 1m",
+        "0 discard 8m",
+        "1 discard 5z",
+        "2 discard 6z",
+        "3 discard 5s",
+        "0 chi 4s",
+        "0 discard 1s",
+        "1 discard 6z",
+        "2 discard 6z",
+        "3 discard 5p",
+        "0 hu",
+    )
+    assert settled(hand) == (payments, ("quan_qiu_ren",), liable)
