@@ -132,13 +132,14 @@ def main() -> None:
     (waits_rate,) = rates([find_waits], len(thirteen), rounds=4)
     print(f"waits (13 tiles):         {waits_rate:12,.0f} hands/s ({ready} of {len(thirteen)} ready)")
 
-    played = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < 5.0:
-        play_random_hand(played)
-        played += 1
-    hands_rate = played / (time.perf_counter() - start)
-    print(f"random-agent hands:       {hands_rate:12,.1f} hands/s ({played} played)")
+    seeds = range(150)
+
+    def play_hands() -> None:
+        for seed in seeds:
+            play_random_hand(seed)
+
+    (hands_rate,) = rates([play_hands], len(seeds), rounds=3)
+    print(f"random-agent hands:       {hands_rate:12,.1f} hands/s (game.table.Hand, seeds 0-{len(seeds) - 1})")
 
     print(
         json.dumps(

@@ -21,8 +21,12 @@ that turn it into: sets only; sets + any pair; sets + a 2-5-8 pair; triplets onl
 Honors have no sequences, so their record is computed tile by tile. A hand's cost for a shape is the sum
 of its groups' "sets" costs plus the cheapest group's extra cost for holding the pair. The shape exists
 iff that cost is at most W: the leftover wildcards are then a multiple of three (the tile count fixes
-it) and make free triplets — W=3 alone is a triplet, W=2 alone a pair (of 2m, say). The suit records
-are built lazily and cached, so a warm process answers with four dictionary look-ups per reading.
+it) and make free triplets — W=3 alone is a triplet, W=2 alone a pair (of 2m, say). Each record is
+packed into one int with its fields in separate bit ranges (see ``_record``), so a hand's four records
+are simply added and its facts read from the sum: a warm check is four dictionary look-ups and a few
+integer operations. The tables fill lazily (no start-up cost) and stay small: only the suit count
+patterns that actually occur are stored (a few thousand after thousands of hands; capped).
+``waits`` re-reads only the group the added tile falls in.
 
 The suit search behind a record tries, for the lowest natural tile, a triplet (of as many natural
 copies as there are, up to three) or the sequence starting there (natural tiles where present,
@@ -47,6 +51,8 @@ _TRIPLET_PAIR_DELTA: Final = (2, -1, -1, 2, -1)
 _JIANG_RANKS: Final = (1, 4, 7)  # 2, 5 and 8 as rank indices
 _HARD_FACTOR: Final = Fraction(2)  # the default; waits only ask whether some reading wins
 _WILD_CANDIDATES: Final = tuple(t for t in range(NUM_KINDS) if t != HONGZHONG)
+_IS_JIANG: Final = tuple(is_jiang(t) for t in range(NUM_KINDS))
+_IS_FENG: Final = tuple(is_feng(t) for t in range(NUM_KINDS))
 
 # A group's record, packed into one int so that a hand's four records are simply summed:
 #   bits 0-5   wildcards to make the group sets only
@@ -83,6 +89,7 @@ class AnalysisError(ValueError):
     """A hand that cannot exist: a wrong tile count, an unknown tile, five of a kind."""
 
 
+_CACHE_LIMIT: Final = 200_000  # entries per table (2000 random hands fill about 5000)
 _sets_cache: dict[tuple[int, ...], int] = {}
 # The records of m, p, s (the same counts make a different group bit) and of the honors 1z-6z.
 _record_caches: Final[tuple[dict[tuple[int, ...], int], ...]] = ({}, {}, {}, {})
@@ -110,6 +117,8 @@ def _sets_cost(c: tuple[int, ...]) -> int:
         else:
             gaps += 1
     best = min(best, gaps + _sets_cost(tuple(rest)))
+    if len(_sets_cache) >= _CACHE_LIMIT:
+        _sets_cache.clear()
     _sets_cache[c] = best
     return best
 
@@ -148,7 +157,10 @@ def _record(c: tuple[int, ...], group: int) -> int:
         | (1 << 25 if non_jiang else 0)
         | sum(c) << _TILES_AT
     )
-    _record_caches[group][c] = rec
+    cache = _record_caches[group]
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()  # a bound for a long-lived process; real play stays far below it
+    cache[c] = rec
     return rec
 
 
@@ -175,15 +187,20 @@ class _MeldFacts:
     def of(cls, tiles: Sequence[Tile], has_chi: bool) -> _MeldFacts:
         """From one tile per meld kind (``Meld.tiles``) and whether a chi is among them."""
         groups = 0
+        all_jiang = all_feng = True
         for t in tiles:
             groups |= 1 << (t // 9)
-        return cls(groups, all(is_jiang(t) for t in tiles), all(is_feng(t) for t in tiles), has_chi)
+            all_jiang = all_jiang and _IS_JIANG[t]
+            all_feng = all_feng and _IS_FENG[t]
+        return cls(groups, all_jiang, all_feng, has_chi)
 
 
 _NO_MELDS: Final = _MeldFacts.of((), False)
 
 
 def _melds_facts(melds: Sequence[Meld]) -> _MeldFacts:
+    if not melds:
+        return _NO_MELDS
     return _MeldFacts.of([t for m in melds for t in m.tiles], any(m.kind == "chi" for m in melds))
 
 
@@ -259,17 +276,23 @@ def _checked_counts(tiles: Sequence[Tile], melds: Sequence[Meld], laizi: Tile, s
     """Counts of the concealed ``tiles``; raises AnalysisError unless the hand could exist."""
     if len(tiles) != size:
         raise AnalysisError(f"{len(melds)} melds need {size} concealed tiles, got {len(tiles)}")
-    if not (isinstance(laizi, int) and 0 <= laizi < HONGZHONG):
+    if laizi not in _WILD_CANDIDATES:
         raise AnalysisError(f"no 赖子 kind {laizi!r}")
     counts = [0] * NUM_KINDS
-    for t in tiles:
-        if not (isinstance(t, int) and 0 <= t < NUM_KINDS):
-            raise AnalysisError(f"no tile kind {t!r}")
-        counts[t] += 1
+    try:
+        for t in tiles:
+            counts[t] += 1
+    except (IndexError, TypeError):
+        raise AnalysisError(f"not a tile kind in {list(tiles)!r}") from None
+    if tiles and min(tiles) < 0:
+        raise AnalysisError(f"not a tile kind in {list(tiles)!r}")
     held = counts.copy()
     for m in melds:
-        for t in m.all_tiles():
-            held[t] += 1
+        if m.kind == "chi":
+            for t in m.tiles:
+                held[t] += 1
+        else:
+            held[m.tiles[0]] += m.size
     if max(held) > COPIES:
         over = [tile_name(t) for t in range(NUM_KINDS) if held[t] > COPIES]
         raise AnalysisError(f"more than four of {', '.join(over)}")
