@@ -8,6 +8,7 @@ replaying the action log (through its JSON) rebuilds the same views.
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any, get_args
 
@@ -124,6 +125,9 @@ def assert_replays(hand: Hand) -> None:
     again = Hand.replay(hand.rules, hand.seed, hand.dealer, log)
     assert snapshot(again) == snapshot(hand)
     assert [e.to_json() for e in again.log] == [e.to_json() for e in hand.log]
+    # Events (each seat's copy) and views are JSON-ready: storage and the bot keep and send them as is.
+    json.dumps([e.for_seat(s).to_json() for e in hand.log for s in (None, 0, 1, 2, 3)])
+    json.dumps(snapshot(hand))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
