@@ -292,16 +292,7 @@ class Leagues:
                 league.start_time,
                 league.time_zone,
             ):
-                try:
-                    await tx.execute(
-                        f"""UPDATE league_nights SET starts_at = ?
-                            WHERE league_id = ? AND status IN ({_placeholders(UNSTARTED_NIGHT_STATUSES)})""",
-                        (timestamp(updated.next_start(now)), league_id, *UNSTARTED_NIGHT_STATUSES),
-                    )
-                except sqlite3.IntegrityError:
-                    raise InvalidInputError(
-                        "the new schedule's next start was already a night of this league"
-                    ) from None
+                await _move_unstarted_nights(tx, updated, now)
             return updated
 
     async def schedule_night(self, league_id: int, starts_at: datetime) -> LeagueNight:
@@ -424,6 +415,28 @@ class Leagues:
                 )
             )
         return [player_from_row(r) for r in rows]
+
+
+async def _move_unstarted_nights(tx: aiosqlite.Connection, league: League, now: datetime) -> None:
+    """Put the league's nights not yet started, in their order, on its next starts after now."""
+    rows = list(
+        await tx.execute_fetchall(
+            f"""SELECT id FROM league_nights
+                WHERE league_id = ? AND status IN ({_placeholders(UNSTARTED_NIGHT_STATUSES)})
+                ORDER BY starts_at, id""",
+            (league.id, *UNSTARTED_NIGHT_STATUSES),
+        )
+    )
+    moves, start = [], now
+    for row in rows:
+        start = league.next_start(start)
+        moves.append((timestamp(start), row["id"]))
+    # Out of the way first, so two moved nights never hold one start at the same moment.
+    await tx.executemany("UPDATE league_nights SET starts_at = 'moving ' || id WHERE id = ?", [(i,) for _, i in moves])
+    try:
+        await tx.executemany("UPDATE league_nights SET starts_at = ? WHERE id = ?", moves)
+    except sqlite3.IntegrityError:
+        raise InvalidInputError("the new schedule puts a night where one was already played") from None
 
 
 def _placeholders(values: tuple[str, ...]) -> str:

@@ -148,3 +148,103 @@ async def test_new_season_counts_new_nights(db: Database, clock: Clock) -> None:
     assert (old.season, new.season) == (1, 2)
     with pytest.raises(NotFoundError, match="no league 42"):
         await db.leagues.new_season(42)
+
+
+async def test_update_changes_a_league_and_moves_unstarted_nights(db: Database, clock: Clock) -> None:
+    league_id = await friday_league(db)
+    running = await db.leagues.schedule_night(league_id, datetime(2026, 11, 27, 12, 0, tzinfo=UTC))
+    await db.leagues.advance_night(running.id, "running")
+    upcoming = await db.leagues.schedule_next(league_id, clock.now)
+    await db.players.upsert(1, "Ann")
+    await db.leagues.sign_up(upcoming.id, 1)
+
+    updated = await db.leagues.update(
+        league_id, clock.now, name="Saturday Night", weekdays=[5], start_time="19:00", night_minutes=90, auto_fill=False
+    )
+    assert (updated.name, updated.weekdays, updated.start_time) == ("Saturday Night", (5,), time(19, 0))
+    assert (updated.night_hands, updated.night_minutes, updated.auto_fill) == (None, 90, False)
+    moved = await db.leagues.night(upcoming.id)
+    assert moved.starts_at == datetime(2026, 12, 5, 11, 0, tzinfo=UTC)  # Saturday 19:00 in Shanghai
+    assert [p.id for p in await db.leagues.signups(upcoming.id)] == [1]  # sign-ups kept
+    assert (await db.leagues.night(running.id)).starts_at == running.starts_at  # a started night stays
+    assert (await db.leagues.update(league_id, clock.now, night_hands=4)).night_minutes is None
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"season": 3}, "cannot change season"),
+        ({"weekdays": [9]}, "weekday"),
+        ({"time_zone": "Nowhere/Land"}, "unknown time zone"),
+        ({"auto_fill": "yes"}, "auto_fill must be true or false"),
+        ({"night_minutes": 0}, "night minutes"),
+        ({"name": "Other"}, "already has a league named"),
+    ],
+)
+async def test_bad_league_updates_change_nothing(
+    db: Database, clock: Clock, changes: dict[str, object], message: str
+) -> None:
+    league_id = await friday_league(db)
+    await db.leagues.create(-100, "Other", [1], "18:00", "UTC", "kaikoufan", night_hands=4)
+    night = await db.leagues.schedule_next(league_id, clock.now)
+    before = await db.leagues.get(league_id)
+    with pytest.raises(InvalidInputError, match=message):
+        await db.leagues.update(league_id, clock.now, start_time="21:00", **changes)
+    assert await db.leagues.get(league_id) == before
+    assert await db.leagues.night(night.id) == night
+
+
+async def test_new_season_takes_unstarted_nights_along(db: Database, clock: Clock) -> None:
+    league_id = await friday_league(db)
+    done = await db.leagues.schedule_night(league_id, datetime(2026, 11, 27, 12, 0, tzinfo=UTC))
+    await db.leagues.advance_night(done.id, "done")
+    upcoming = await db.leagues.schedule_next(league_id, clock.now)
+    await db.leagues.new_season(league_id)
+    assert (await db.leagues.night(done.id)).season == 1
+    assert (await db.leagues.night(upcoming.id)).season == 2
+
+
+async def test_a_nights_match_and_results(db: Database, clock: Clock) -> None:
+    from tests.storage.conftest import seat_match
+
+    league_id = await friday_league(db)
+    night = await db.leagues.schedule_next(league_id, clock.now)
+    assert await db.leagues.night_match(night.id) is None
+    assert await db.leagues.night_results(night.id) == []
+    match = await seat_match(db, (1, 2, 3, None), league_night_id=night.id)
+    for payments, winner in [((90, -30, -30, -30), 0), ((-40, -40, 120, -40), 2)]:
+        hand = await db.hands.start(match.id, seed=1, dealer=0)
+        await db.hands.close(hand.id, payments, winner)
+    other = await seat_match(db, (1, 2, 3, None), chat_id=-5)  # not a league match: not counted
+    hand = await db.hands.start(other.id, seed=1, dealer=0)
+    await db.hands.close(hand.id, (300, -100, -100, -100), winner=0)
+    assert (await db.leagues.night_match(night.id)) == await db.matches.get(match.id)
+    results = await db.leagues.night_results(night.id)
+    assert [(e.rank, e.player_id, e.points, e.hands, e.wins) for e in results] == [
+        (1, 3, 90, 2, 1),
+        (2, 1, 50, 2, 1),
+        (3, 2, -70, 2, 0),
+    ]
+
+
+async def test_several_unstarted_nights_move_in_order(db: Database, clock: Clock) -> None:
+    league_id = await friday_league(db)
+    first = await db.leagues.schedule_next(league_id, clock.now)  # Fri 4 Dec 12:00 UTC
+    second = await db.leagues.schedule_next(league_id, first.starts_at)  # Fri 11 Dec
+    await db.leagues.update(league_id, clock.now, weekdays=[4, 5])  # now Fridays and Saturdays
+    assert [(await db.leagues.night(n.id)).starts_at for n in (first, second)] == [
+        datetime(2026, 12, 4, 12, 0, tzinfo=UTC),
+        datetime(2026, 12, 5, 12, 0, tzinfo=UTC),
+    ]
+
+
+async def test_a_schedule_clashing_with_a_played_night_changes_nothing(db: Database, clock: Clock) -> None:
+    league_id = await friday_league(db)
+    played = await db.leagues.schedule_night(league_id, datetime(2026, 12, 5, 11, 0, tzinfo=UTC))  # Sat 19:00
+    await db.leagues.advance_night(played.id, "done")
+    upcoming = await db.leagues.schedule_next(league_id, clock.now)
+    before = await db.leagues.get(league_id)
+    with pytest.raises(InvalidInputError, match="already played"):
+        await db.leagues.update(league_id, clock.now, weekdays=[5], start_time="19:00")
+    assert await db.leagues.get(league_id) == before
+    assert await db.leagues.night(upcoming.id) == upcoming
