@@ -11,8 +11,10 @@
 
 The state is a pure function of (rules, seed, dealer, actions): ``Hand.replay`` rebuilds it. Drive a hand
 with ``waiting_on()`` (who must decide now), ``legal_actions(seat)`` (exactly what ``apply`` accepts) and
-``apply(action)``, which returns the public events; ``Event.for_seat`` redacts what a seat may not see.
-Replacement draws, 海底 draws and claim resolution happen inside ``apply``.
+``apply(action)``, which returns the events it caused, unredacted: send each seat ``event.for_seat(seat)``.
+``hand.log`` keeps every event, the deal included; ``hand.view(seat)`` is what a seat may see now.
+Replacement draws, 海底 draws and claim resolution happen inside ``apply``. ``Hand.from_layout`` starts a
+hand from a chosen deal and wall (tests, worked examples); such a hand cannot be replayed from a seed.
 
 Phases: ``turn`` (the seat to act may 胡 right after a draw, gang, or discard), ``claim`` (after a discard,
 the seats with a legal claim answer one claim or ``pass``; the best claim by §5 priority wins as soon as
