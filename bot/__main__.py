@@ -16,6 +16,7 @@ from telegram.ext import AIORateLimiter, Application
 
 from bot.config import Config, ConfigError, load_dotenv
 from bot.handlers import add_handlers
+from bot.league_handlers import register as register_leagues
 from bot.manager import TableManager
 from bot.outbox import Outbox
 from storage.database import Database
@@ -50,6 +51,7 @@ def build_application(config: Config) -> Application[Any, Any, Any, Any, Any, An
     )
     application.bot_data["config"] = config
     add_handlers(application)
+    register_leagues(application)
     return application
 
 

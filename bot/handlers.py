@@ -78,8 +78,6 @@ async def group_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     name = user.full_name
     if command == "newgame":
         reply = await manager.new_table(chat.id, chat.title or "", user.id, name)
-        if reply.text is None:  # the creator sits down at once when the bot can reach them
-            reply = await manager.join(chat.id, user.id, name)
     elif command == "join":
         reply = await manager.join(chat.id, user.id, name)
     elif command == "leave":

@@ -111,6 +111,7 @@ class TableManager:
 
     # --- the lobby ----------------------------------------------------------------------------------------
     async def new_table(self, chat_id: int, title: str, user_id: int, name: str) -> Reply:
+        """Open the group's table, its creator seated (if the bot can reach them privately)."""
         async with self._locked(chat_id):
             table = self.tables.get(chat_id)
             if table is not None:
@@ -129,8 +130,9 @@ class TableManager:
                 hands_planned=settings.hands_per_game,
             )
             self.tables[chat_id] = table
+            reply = await self._join(table, user_id, name, from_private=False)  # the creator sits down first
             self._show_lobby(table)
-            return Reply(None)
+            return reply
 
     async def join(self, chat_id: int, user_id: int, name: str, *, from_private: bool = False) -> Reply:
         """Seat a player. From the group, only once a private message reached them (else: how to start me)."""
@@ -138,23 +140,26 @@ class TableManager:
             table = self.tables.get(chat_id)
             if table is None:
                 return Reply(text("start_no_table" if from_private else "no_table", self.config.lang))
-            lang = table.lang
-            if table.seat_of(user_id) is not None:
-                return Reply(text("already_seated", lang))
-            if table.state != "lobby":
-                return Reply(text("already_playing", lang))
-            if None not in table.seats:
-                return Reply(text("table_full", lang))
-            hello = text("joined_private", lang, group=table.title)
-            if from_private:
-                self.outbox.announce(user_id, hello)
-            elif not await self._reaches(user_id, hello):
-                return Reply(text("not_reachable", lang, name=name), join_markup(table, self.bot_username))
-            await self.db.players.upsert(user_id, name)
-            seat = table.sit(user_id, name)
-            assert seat is not None
-            self._show_lobby(table)
-            return Reply(text("joined", lang, name=name, wind=text(f"wind_{seat}", lang)) if not from_private else None)
+            return await self._join(table, user_id, name, from_private)
+
+    async def _join(self, table: Table, user_id: int, name: str, from_private: bool) -> Reply:
+        lang = table.lang
+        if table.seat_of(user_id) is not None:
+            return Reply(text("already_seated", lang))
+        if table.state != "lobby":
+            return Reply(text("already_playing", lang))
+        if None not in table.seats:
+            return Reply(text("table_full", lang))
+        hello = text("joined_private", lang, group=table.title)
+        if from_private:
+            self.outbox.announce(user_id, hello)
+        elif not await self._reaches(user_id, hello):
+            return Reply(text("not_reachable", lang, name=name), join_markup(table, self.bot_username))
+        await self.db.players.upsert(user_id, name)
+        seat = table.sit(user_id, name)
+        assert seat is not None
+        self._show_lobby(table)
+        return Reply(None if from_private else text("joined", lang, name=name, wind=text(f"wind_{seat}", lang)))
 
     async def _reaches(self, user_id: int, message: str) -> bool:
         """Whether the bot can write to the user privately: it tries (403 = they never started it)."""

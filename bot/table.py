@@ -116,14 +116,17 @@ class Table:
                 s.ready = False
         return self.refresh_prompts(now)
 
-    def refresh_prompts(self, now: float) -> set[int]:
-        """Bring the prompts up to date with the hand; the seats whose decision changed."""
+    def refresh_prompts(self, now: float, actor: int | None = None) -> set[int]:
+        """Bring the prompts up to date with the hand; the seats whose decision changed.
+
+        The seat that just acted always gets a new prompt (or none): its old buttons are spent even when the
+        same choices come back (a second 赖子杠 after the first), so a repeated press is stale."""
         hand = self._hand()
         changed: set[int] = set()
         for seat in range(SEATS):
             legal = tuple(hand.legal_actions(seat))
             old = self.prompts.get(seat)
-            if old is not None and old.legal == legal:
+            if old is not None and old.legal == legal and seat != actor:
                 continue
             if legal:
                 self.prompts[seat] = Prompt(len(hand.actions), now, legal)
@@ -137,7 +140,7 @@ class Table:
     def apply(self, action: Action, now: float) -> tuple[list[Event], set[int]]:
         """Apply a legal action; (events, seats whose prompt changed). IllegalAction leaves all unchanged."""
         events = self._hand().apply(action)
-        return list(events), self.refresh_prompts(now)
+        return list(events), self.refresh_prompts(now, actor=action.seat)
 
     def stamp(self, seat: int) -> str:
         """The stamp of ``seat``'s current prompt (``<hand>.<counter>.<seat>``), for its buttons."""

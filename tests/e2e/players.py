@@ -1,0 +1,170 @@
+"""Simulated people at the bot's tables, and the real bot process they play against.
+
+``BotProcess(tg, db_path, **env)`` runs ``python -m bot`` against a FakeTelegram server (``kill()`` sends
+SIGKILL, ``start()`` again resumes). ``Players(tg, group, users)`` presses, for every user, the buttons the
+bot offers them now — choosing with ``tests.e2e.policy.pick`` — until a condition holds.
+
+    with BotProcess(tg, tmp_path / "db.sqlite3", MAHJONG_SEED="852") as bot:
+        alice.say(group, "/newgame") ...
+        players = Players(tg, group, [alice, bob, carol, dan], allow_hu=lambda caption: "抢杠" in caption)
+        players.play_until(lambda: any("荒庄" in t for t in group_texts(tg, group)), timeout=60)
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from types import TracebackType
+
+from bot.callbacks import BadCallback, decode, parse_action_code
+from game.table import Action
+from tests.e2e.policy import pick
+from tests.fake_telegram import FakeTelegram
+from tests.fake_telegram.records import Button, Chat, Message
+from tests.fake_telegram.users import SimUser
+
+ROOT = Path(__file__).resolve().parents[2]
+# Short timers so a test takes seconds; the claim window stays long enough that players never miss one.
+FAST = {
+    "MAHJONG_CLAIM_SECONDS": "20",
+    "MAHJONG_TURN_SECONDS": "30",
+    "MAHJONG_BOT_DELAY": "0",
+    "MAHJONG_NEXT_HAND_SECONDS": "30",
+    "MAHJONG_PRIVATE_INTERVAL": "0.02",
+    "MAHJONG_PASSIVE_INTERVAL": "2",
+}
+
+
+class BotProcess:
+    """The real bot, ``python -m bot``, pointed at the fake server and a database file."""
+
+    def __init__(self, tg: FakeTelegram, db_path: Path, **env: str) -> None:
+        self.env = os.environ | tg.bot_environment() | FAST | {"MAHJONG_DB": str(db_path)} | env
+        self.log_path = db_path.with_suffix(".log")
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> BotProcess:
+        log = self.log_path.open("ab")
+        self.proc = subprocess.Popen([sys.executable, "-m", "bot"], cwd=ROOT, env=self.env, stdout=log, stderr=log)
+        return self
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no flushing; whatever was not stored is lost."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self) -> int:
+        assert self.proc is not None
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+    def log(self) -> str:
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def __enter__(self) -> BotProcess:
+        return self.start()
+
+    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
+        self.stop()
+
+
+def group_texts(tg: FakeTelegram, group: Chat) -> list[str]:
+    """Everything the bot shows in the group: texts and captions, oldest first."""
+    return [m.text or m.caption or "" for m in tg.messages(group.id)]
+
+
+def game_buttons(message: Message, group: Chat) -> list[Button]:
+    """The message's buttons that belong to the table in ``group``."""
+    out = []
+    for b in message.buttons:
+        try:
+            if b.callback_data is not None and decode(b.callback_data).table == group.id:
+                out.append(b)
+        except BadCallback:
+            continue
+    return out
+
+
+class Players:
+    """Four (or fewer) simulated people pressing what the bot offers them."""
+
+    def __init__(
+        self,
+        tg: FakeTelegram,
+        group: Chat,
+        users: Iterable[SimUser],
+        *,
+        allow_hu: Callable[[str], bool] = lambda caption: True,
+        idle: Iterable[SimUser] = (),
+    ) -> None:
+        self.tg, self.group = tg, group
+        self.users = list(users)
+        self.allow_hu = allow_hu
+        self.idle = {u.id for u in idle}  # these never press anything (they time out)
+        self._pressed: set[tuple[int, str]] = set()  # (user, stamp or message version) already answered
+        self.presses: list[tuple[SimUser, str, str]] = []  # (user, callback data, query id)
+
+    def current(self, user: SimUser) -> Message | None:
+        """The user's newest private message from the bot that has buttons for this table."""
+        for message in reversed(user.private_messages()):
+            if game_buttons(message, self.group):
+                return message
+        return None
+
+    def step(self) -> int:
+        """Press once for every user who has an unanswered prompt; how many pressed."""
+        pressed = 0
+        for user in self.users:
+            if user.id in self.idle:
+                continue
+            message = self.current(user)
+            if message is None:
+                continue
+            choice = self.choose(user, message)
+            if choice is None:
+                continue
+            data = choice.callback_data or ""
+            self.presses.append((user, data, user.press(message, data)))
+            pressed += 1
+        return pressed
+
+    def choose(self, user: SimUser, message: Message) -> Button | None:
+        buttons = game_buttons(message, self.group)
+        first = decode(buttons[0].callback_data)
+        if first.stamp == "0":  # Ready / I'm back: once per version of the message
+            key = (user.id, f"m{message.message_id}.{message.edits}")
+            if key in self._pressed:
+                return None
+            self._pressed.add(key)
+            return buttons[0]
+        key = (user.id, first.stamp)
+        if key in self._pressed:
+            return None
+        self._pressed.add(key)
+        seat = int(first.stamp.rsplit(".", 1)[1])
+        offered: dict[Action, Button] = {}
+        for b in buttons:
+            offered[parse_action_code(decode(b.callback_data).code, seat)] = b
+        caption = message.caption or message.text or ""
+        action = pick(list(offered), lambda _a: self.allow_hu(caption))
+        return offered[action]
+
+    def play_until(self, done: Callable[[], object], *, timeout: float, poll: float = 0.02) -> None:
+        deadline = time.monotonic() + timeout
+        while not done():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"not done after {timeout} s; the group shows: {group_texts(self.tg, self.group)}")
+            if not self.step():
+                time.sleep(poll)
