@@ -307,16 +307,17 @@ class Hands:
         """Every hand still in play, oldest first, with its match and its actions: what to resume at start-up."""
         async with self._db.transaction(write=False) as tx:
             hand_rows = list(await tx.execute_fetchall(_HAND_SELECT + " WHERE h.status = 'playing' ORDER BY h.id"))
+            # Driven by the playing hands' index: start-up reads only what it resumes, however long the log.
             seat_rows = list(
                 await tx.execute_fetchall(
-                    """SELECT s.hand_id, s.player_id, s.auto_level FROM hand_seats s JOIN hands h ON h.id = s.hand_id
-                   WHERE h.status = 'playing' ORDER BY s.hand_id, s.seat"""
+                    """SELECT hand_id, player_id, auto_level FROM hand_seats
+                       WHERE hand_id IN (SELECT id FROM hands WHERE status = 'playing') ORDER BY hand_id, seat"""
                 )
             )
             action_rows = list(
                 await tx.execute_fetchall(
-                    """SELECT a.hand_id, a.seq, a.action FROM actions a JOIN hands h ON h.id = a.hand_id
-                   WHERE h.status = 'playing' ORDER BY a.hand_id, a.seq"""
+                    """SELECT hand_id, seq, action FROM actions
+                       WHERE hand_id IN (SELECT id FROM hands WHERE status = 'playing') ORDER BY hand_id, seq"""
                 )
             )
             matches = {row["match_id"]: await load_match(tx, row["match_id"]) for row in hand_rows}
