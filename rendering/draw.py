@@ -15,6 +15,7 @@ from PIL import Image, ImageDraw
 from game.melds import Meld
 from game.tiles import HIDDEN, Tile
 from rendering.fonts import Color, draw_text
+from rendering.labels import Lang, seat_wind
 from rendering.tiles import render_tile, tile_dims
 
 FELT: Final = (24, 84, 62)
@@ -36,6 +37,7 @@ INK: Final = (40, 40, 48)
 # Telegram sendPhoto: at most 10 MB, width + height ≤ 10000, aspect ratio ≤ 20.
 TELEGRAM_MAX_BYTES: Final = 10 * 1024 * 1024
 PALETTE_COLORS: Final = 128
+MIN_FEEDER_FONT: Final = 11
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,34 @@ def meld_spots(meld: Meld, owner: int, x: int, bottom: int, size: int, laizi: Ti
         rise = w if middle.rotated else meld_stack_rise(size)
         spots.append(TileSpot(middle.x, middle.y - rise, stacked_tile, size, stacked_tile == laizi, middle.rotated))
     return spots
+
+
+@dataclass(frozen=True)
+class FeederMark:
+    """The wind of the seat whose discard made a meld, written just above the meld's claimed tile."""
+
+    x: int  # centre of the label
+    y: int  # bottom of the label
+    size: int  # font size in pixels
+    seat: int
+
+
+def feeder_mark(meld: Meld, spots: list[TileSpot]) -> FeederMark | None:
+    """Where to name a meld's giver: above its tile on its side, in the room a standing tile would take.
+    None for an 暗杠, or when a 杠's fourth tile lies there."""
+    turned = [s for s in spots if s.rotated]
+    if meld.from_seat is None or len(turned) != 1:
+        return None
+    x0, y0, x1, _ = turned[0].box
+    w, h = tile_dims(turned[0].size)
+    room = h - w
+    if room < MIN_FEEDER_FONT + 1:
+        return None
+    return FeederMark((x0 + x1) // 2, y0 - 1, min(room - 1, 22), meld.from_seat)
+
+
+def draw_feeder(draw: ImageDraw.ImageDraw, mark: FeederMark, lang: Lang) -> None:
+    draw_text(draw, (mark.x, mark.y), seat_wind(mark.seat, lang), mark.size, GOLD, anchor="mb")
 
 
 def frame(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], color: Color, width: int = 3,

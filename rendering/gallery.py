@@ -36,6 +36,7 @@ class Scenes:
     """The moments worth a picture, gathered while the match is played."""
 
     table: tuple[SeatView, SeatView] | None = None  # one seat's view and the spectator's, at the same moment
+    table_interest: int = 0
     table_scores: tuple[int, ...] = (0, 0, 0, 0)
     result: SeatView | None = None
     win_tile: Tile | None = None
@@ -51,14 +52,20 @@ class Scenes:
     def complete(self) -> bool:
         big = self.result is not None and self.result.result is not None and self.result.result.patterns != (
             "pi_hu",)
-        return self.table is not None and big and self.exhausted is not None
+        return self.table_interest >= GOOD_TABLE and big and self.exhausted is not None
 
 
-def busy(view: SeatView) -> bool:
-    """A table moment that shows most of what the picture can: melds about, a claim or a fresh draw."""
+def interest(view: SeatView, scores: tuple[int, ...]) -> int:
+    """How much of the private picture a moment shows: melds about, the viewer ready (听牌提示) and offered a
+    claim, gang counts and running scores. 0 for a moment not worth a picture."""
+    if view.seat is None or view.phase == "over" or view.wall_remaining > 45:
+        return 0
     melds = sum(len(m) for m in view.melds)
-    return (view.seat is not None and melds >= 3 and bool(view.melds[view.seat]) and view.wall_remaining <= 50
-            and (view.claimable is not None or view.drawn is not None))
+    return (min(melds, 6) + 3 * bool(view.waits) + 3 * bool(view.claimable is not None)
+            + bool(view.melds[view.seat]) + bool(sum(view.hongzhong_gangs) + sum(view.laizi_gangs)) + bool(any(scores)))
+
+
+GOOD_TABLE: Final = 15  # an interest at which the search stops looking for a better table moment
 
 
 def play(max_hands: int = MAX_HANDS) -> Scenes:
@@ -70,8 +77,9 @@ def play(max_hands: int = MAX_HANDS) -> Scenes:
         while not hand.finished:
             seat = hand.waiting_on()[0]
             view = hand.view(seat)
-            if scenes.table is None and busy(view):
-                scenes.table = (view, hand.view(None))
+            score = interest(view, tuple(match.totals))
+            if score > scenes.table_interest:
+                scenes.table, scenes.table_interest = (view, hand.view(None)), score
                 scenes.table_scores = tuple(match.totals)
             for event in hand.apply(choose(view, "normal", MATCH_SEED)):
                 if event.kind == "win":

@@ -32,9 +32,12 @@ from rendering.draw import (
     TEXT,
     WHITE,
     WIN_GREEN,
+    FeederMark,
     TileSpot,
     badge,
+    draw_feeder,
     encode,
+    feeder_mark,
     frame,
     meld_spots,
     meld_stack_rise,
@@ -80,6 +83,20 @@ def _hand_spots(view: SeatView, seat: int, x: int, bottom: int, size: int,
         spots += meld_spots(meld, seat, x, bottom, size, view.laizi)
         x += meld_width(size) + MELD_GAP
     return spots, win_spot, x
+
+
+def _feeders(view: SeatView, seat: int, spots: list[TileSpot]) -> list[FeederMark]:
+    """The giver of each of a seat's melds, for spots laid out by _hand_spots (melds after the concealed)."""
+    assert view.revealed is not None
+    meld_tiles = spots[len(view.revealed[seat]):]
+    marks = []
+    for meld in view.melds[seat]:
+        count = 4 if meld.is_gang else 3
+        mark = feeder_mark(meld, meld_tiles[:count])
+        meld_tiles = meld_tiles[count:]
+        if mark is not None:
+            marks.append(mark)
+    return marks
 
 
 def winner_spots(view: SeatView, win_tile: Tile | None = None) -> tuple[list[TileSpot], TileSpot | None]:
@@ -134,6 +151,8 @@ def _seat_rows(img: Image.Image, d: ImageDraw.ImageDraw, view: SeatView, top: in
                                       ROW_SIZE)
             for spot in spots:
                 paste(img, spot)
+            for mark in _feeders(view, seat, spots):
+                draw_feeder(d, mark, lang)
         draw_text(d, (330, y + 76), lines[seat], 17, TEXT, anchor="lm", max_width=WIDTH - 16 - 330 - 12)
 
 
@@ -189,6 +208,8 @@ def result_image(view: SeatView, names: Sequence[str], lang: Lang = "zh", win_ti
     spots, win_spot = winner_spots(view, win_tile)
     for spot in spots:
         paste(img, spot)
+    for mark in _feeders(view, s.winner, spots):
+        draw_feeder(d, mark, lang)
     if win_spot is not None:
         frame(d, win_spot.box, GOLD, width=4)
     lines = [_factor_line(s, seat, lang) for seat in range(4)]

@@ -17,6 +17,7 @@ from typing import Final
 
 from PIL import Image, ImageDraw
 
+from game.melds import Meld
 from game.tiles import HIDDEN, NUM_KINDS, Tile
 from game.view import SeatView
 from rendering.draw import (
@@ -31,9 +32,12 @@ from rendering.draw import (
     READY_BLUE,
     TEXT,
     WHITE,
+    FeederMark,
     TileSpot,
     badge,
+    draw_feeder,
     encode,
+    feeder_mark,
     frame,
     meld_spots,
     meld_stack_rise,
@@ -93,6 +97,7 @@ class TableLayout:
     discard_shown: TileSpot | None = None  # else the discard on the table now, large
     waits: list[TileSpot] = field(default_factory=list)
     latest_discard: TileSpot | None = None
+    feeders: list[FeederMark] = field(default_factory=list)  # who fed each meld, where there is room
 
     def all_spots(self) -> list[TileSpot]:
         spots = [s for seat in range(4) for s in (*self.hands[seat], *self.melds[seat], *self.rivers[seat])]
@@ -141,7 +146,7 @@ def _layout_panel(lay: TableLayout, view: SeatView, seat: int, px: int, tiles: t
         OTHER_MELD_SIZE)[1]
     x = px + 10
     for meld in view.melds[seat]:
-        lay.melds[seat] += meld_spots(meld, seat, x, meld_bottom, OTHER_MELD_SIZE, view.laizi)
+        _add_meld(lay, seat, meld_spots(meld, seat, x, meld_bottom, OTHER_MELD_SIZE, view.laizi), meld)
         x += meld_width(OTHER_MELD_SIZE) + MELD_GAP
     river_top = meld_bottom + 6
     lay.rivers[seat] = _river(view, seat, px + (PANEL_W - RIVER_COLS * (RIVER_SIZE + RIVER_GAP)) // 2, river_top,
@@ -159,12 +164,19 @@ def _layout_bottom(lay: TableLayout, view: SeatView, seat: int, tiles: tuple[Til
     melds = view.melds[seat]
     x = WIDTH - MARGIN - 8 - len(melds) * (meld_width(OWN_SIZE) + MELD_GAP) + MELD_GAP
     for meld in melds:
-        lay.melds[seat] += meld_spots(meld, seat, x, row_y + h, OWN_SIZE, view.laizi)
+        _add_meld(lay, seat, meld_spots(meld, seat, x, row_y + h, OWN_SIZE, view.laizi), meld)
         x += meld_width(OWN_SIZE) + MELD_GAP
     center_x = MARGIN * 2 + PANEL_W + (PANEL_W - RIVER_COLS * (RIVER_SIZE + RIVER_GAP)) // 2
     rows = max(1, min(RIVER_ROWS, -(-len(view.rivers[seat]) // RIVER_COLS)))
     top = MIDDLE_TOP + max(14, (MIDDLE_H - rows * tile_dims(RIVER_SIZE)[1]) // 2)
     lay.rivers[seat] = _river(view, seat, center_x, top, MIDDLE_TOP + MIDDLE_H - 14 - top)
+
+
+def _add_meld(lay: TableLayout, seat: int, spots: list[TileSpot], meld: Meld) -> None:
+    lay.melds[seat] += spots
+    mark = feeder_mark(meld, spots)
+    if mark is not None:
+        lay.feeders.append(mark)
 
 
 def _river(view: SeatView, seat: int, x: int, y: int, height: int) -> list[TileSpot]:
@@ -253,6 +265,8 @@ def table_image(view: SeatView, names: Sequence[str], scores: Sequence[int], lan
         _draw_plate(d, view, lay, seat, names, scores, lang)
     for spot in lay.all_spots():
         paste(img, spot)
+    for mark in lay.feeders:
+        draw_feeder(d, mark, lang)
     if lay.latest_discard is not None:
         frame(d, lay.latest_discard.box, HIGHLIGHT, width=RIVER_GAP, pad=0)
     _draw_middle(d, view, lay, names, lang)

@@ -205,12 +205,12 @@ def _stick(d: ImageDraw.ImageDraw, cx: float, cy: float, sw: float, sl: float, a
                 for t, s in ((t0, -1), (t0, 1), (t1, 1), (t1, -1))]
 
     d.polygon(quad(-1, 1, sw / 2), fill=color)
-    for t in (-1, 1):
-        _circle(d, cx + ux * t * sl / 2, cy + uy * t * sl / 2, sw / 2, color)
-    for t in (-0.72, 0, 0.72):
-        d.polygon(quad(t - 0.05, t + 0.05, sw * 0.62), fill=color)
-        d.line([(cx + ux * t * sl / 2 - vx * sw * 0.2, cy + uy * t * sl / 2 - vy * sw * 0.2),
-                (cx + ux * t * sl / 2 + vx * sw * 0.2, cy + uy * t * sl / 2 + vy * sw * 0.2)],
+    for end in (-1, 1):
+        _circle(d, cx + ux * end * sl / 2, cy + uy * end * sl / 2, sw / 2, color)
+    for node in (-0.72, 0.0, 0.72):
+        d.polygon(quad(node - 0.05, node + 0.05, sw * 0.62), fill=color)
+        d.line([(cx + ux * node * sl / 2 - vx * sw * 0.2, cy + uy * node * sl / 2 - vy * sw * 0.2),
+                (cx + ux * node * sl / 2 + vx * sw * 0.2, cy + uy * node * sl / 2 + vy * sw * 0.2)],
                fill=FACE, width=max(1, round(sw * 0.12)))
     d.line([(cx - ux * sl * 0.3, cy - uy * sl * 0.3), (cx - ux * sl * 0.05, cy - uy * sl * 0.05)],
            fill=FACE, width=max(1, round(sw * 0.12)))

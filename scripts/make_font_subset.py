@@ -18,8 +18,8 @@ import re
 import sys
 from pathlib import Path
 
-from fontTools import subset
-from fontTools.ttLib import TTCollection
+from fontTools import subset  # type: ignore[import-untyped]
+from fontTools.ttLib import TTCollection  # type: ignore[import-untyped]
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))

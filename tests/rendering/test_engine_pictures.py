@@ -53,7 +53,8 @@ def test_every_seat_sees_its_own_tiles_and_only_backs_of_the_others(seed: int) -
             for other in range(4):
                 if other == viewer:
                     continue
-                secret = set(hand.view(other).hand) | ({hand.view(other).drawn} - {None})
+                theirs = hand.view(other)
+                secret = set(theirs.hand) | ({theirs.drawn} if theirs.drawn is not None else set())
                 assert all(s.tile == HIDDEN and shows(img, s) for s in lay.hands[other])
                 assert not any(shows(img, s, render_tile(t, s.size)) for s in lay.hands[other] for t in secret)
 

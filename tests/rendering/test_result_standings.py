@@ -14,6 +14,7 @@ from game.scoring import SeatMelds, settle
 from game.tiles import parse_tile, parse_tiles
 from game.titles import title_for
 from game.view import SeatView
+from rendering.labels import LANGS, Lang
 from rendering.result import exhausted_image, render_exhausted, render_result, result_image, winner_spots
 from rendering.standings import (
     LeaderboardRow,
@@ -57,10 +58,10 @@ def test_result_shows_the_winning_hand_with_the_winning_tile_apart() -> None:
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_result_and_exhausted_encode_for_telegram(lang: str) -> None:
-    for data in (render_result(example_c(), NAMES, lang, P("4z")),  # type: ignore[arg-type]
+def test_result_and_exhausted_encode_for_telegram(lang: Lang) -> None:
+    for data in (render_result(example_c(), NAMES, lang, P("4z")),
                  render_exhausted(dataclasses.replace(example_c(), result=None, exhausted=True), NAMES,
-                                  lang)):  # type: ignore[arg-type]
+                                  lang)):
         img = Image.open(io.BytesIO(data))
         assert img.format == "PNG" and img.width + img.height <= 10000 and len(data) < 1024 * 1024
 
@@ -95,6 +96,6 @@ def test_player_card_record_and_chart() -> None:
     assert [x for x, _ in points] == sorted(x for x, _ in points)
     assert min(points, key=lambda p: p[1])[0] == points[3][0]  # the highest skill is drawn highest
     assert all(box[1] <= y <= box[3] for _, y in points)
-    for lang in ("zh", "en"):
-        assert player_card_image(card, lang).size == (1000, 720)  # type: ignore[arg-type]
+    for lang in LANGS:
+        assert player_card_image(card, lang).size == (1000, 720)
     assert Image.open(io.BytesIO(render_player_card(PlayerCard("new", 2400, 0, 0, 0)))).format == "PNG"

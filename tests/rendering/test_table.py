@@ -9,6 +9,7 @@ import pytest
 from PIL import Image
 
 from game.tiles import HIDDEN, parse_tile
+from rendering.labels import Lang
 from rendering.table import (
     HEIGHT,
     WIDTH,
@@ -58,6 +59,10 @@ def test_melds_rivers_claimable_and_waits_are_drawn() -> None:
     assert [s.rotated for s in lay.melds[0]] == [True, False, False]
     assert {s.tile for s in lay.melds[2][3:]} == {HIDDEN}
     assert lay.latest_discard == lay.rivers[2][-1]
+    # the giver of the viewer's peng (seat 3, 上家) is named above its claimed tile
+    turned = lay.melds[0][0].box
+    assert [(m.seat, turned[0] < m.x < turned[2], m.y < turned[1]) for m in lay.feeders if m.y > 500] == [
+        (3, True, True)]
     assert lay.claimable is not None and lay.claimable.tile == parse_tile("8m") and shows(img, lay.claimable)
     assert [s.tile for s in lay.waits] == list(view.waits) and all(shows(img, s) for s in lay.waits)
 
@@ -100,9 +105,9 @@ def test_hands_are_shown_once_the_hand_is_over() -> None:
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_encoded_pictures_fit_telegram(lang: str) -> None:
-    for data in (render_table_view(make_view(0, parse_tile("9p")), NAMES, SCORES, lang),  # type: ignore[arg-type]
-                 render_spectator_view(make_view(None), NAMES, SCORES, lang)):  # type: ignore[arg-type]
+def test_encoded_pictures_fit_telegram(lang: Lang) -> None:
+    for data in (render_table_view(make_view(0, parse_tile("9p")), NAMES, SCORES, lang),
+                 render_spectator_view(make_view(None), NAMES, SCORES, lang)):
         img = Image.open(io.BytesIO(data))
         assert img.format == "PNG" and img.size == (WIDTH, HEIGHT)
         assert len(data) < 60 * 1024

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from fontTools.ttLib import TTFont
+from fontTools.ttLib import TTFont  # type: ignore[import-untyped]
 from PIL import ImageChops, ImageDraw
 
 from game.tiles import HIDDEN, NUM_KINDS
