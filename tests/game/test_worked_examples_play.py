@@ -204,3 +204,71 @@ def test_example_g_all_from_others_liability_follows_readiness(
         "0 hu",
     )
     assert settled(hand) == (payments, ("quan_qiu_ren",), liable)
+
+
+def test_example_b_pure_suit_all_pungs_soft_self_draw_capped() -> None:
+    # Dealer 2, 赖子 5p. Seat 3 pengs 1z from 2 and makes a 赖子杠; seat 0 pengs 2m from 3 and 9m from 1;
+    # seat 2 chis 678s from 1, pengs 3p from 3 and adds the drawn fourth 3p (蓄杠); seat 0 draws 1m.
+    hand = layout(
+        2,
+        ["2m2m9m9m444m77m1m5p1s3z", "6s9m", "1z7s8s3p3p9p9s", "1z1z2m5p3p"],
+        head="5z5z6z6z5z4z3p4z1m",
+        tail="9p4z",
+        indicator="4p",
+        rules=Rules(),
+        pad=20,
+    )
+    play(
+        hand,
+        "2 discard 1z",
+        "3 peng 1z",
+        "3 discard 2m",
+        "0 peng 2m",
+        "0 discard 1s",
+        "1 discard 6s",
+        "2 chi 6s",
+        "2 discard 9p",
+        "3 laizi_gang",
+        "3 discard 3p",
+        "2 peng 3p",
+        "2 discard 9s",
+        "3 discard 6z",
+        "0 discard 6z",
+        "1 discard 9m",
+        "0 peng 9m",
+        "0 discard 3z",
+        "1 discard 4z",
+        "2 xu_gang 3p",
+        "2 discard 4z",
+        "3 discard 4z",
+        "0 hu",
+    )
+    assert settled(hand) == ((600, -60, -240, -300), ("peng_peng_hu", "qing_yi_se"), None)
+    assert (hand.result.how, hand.result.soft, hand.result.cap) == ("self_draw", True, "capped")  # type: ignore[union-attr]
+
+
+def test_example_h_all_258_soft_self_draw() -> None:
+    # Dealer 2, 赖子 3m. Seat 2 pengs 2p from seat 1, then draws 8s: every tile a 2-5-8 (乱将), the 3m wild.
+    hand = layout(
+        2,
+        ["", "2p", "2p2p2m5m8m2s5s5s8p8p5p3m1z9m", ""],
+        head="6z6z9s4z4z4z8s",
+        indicator="2m",
+        rules=Rules(),
+        pad=20,
+    )
+    play(
+        hand,
+        "2 discard 1z",
+        "3 discard 6z",
+        "0 discard 6z",
+        "1 discard 2p",
+        "2 peng 2p",
+        "2 discard 9m",
+        "3 discard 4z",
+        "0 discard 4z",
+        "1 discard 4z",
+        "2 hu",
+    )
+    assert settled(hand) == ((-30, -30, 90, -30), ("jiang_yi_se",), None)
+    assert (hand.result.how, hand.result.soft) == ("self_draw", True)  # type: ignore[union-attr]
