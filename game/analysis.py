@@ -45,9 +45,6 @@ from game.melds import WIN_HOWS, Meld, WinHow
 from game.patterns import Reading, WinAnalysis, base_of, patterns_of
 from game.tiles import COPIES, HONGZHONG, NUM_KINDS, Tile, is_feng, is_jiang, tile_name
 
-# Per count n of one tile kind: wildcards to make it triplets only, and the change when it holds the pair.
-_TRIPLET_COST: Final = (0, 2, 1, 0, 2)
-_TRIPLET_PAIR_DELTA: Final = (2, -1, -1, 2, -1)
 _JIANG_RANKS: Final = (1, 4, 7)  # 2, 5 and 8 as rank indices
 _HARD_FACTOR: Final = Fraction(2)  # the default; waits only ask whether some reading wins
 _WILD_CANDIDATES: Final = tuple(t for t in range(NUM_KINDS) if t != HONGZHONG)
@@ -135,10 +132,17 @@ def _pair_cost(c: tuple[int, ...], ranks: Sequence[int]) -> int:
     return best
 
 
+def _triplets_cost(n: int) -> int:
+    """Wildcards that turn n copies of one kind into triplets."""
+    return -n % 3
+
+
 def _record(c: tuple[int, ...], group: int) -> int:
     """The packed record of one group's counts (nine for a suit, six for the honors 1z-6z), cached."""
-    trips = sum(_TRIPLET_COST[n] for n in c)
-    cheap_trip_pair = min(_TRIPLET_PAIR_DELTA[n] for n in (0, *c)) < 0
+    trips = sum(_triplets_cost(n) for n in c)
+    # The pair is cheap on a kind with one copy (one wildcard joins it) or whose rest after a pair needs
+    # fewer wildcards than all of it did.
+    cheap_trip_pair = any(n == 1 or (n >= 2 and _triplets_cost(n - 2) < _triplets_cost(n)) for n in c)
     if group < 3:
         sets = _sets_cost(c)
         cheap_pair = _pair_cost(c, range(9)) < sets
@@ -272,8 +276,11 @@ def _best(
     return best
 
 
-def _checked_counts(tiles: Sequence[Tile], melds: Sequence[Meld], laizi: Tile, size: int) -> list[int]:
-    """Counts of the concealed ``tiles``; raises AnalysisError unless the hand could exist."""
+def _checked_counts(
+    tiles: Sequence[Tile], melds: Sequence[Meld], laizi: Tile, size: int
+) -> tuple[list[int], list[int]]:
+    """Counts of the concealed ``tiles``, and of every tile the hand holds (melds included); raises
+    AnalysisError unless the hand could exist."""
     if len(tiles) != size:
         raise AnalysisError(f"{len(melds)} melds need {size} concealed tiles, got {len(tiles)}")
     if laizi not in _WILD_CANDIDATES:
@@ -296,7 +303,12 @@ def _checked_counts(tiles: Sequence[Tile], melds: Sequence[Meld], laizi: Tile, s
     if max(held) > COPIES:
         over = [tile_name(t) for t in range(NUM_KINDS) if held[t] > COPIES]
         raise AnalysisError(f"more than four of {', '.join(over)}")
-    return counts
+    return counts, held
+
+
+def _two_laizi_small(patterns: tuple[str, ...], n_laizi: int) -> bool:
+    """§8.1 item 5: a 屁胡 allows at most one 赖子 tile in the hand, whatever it stands for."""
+    return patterns == ("pi_hu",) and n_laizi >= 2
 
 
 def _readings(counts: Sequence[int], laizi: Tile) -> list[tuple[bool, int, int]]:
@@ -324,7 +336,7 @@ def analyse_win(
     ``concealed`` is the hand before the winning tile (13 - 3 × melds tiles). Reasons, first that applies:
     ``not_open``, ``holds_hongzhong``, ``not_a_win``, ``two_laizi_small_win`` (which keeps its patterns).
     """
-    counts = _checked_counts([*concealed, win_tile], melds, laizi, 14 - 3 * len(melds))
+    counts, _ = _checked_counts([*concealed, win_tile], melds, laizi, 14 - 3 * len(melds))
     if not any(m.opens for m in melds):
         return WinAnalysis("not_open")
     if counts[HONGZHONG]:
@@ -334,8 +346,7 @@ def analyse_win(
     if best is None:
         return WinAnalysis("not_a_win")
     pats, base, hard = best
-    small = pats == ("pi_hu",)
-    return WinAnalysis("two_laizi_small_win" if small and counts[laizi] >= 2 else None, pats, not hard, base)
+    return WinAnalysis("two_laizi_small_win" if _two_laizi_small(pats, counts[laizi]) else None, pats, not hard, base)
 
 
 def is_win(counts: Sequence[int], n_wild: int, n_melds_chi: int = 0, meld_tiles: Sequence[Tile] = ()) -> bool:
@@ -343,8 +354,8 @@ def is_win(counts: Sequence[int], n_wild: int, n_melds_chi: int = 0, meld_tiles:
 
     The bare shape check of §8.1 items 2-4 for this one split (pass the 赖子 in ``counts`` and
     ``n_wild=0`` for the hard reading; as wildcards they may still stand for themselves):
-    ``n_melds_chi`` says whether the melds rule out 碰碰胡, ``meld_tiles`` (one tile per meld, as
-    ``Meld.tiles``) give their colours for the 一色 patterns.
+    ``n_melds_chi`` (any chi among the melds) rules out 碰碰胡; ``meld_tiles`` (the melds' ``Meld.tiles``,
+    one kind per peng or gang) give their colours for the 一色 patterns.
     """
     c = tuple(counts)
     if len(c) != NUM_KINDS or c[HONGZHONG]:
@@ -360,13 +371,9 @@ def is_win(counts: Sequence[int], n_wild: int, n_melds_chi: int = 0, meld_tiles:
 def _iter_waits(concealed: Sequence[Tile], melds: Sequence[Meld], laizi: Tile) -> Iterator[Tile]:
     """The waits in kind order. Adding a tile changes one group's record in each reading, so the other
     three are looked up once per hand."""
-    counts = _checked_counts(concealed, melds, laizi, 13 - 3 * len(melds))
+    counts, held = _checked_counts(concealed, melds, laizi, 13 - 3 * len(melds))
     if counts[HONGZHONG]:
         return
-    held = counts.copy()
-    for m in melds:
-        for t in m.all_tiles():
-            held[t] += 1
     mf = _melds_facts(melds)
     hard = tuple(counts)
     n_laizi = hard[laizi]
@@ -394,7 +401,7 @@ def _iter_waits(concealed: Sequence[Tile], melds: Sequence[Meld], laizi: Tile) -
                 new = _record_caches[g].get(group) or _record(group, g)
             readings.append((False, soft_total - soft_groups[g] + new, n_laizi))
         best = _best(readings, mf, "discard", False, _HARD_FACTOR)
-        if best is not None and not (best[0] == ("pi_hu",) and n_laizi + (t == laizi) >= 2):
+        if best is not None and not _two_laizi_small(best[0], n_laizi + (t == laizi)):
             yield t
 
 
