@@ -1,15 +1,20 @@
 """Storage: the bot's SQLite database through aiosqlite — players, chats, matches and hands with their action
 log, settlements, standings and leagues. The repositories here are the only code that writes SQL.
 
-    from storage import Database, Seat
-    db = await Database.open("mahjong.sqlite3")             # WAL; migrates; refuses a newer schema
+    from storage import Database, Period, Seat
+    db = await Database.open("data/mahjong.sqlite3")          # WAL; migrates; refuses a newer schema
     await db.players.upsert(42, "Ann")
-    match = await db.matches.create(chat_id, seed, rules, [Seat.human(42), Seat.auto(), ...], hands_planned=8)
+    settings = await db.chats.get(chat_id)                    # defaults until changed with db.chats.update
+    match = await db.matches.create(chat_id, seed, settings.rules, [Seat.human(42), Seat.auto(), ...], 8)
     hand = await db.hands.start(match.id, seed=hand_seed, dealer=0)
-    await db.hands.append_action(hand.id, 0, action.to_json())          # before its effects are sent
-    closed = await db.hands.close(hand.id, payments, winner, summary)   # one transaction
-    for resumable in await db.hands.unfinished(): ...                   # at start-up: replay these
-    await db.standings.leaderboard(chat_id, Period.month_of(now))
+    await db.hands.append_action(hand.id, seq, action.to_json())       # before its effects are sent
+    closed = await db.hands.close(hand.id, payments, winner, summary)  # settlement, skill, titles: one transaction
+    for resumable in await db.hands.unfinished(): ...                  # at start-up: replay these
+    await db.standings.leaderboard(chat_id, Period.month_of(now))      # or all_time(), league_season(id, n)
+    await db.standings.card(42); await db.standings.history(42, 10)
+    league = await db.leagues.create(chat_id, "Friday", [4], "20:00", "Asia/Shanghai", rules, night_hands=8)
+    night = await db.leagues.schedule_next(league.id, now)
+    if await db.leagues.advance_night(night.id, "running"): ...       # True once: a night never starts twice
     await db.close()
 
 Automatic players sit as player_id None (Seat.auto(level)). Times are aware UTC datetimes.
