@@ -28,7 +28,7 @@ _LABELS: Final[dict[str, tuple[str, str]]] = {
     "indicator": ("赖子皮", "Indicator"),
     "wall_left": ("剩 {n} 张", "{n} left"),
     "dealer": ("庄", "D"),
-    "ready": ("听", "Ready"),
+    "ready": ("听", "R"),
     "waits": ("听牌提示", "Waiting on"),
     "claimable": ("可吃碰杠胡", "You may claim"),
     "discarded": ("{name} 打出", "{name} discarded"),
@@ -97,14 +97,17 @@ _HOW_KEYS: Final[dict[WinHow, str]] = {
 _WINDS_EN_SHORT: Final = ("E", "S", "W", "N")
 
 
+def check_lang(lang: str) -> None:
+    """ValueError unless ``lang`` is one the pictures speak (checked before any drawing starts)."""
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}; use 'zh' or 'en'")
+
+
 def text(key: str, lang: Lang) -> str:
     """The label ``key`` in ``lang``; KeyError for an unknown key, ValueError for an unknown language."""
+    check_lang(lang)
     zh, en = _LABELS[key]
-    if lang == "zh":
-        return zh
-    if lang == "en":
-        return en
-    raise ValueError(f"unknown language {lang!r}; use 'zh' or 'en'")
+    return zh if lang == "zh" else en
 
 
 def how_text(how: WinHow, lang: Lang, name: str = "") -> str:

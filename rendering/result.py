@@ -47,7 +47,7 @@ from rendering.draw import (
     tile_row,
 )
 from rendering.fonts import draw_text, text_width
-from rendering.labels import Lang, how_text, pattern_name, seat_wind, text
+from rendering.labels import Lang, check_lang, how_text, pattern_name, seat_wind, text
 from rendering.tiles import tile_dims
 
 WIDTH: Final = 1280
@@ -178,7 +178,7 @@ def result_image(view: SeatView, names: Sequence[str], lang: Lang = "zh", win_ti
     s = view.result
     if s is None:
         raise ValueError("the view holds no settlement: the hand was not won")
-    text("win", lang)  # rejects an unknown language before drawing
+    check_lang(lang)
     win_h = tile_dims(WIN_SIZE)[1] + meld_stack_rise(WIN_SIZE)
     rows_top = WIN_TOP + win_h + 30
     img = Image.new("RGB", (WIDTH, rows_top + 4 * (ROW_H + 8) + 12), FELT)
@@ -223,7 +223,7 @@ def exhausted_image(view: SeatView, names: Sequence[str], lang: Lang = "zh",
     _check(view, names, totals)
     if not view.exhausted:
         raise ValueError("the view is not a 荒庄")
-    text("exhausted", lang)
+    check_lang(lang)
     rows_top = 130
     img = Image.new("RGB", (WIDTH, rows_top + 4 * (ROW_H + 8) + 12), FELT)
     d = ImageDraw.Draw(img)

@@ -17,7 +17,7 @@ from PIL import Image, ImageDraw
 from game.titles import TITLES, Title, title_for
 from rendering.draw import DARK, FELT, GOLD, LOSS_RED, MUTED, PANEL, PLATE, TEXT, WIN_GREEN, encode, signed
 from rendering.fonts import draw_text, text_width
-from rendering.labels import Lang, text
+from rendering.labels import Lang, check_lang, text
 
 WIDTH: Final = 1000
 ROW_H: Final = 58
@@ -67,7 +67,7 @@ _COLUMNS: Final = (("col_rank", 70, "mm"), ("col_name", 120, "lm"), ("col_title"
 
 
 def leaderboard_image(rows: Sequence[LeaderboardRow], lang: Lang, title: str) -> Image.Image:
-    text("leaderboard", lang)
+    check_lang(lang)
     height = HEAD_H + max(1, len(rows)) * ROW_H + 24
     img = Image.new("RGB", (WIDTH, height), FELT)
     d = ImageDraw.Draw(img)
@@ -105,7 +105,7 @@ def _next_title(skill: int) -> Title | None:
 
 
 def player_card_image(card: PlayerCard, lang: Lang) -> Image.Image:
-    text("skill_history", lang)
+    check_lang(lang)
     img = Image.new("RGB", (WIDTH, 720), FELT)
     d = ImageDraw.Draw(img)
     draw_text(d, (30, 50), card.name, 40, TEXT, anchor="lm", max_width=560)

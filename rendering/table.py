@@ -44,10 +44,11 @@ from rendering.draw import (
     meld_width,
     palette_of,
     paste,
+    signed,
     tile_row,
 )
 from rendering.fonts import draw_text, text_width
-from rendering.labels import Lang, seat_wind, text
+from rendering.labels import Lang, check_lang, seat_wind, text
 from rendering.tiles import tile_dims
 
 WIDTH: Final = 1280
@@ -257,7 +258,7 @@ def _check_players(names: Sequence[str], scores: Sequence[int]) -> None:
 def table_image(view: SeatView, names: Sequence[str], scores: Sequence[int], lang: Lang) -> Image.Image:
     """The table picture, unencoded; ``view.seat`` None draws the spectator picture."""
     _check_players(names, scores)
-    text("laizi", lang)  # rejects an unknown language before any drawing
+    check_lang(lang)
     lay = table_layout(view, lang)
     img = _background().copy()
     d = ImageDraw.Draw(img)
@@ -280,9 +281,9 @@ def _draw_plate(d: ImageDraw.ImageDraw, view: SeatView, lay: TableLayout, seat: 
     fill, ink = (GOLD, DARK) if turn else (PLATE, TEXT)
     d.rounded_rectangle((x0, y0, x1, y1), 10, fill=fill)
     cy = (y0 + y1) // 2
-    badge(d, (x0 + 20, cy), 14, seat_wind(seat, lang), ink if turn else TEXT, fill if turn else PLATE)
+    badge(d, (x0 + 20, cy), 14, seat_wind(seat, lang), ink, fill)
     x = x0 + 42
-    score = f"{scores[seat]:+d}" if scores[seat] else "0"
+    score = signed(scores[seat])
     score_w = text_width(score, 22)
     draw_text(d, (x1 - 10, cy), score, 22, ink, anchor="rm")
     rel = text(RELATIVE_KEYS[position(seat, lay.bottom)], lang) if view.seat is not None else ""
@@ -294,10 +295,10 @@ def _draw_plate(d: ImageDraw.ImageDraw, view: SeatView, lay: TableLayout, seat: 
         badge(d, (x + 12, cy), 12, text("dealer", lang), DEALER_RED, WHITE)
         x += 30
     if seat == view.seat and view.waits:
-        badge(d, (x + 12, cy), 12, "听" if lang == "zh" else "R", READY_BLUE, WHITE)
+        badge(d, (x + 12, cy), 12, text("ready", lang), READY_BLUE, WHITE)
         x += 30
     if rel:
-        draw_text(d, (x, cy), rel, 15, (90, 70, 20) if turn else MUTED, anchor="lm")
+        draw_text(d, (x, cy), rel, 15, DARK if turn else MUTED, anchor="lm")
     gx, gy = lay.gang_counts_at[seat]
     lines = [text(key, lang).format(n=n) for key, n in (("hongzhong_gangs", view.hongzhong_gangs[seat]),
                                                         ("laizi_gangs", view.laizi_gangs[seat])) if n]
