@@ -97,10 +97,10 @@ def play_random_hand(seed: int) -> None:
 def main() -> None:
     hands = corpus()
     ours: list[tuple[tuple[int, ...], int]] = []
-    theirs: list[list[int]] = []
+    theirs: list[tuple[int, ...]] = []  # both sides get tuples of 34 counts
     for tiles, laizi in hands:
         natural = to_counts(tiles)
-        theirs.append(natural.copy())
+        theirs.append(tuple(natural))
         n_wild = natural[laizi]
         natural[laizi] = 0
         ours.append((tuple(natural), n_wild))
