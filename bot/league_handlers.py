@@ -462,8 +462,12 @@ async def signup_press(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     raise ApplicationHandlerStop
 
 
-def register(application: Application[Any, Any, Any, Any, Any, Any], clock: Clock = utc_now) -> None:
-    """Add the league handlers, and start the league nights once the application's own start-up is done."""
+def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """Add the league handlers, and start the league nights once the application's own start-up is done.
+
+    The nights read the time from ``bot_data["clock"]`` when set (a UTC clock: tests control it), else the
+    system clock.
+    """
     application.add_handler(CommandHandler("league", league_command))
     application.add_handler(
         CallbackQueryHandler(signup_press, pattern=rf"^{CALLBACK_PREFIX}\|\d+\|(in|out)$"), group=-1
@@ -474,6 +478,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any], clock: Cloc
         if previous is not None:
             await previous(app)
         assert app.job_queue is not None
+        clock: Clock = app.bot_data.get("clock", utc_now)
         nights = LeagueNights(app.bot_data["db"], app.bot_data["manager"], app.job_queue, clock)
         app.bot_data["league_nights"] = nights
         await nights.start()

@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from apscheduler.jobstores.base import JobLookupError
 from telegram import Bot, InlineKeyboardMarkup
 from telegram.error import Forbidden, TelegramError
 from telegram.ext import CallbackContext, Job, JobQueue
@@ -402,13 +403,14 @@ class TableManager:
         # The automatic player thinks in a thread: a slow decision never stalls the other tables.
         return await asyncio.to_thread(choose, view, level, hand.seed ^ len(hand.actions))
 
-    async def tick(self, chat_id: int) -> None:
+    async def tick(self, chat_id: int, job: Job[Any] | None = None) -> None:
         """The table's timer: play every decision that is due (automatic players, timeouts), start hands."""
         async with self._locked(chat_id):
             table = self.tables.get(chat_id)
             if table is None:
                 return
-            self._jobs.pop(chat_id, None)
+            if self._jobs.get(chat_id) is job:
+                self._jobs.pop(chat_id, None)
             now = time.monotonic()
             if table.state == "between":
                 if now >= table.between_since + self.config.next_hand_seconds - 0.01:
@@ -439,9 +441,7 @@ class TableManager:
 
     def _arm(self, table: Table) -> None:
         """(Re)schedule the table's one timer job at its next deadline."""
-        old = self._jobs.pop(table.chat_id, None)
-        if old is not None:
-            old.schedule_removal()
+        self._cancel_job(table.chat_id)
         now = time.monotonic()
         if table.state == "playing":
             due = table.next_due(self.config.bot_delay)
@@ -456,10 +456,16 @@ class TableManager:
             self._on_job, max(0.0, when - now), data=table.chat_id, name=f"table {table.chat_id}"
         )
 
+    def _cancel_job(self, chat_id: int) -> None:
+        job = self._jobs.pop(chat_id, None)
+        if job is not None:
+            with contextlib.suppress(JobLookupError):  # it has just fired: its tick finds nothing due
+                job.schedule_removal()
+
     async def _on_job(self, context: CallbackContext[Any, Any, Any, Any]) -> None:
         job = context.job
         assert job is not None and isinstance(job.data, int)
-        await self.tick(job.data)
+        await self.tick(job.data, job)
 
     # --- the end of a hand, fleeing, stopping ---------------------------------------------------------------
     async def _end_hand(self, table: Table) -> None:
@@ -552,9 +558,7 @@ class TableManager:
 
     async def _finish(self, table: Table, status: str) -> None:
         """End the table: storage's match closed, the summary in the group, every private message closed."""
-        job = self._jobs.pop(table.chat_id, None)
-        if job is not None:
-            job.schedule_removal()
+        self._cancel_job(table.chat_id)
         self.tables.pop(table.chat_id, None)
         session = self.sessions.pop(table.chat_id, None)
         lang = table.lang
