@@ -51,8 +51,7 @@ def random_hand(rng: random.Random, n_laizi: int, size: int = 14) -> tuple[list[
         if kind == "chi":
             if t >= 27:
                 continue
-            start = t - min(t % 9, rng.randrange(3)) if t % 9 <= 6 else t - 2 - (t % 9 - 6)
-            start = max(start - start % 9, min(start, start - start % 9 + 6))
+            start = t - t % 9 + rng.randrange(7)  # a sequence in t's suit
             if take([start, start + 1, start + 2]):
                 melds.append(Meld("chi", (start, start + 1, start + 2), 0))
         elif take([t] * (4 if kind in ("chong_gang", "xu_gang", "an_gang") else 3)):
