@@ -5,7 +5,7 @@ Use::
     analyse_win(concealed, win_tile, melds, laizi, how)  # -> WinAnalysis (reason, patterns, soft, base)
     waits(concealed, melds, laizi)                        # -> tiles that would complete the hand (听牌提示)
     is_ready(concealed, melds, laizi)                     # -> bool
-    is_win(counts, n_wild)                                # -> bool: the bare shape check (items 3-4)
+    is_win(counts, n_wild)                                # -> bool: the bare shape check (items 2-4)
 
 Readings. Every 赖子 in the concealed hand (winning tile included) may stand for any tile but 红中, or
 for itself. Two readings cover every assignment: the HARD one counts the 赖子 as the natural tiles they
