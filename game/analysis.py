@@ -7,6 +7,14 @@ Use::
     is_ready(concealed, melds, laizi)                     # -> bool
     is_win(counts, n_wild)                                # -> bool: the bare shape check (items 2-4)
 
+>>> from game.melds import Meld
+>>> from game.tiles import parse_tile, parse_tiles
+>>> chi = Meld("chi", tuple(parse_tiles("345m")), 0)
+>>> analyse_win(parse_tiles("234678p345s5m"), parse_tile("5m"), [chi], parse_tile("9s"), "discard")
+WinAnalysis(reason=None, patterns=('pi_hu',), soft=False, base=1)
+>>> [tile_name(t) for t in waits(parse_tiles("234678p345s5m"), [chi], parse_tile("9s"))]  # 9s: the 赖子
+['5m', '9s']
+
 Readings. Every 赖子 in the concealed hand (winning tile included) may stand for any tile but 红中, or
 for itself. Two readings cover every assignment: the HARD one counts the 赖子 as the natural tiles they
 are; the SOFT one takes them out of the counts and uses them as W free wildcards (a wildcard standing for
