@@ -100,10 +100,14 @@ class TableLayout:
     latest_discard: TileSpot | None = None
     feeders: list[FeederMark] = field(default_factory=list)  # who fed each meld, where there is room
 
+    def middle_spots(self) -> list[TileSpot]:
+        """The tiles of the middle boxes: the 赖子 and 赖子皮, the claimable or latest discard, the waits."""
+        extras = (self.indicator, self.laizi, self.claimable, self.discard_shown)
+        return [s for s in extras if s is not None] + self.waits
+
     def all_spots(self) -> list[TileSpot]:
         spots = [s for seat in range(4) for s in (*self.hands[seat], *self.melds[seat], *self.rivers[seat])]
-        extras = (self.indicator, self.laizi, self.claimable, self.discard_shown)
-        return spots + [s for s in extras if s is not None] + self.waits
+        return spots + self.middle_spots()
 
 
 def position(seat: int, bottom: int) -> int:
@@ -264,8 +268,14 @@ def table_image(view: SeatView, names: Sequence[str], scores: Sequence[int], lan
     d = ImageDraw.Draw(img)
     for seat in range(4):
         _draw_plate(d, view, lay, seat, names, scores, lang)
-    for spot in lay.all_spots():
-        paste(img, spot)
+    for seat in range(4):
+        under = FELT if position(seat, lay.bottom) == 0 else PANEL  # the bottom seat's tiles lie on the felt
+        for spot in (*lay.hands[seat], *lay.rivers[seat]):
+            paste(img, spot, under)
+        for spot in lay.melds[seat]:
+            paste(img, spot)  # a gang's fourth tile lies on another tile: blend it in
+    for spot in lay.middle_spots():
+        paste(img, spot, PANEL)
     for mark in lay.feeders:
         draw_feeder(d, mark, lang)
     if lay.latest_discard is not None:
