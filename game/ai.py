@@ -116,8 +116,8 @@ class _Threat:
     """What an opponent's exposed melds say about their hand."""
 
     seat: int
-    strength: float  # 0..1: how likely the big hand is near
-    cost: float  # what feeding them would cost this seat
+    strength: float  # how likely a fitting discard is taken and leads to their win
+    cost: float  # what this seat pays if it feeds the win
     suit: int | None  # 清一色: the suit
     triplets: bool  # 碰碰胡
     jiang: bool
@@ -167,7 +167,7 @@ class _Seat:
 
     def _threats(self) -> list[_Threat]:
         v = self.view
-        late = min(1.0, max(0.0, (75 - v.wall_remaining) / 45))
+        late = min(1.0, max(0.0, (80 - v.wall_remaining) / 40))
         out: list[_Threat] = []
         for s, f in self.other_factors:
             ms = v.melds[s]
@@ -179,12 +179,14 @@ class _Seat:
             suit = next(iter(suits)) if len(suits) == 1 and min(shown, default=27) < 27 else None
             jiang = no_chi and bool(shown) and all(is_jiang(t) for t in shown)
             feng = no_chi and bool(shown) and all(is_feng(t) for t in shown)
-            if suit is None and not no_chi:
-                continue
-            strength = late * (len(ms) - 1) / 2  # 2 melds: half, 3 or more: full
-            # A big win pays 10+ × their F × my ×2 as discarder (and with 2 一色 melds, 承包 makes it all).
-            cost = min(CAP * 3.0, 20 * f * self.factor * (3 if suit is not None or jiang or feng else 1))
-            out.append(_Threat(s, min(1.0, strength), cost, suit, no_chi, jiang, feng, frozenset(v.rivers[s])))
+            loss = min(CAP, 40 * f * self.factor)  # a big win: base 10+, their F, my F, ×2 as discarder
+            if suit is not None or jiang or feng:
+                # 一色 on the table from the start: feeding the third opening meld makes me pay for all (承包).
+                strength = 0.2 if len(ms) == 2 else 0.35
+                out.append(_Threat(s, strength, 3 * loss, suit, False, jiang, feng, frozenset(v.rivers[s])))
+            elif no_chi:
+                strength = late * 0.15 * (len(ms) - 1)
+                out.append(_Threat(s, min(1.0, strength), loss, None, True, False, False, frozenset(v.rivers[s])))
         return out
 
     # -- the worth of a hand one tile short ---------------------------------------------------------
@@ -194,10 +196,7 @@ class _Seat:
         f = factor * 2.0 ** counts[HONGZHONG]  # every 红中 still held must be ganged before winning
         if not any(m.opens for m in self.melds):
             f *= 2  # it has to open to win
-        wild = counts[self.laizi]
-        if plan.name == PI_HU:
-            f *= 4.0 ** max(0, wild - 1)  # a 屁胡 keeps one 赖子; the others go by 赖子杠
-        hard = 2.0 if wild == 0 else 1.0
+        hard = 2.0 if counts[self.laizi] == 0 else 1.0
         total = 0.0
         best_raw = 0.0
         for seat, f_loser in self.other_factors:
@@ -260,14 +259,14 @@ class _Seat:
                 (th.suit is not None and tile // 9 == th.suit)
                 or (th.jiang and is_jiang(tile))
                 or (th.feng and is_feng(tile))
-                or (th.triplets and th.suit is None and not th.jiang and not th.feng and self.unseen[tile] >= 2)
+                or (th.triplets and self.unseen[tile] >= 2)
             )
             if not fits:
                 continue
             risk = th.strength * min(1.0, self.unseen[tile] / 3 + 0.2)
             if tile in th.river:
                 risk *= 0.4
-            total += risk * th.cost * 0.5
+            total += risk * th.cost
         return total
 
     # -- options ------------------------------------------------------------------------------------
