@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from game.table import Action, ActionKind
+from game.table import TILE_ACTIONS, Action, ActionKind
 from game.tiles import TileError, parse_tile, tile_name
 
 VERSION: Final = "v1"
@@ -81,6 +81,8 @@ def parse_action_code(code: str, seat: int) -> Action:
         if kind is None:
             continue
         rest = code[length:]
+        if bool(rest) != (kind in TILE_ACTIONS):  # a tile exactly where the kind has one
+            continue
         try:
             tile = parse_tile(rest) if rest else None
         except TileError:

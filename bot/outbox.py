@@ -25,11 +25,13 @@ import datetime as dtm
 import heapq
 import logging
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+from telegram.warnings import PTBDeprecationWarning
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +68,9 @@ class _Chat:
     last_write: float = float("-inf")
     wakeup: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
-    backoff: float = 0.0
+    backoff: float = 0.0  # the last wait after an error (doubled on each further network error)
+    resume_at: float = float("-inf")  # no write before this (after a 429 or a network error)
+    in_flight: int = 0
 
 
 class Throttle:
@@ -104,7 +108,9 @@ class Throttle:
 
 
 def _seconds(e: RetryAfter) -> float:
-    value = e.retry_after
+    with warnings.catch_warnings():  # PTB 22 warns that the int form will become a timedelta: both are read
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        value = e.retry_after
     return value.total_seconds() if isinstance(value, dtm.timedelta) else float(value)
 
 
@@ -148,9 +154,10 @@ class Outbox:
         return s.message_id if s else None
 
     def pending(self) -> int:
-        """Writes still waiting (for tests and the bench)."""
+        """Writes still waiting or on their way (for tests and the bench)."""
         return sum(
-            len(c.announcements) + sum(s.pending is not None for s in c.slots.values()) for c in self._chats.values()
+            c.in_flight + len(c.announcements) + sum(s.pending is not None for s in c.slots.values())
+            for c in self._chats.values()
         )
 
     async def close(self) -> None:
@@ -176,7 +183,7 @@ class Outbox:
 
     def _next_job(self, chat: _Chat, now: float) -> tuple[float, str | None] | None:
         """(when, slot) of the next write, slot None = the announcements; None when nothing waits."""
-        ready = max(chat.last_write + chat.interval, now) + chat.backoff
+        ready = max(chat.last_write + chat.interval, now, chat.resume_at)
         if chat.announcements:
             return ready, None
         best: tuple[float, int, str] | None = None
@@ -205,12 +212,13 @@ class Outbox:
                 continue
             urgent = slot is not None and chat.slots[slot].urgent
             await self._throttle.acquire(0 if urgent or slot is None else 1)
+            chat.in_flight += 1
             try:
                 await (self._send_announcements(chat) if slot is None else self._send_slot(chat, slot))
                 chat.backoff = 0.0
             except RetryAfter as e:
                 log.warning("chat %s: flood control, retrying in %.0f s", chat.chat_id, _seconds(e))
-                chat.backoff = _seconds(e)
+                chat.resume_at = time.monotonic() + _seconds(e)
             except Forbidden as e:
                 log.info("chat %s unreachable (%s); dropping its messages", chat.chat_id, e.message)
                 self.unreachable.add(chat.chat_id)
@@ -221,10 +229,12 @@ class Outbox:
                 log.error("chat %s: write refused and dropped: %s", chat.chat_id, e.message)
             except NetworkError as e:  # a timeout or a lost connection
                 chat.backoff = min(_MAX_BACKOFF, max(1.0, chat.backoff * 2))
+                chat.resume_at = time.monotonic() + chat.backoff
                 log.warning("chat %s: %s; retrying in %.0f s", chat.chat_id, e, chat.backoff)
             except TelegramError as e:
                 log.error("chat %s: write dropped: %s", chat.chat_id, e)
             finally:
+                chat.in_flight -= 1
                 chat.last_write = time.monotonic()
 
     async def _send_announcements(self, chat: _Chat) -> None:

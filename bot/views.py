@@ -14,8 +14,8 @@ from bot.outbox import Content
 from bot.table import Table
 from bot.texts import text
 from game.table import Action
-from game.tiles import rank_of, suit_of, tile_cn, tile_name
-from rendering.table import render_spectator_view, render_table_view
+from game.tiles import parse_tile, rank_of, suit_of, tile_cn, tile_name
+from rendering import render_exhausted, render_result, render_spectator_view, render_table_view
 
 DISCARDS_PER_ROW = 6
 # Action buttons in the order they are offered, before the discard buttons.
@@ -157,7 +157,11 @@ def result_content(table: Table, totals: list[int], next_seconds: float | None) 
         caption += "\n" + text("next_hand", lang, seconds=round(next_seconds))
         markup = InlineKeyboardMarkup([[command_button(table, "ready", "btn_ready")]])
     names = table.names()
-    return Content(caption, markup, render=lambda: render_spectator_view(view, names, totals, lang))
+    if hand.result is None:
+        return Content(caption, markup, render=lambda: render_exhausted(view, names, lang, totals))
+    wins = [e for e in hand.log if e.kind == "win"]
+    win_tile = parse_tile(wins[-1].data["tile"]) if wins else None
+    return Content(caption, markup, render=lambda: render_result(view, names, lang, win_tile, totals))
 
 
 def lobby_content(table: Table, bot_username: str) -> Content:

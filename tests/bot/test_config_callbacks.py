@@ -1,0 +1,102 @@
+"""bot.config (environment, .env, the missing-token exit) and bot.callbacks (compact versioned data)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.callbacks import MAX_BYTES, BadCallback, code_of, decode, encode, parse_action_code
+from bot.config import Config, ConfigError, load_dotenv
+from game.table import ACTION_KINDS, TILE_ACTIONS, Action
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_dotenv_fills_only_what_the_environment_lacks(tmp_path: Path) -> None:
+    env_file = tmp_path / ".env"
+    env_file.write_text(
+        "# comment\nexport TELEGRAM_BOT_TOKEN='1:abc'\nMAHJONG_DB=/data/x.sqlite3  # where\n\nMAHJONG_LANG=en\n",
+        encoding="utf-8",
+    )
+    env = {"MAHJONG_LANG": "zh"}
+    load_dotenv(env_file, env)
+    assert env == {"TELEGRAM_BOT_TOKEN": "1:abc", "MAHJONG_DB": "/data/x.sqlite3", "MAHJONG_LANG": "zh"}
+    config = Config.from_env(env)
+    assert (config.token, config.db_path, config.lang) == ("1:abc", "/data/x.sqlite3", "zh")
+
+
+def test_dotenv_rejects_a_line_that_is_not_key_value(tmp_path: Path) -> None:
+    env_file = tmp_path / ".env"
+    env_file.write_text("JUST SOME WORDS\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"\.env:1"):
+        load_dotenv(env_file, {})
+
+
+def test_self_hosted_server_urls() -> None:
+    config = Config.from_env({"TELEGRAM_BOT_TOKEN": "1:a", "TELEGRAM_API_BASE_URL": "http://127.0.0.1:8081/"})
+    assert config.api_base_url == "http://127.0.0.1:8081/bot"
+    assert config.file_base_url == "http://127.0.0.1:8081/file/bot"
+    assert Config.from_env({"TELEGRAM_BOT_TOKEN": "1:a"}).file_base_url == "https://api.telegram.org/file/bot"
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("MAHJONG_CLAIM_SECONDS", "soon", "number of seconds"),
+        ("MAHJONG_TURN_SECONDS", "0", "at least"),
+        ("MAHJONG_SEED", "x", "integer"),
+        ("MAHJONG_LANG", "fr", "zh or en"),
+        ("MAHJONG_LOG_LEVEL", "LOUD", "DEBUG"),
+        ("TELEGRAM_API_BASE_URL", "localhost", "not a URL"),
+    ],
+)
+def test_bad_settings_are_named(key: str, value: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        Config.from_env({"TELEGRAM_BOT_TOKEN": "1:a", key: value})
+
+
+def test_timers_come_from_the_group_unless_set() -> None:
+    assert Config.from_env({"TELEGRAM_BOT_TOKEN": "1:a"}).claim_seconds is None
+    assert Config.from_env({"TELEGRAM_BOT_TOKEN": "1:a", "MAHJONG_CLAIM_SECONDS": "2.5"}).claim_seconds == 2.5
+
+
+def test_without_a_token_the_bot_explains_and_exits_2(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "TELEGRAM_BOT_TOKEN"}
+    done = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=env | {"PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "@BotFather" in done.stderr and "Traceback" not in done.stderr
+
+
+def _every_action() -> list[Action]:
+    out = []
+    for kind in ACTION_KINDS:
+        tiles = range(34) if kind in TILE_ACTIONS else [None]
+        out += [Action(3, kind, t) for t in tiles]  # type: ignore[arg-type]
+    return out
+
+
+def test_every_action_round_trips_within_64_bytes() -> None:
+    table = -1001234567890123  # longer than any real chat id
+    for action in _every_action():
+        data = encode(table, "999999999999.999999.3", code_of(action))
+        assert len(data.encode()) <= MAX_BYTES
+        press = decode(data)
+        assert press.table == table and parse_action_code(press.code, 3) == action
+
+
+@pytest.mark.parametrize("data", [None, "", "v2|-1|1.2.0|d5m", "v1|abc|1.2.0|d5m", "v1|-1|1.2|d5m", "v1|-1|1.2.0|",
+                                  "v1|-1|x|d5m", "v1|-1|1.2.0|d5m|extra"])
+def test_foreign_data_is_refused(data: str | None) -> None:
+    with pytest.raises(BadCallback):
+        decode(data)
+
+
+@pytest.mark.parametrize("code", ["q", "d", "d0m", "p8z", "zz"])
+def test_unknown_action_codes_are_refused(code: str) -> None:
+    with pytest.raises(BadCallback):
+        parse_action_code(code, 0)

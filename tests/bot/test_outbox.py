@@ -1,0 +1,110 @@
+"""bot.outbox against the fake Bot API on loopback: coalescing, pacing, priorities, 429 and 403."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+from telegram import Bot
+
+from bot.outbox import Content, Outbox, Throttle
+from tests.fake_telegram import FakeTelegram
+from tests.fake_telegram.records import FaultKind
+
+
+@pytest.fixture
+async def bot(fake_telegram: FakeTelegram) -> AsyncIterator[Bot]:
+    async with Bot(fake_telegram.token, base_url=fake_telegram.base_url) as b:
+        yield b
+
+
+async def _drain(outbox: Outbox, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while outbox.pending():
+        assert time.monotonic() < deadline, "the outbox did not drain"
+        await asyncio.sleep(0.02)
+
+
+async def test_only_the_latest_state_of_a_slot_is_sent(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    user = fake_telegram.add_user("Ann")
+    outbox = Outbox(bot, private_interval=0.3, passive_interval=0.3)
+    for n in range(30):
+        outbox.show(user.id, "hand", Content(f"state {n}"), urgent=True)
+        await asyncio.sleep(0.01)
+    await _drain(outbox)
+    writes = fake_telegram.calls("sendMessage", chat_id=user.id) + fake_telegram.calls("editMessageText",
+                                                                                        chat_id=user.id)
+    assert 2 <= len(writes) <= 3  # the first state, then only the newest ones
+    [message] = user.private_messages()
+    assert message.text == "state 29"
+    await outbox.close()
+
+
+async def test_group_writes_are_paced_and_announcements_merged(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    group = fake_telegram.add_group("g")
+    outbox = Outbox(bot, group_interval=0.25)
+    for n in range(6):
+        outbox.announce(group.id, f"line {n}")
+        outbox.show(group.id, "spectator", Content(f"table {n}"))
+        await asyncio.sleep(0.05)
+    await _drain(outbox)
+    calls = [c for c in fake_telegram.calls(chat_id=group.id) if c.status == 200]
+    gaps = [b.at - a.at for a, b in itertools.pairwise(calls)]
+    assert min(gaps) >= 0.24
+    texts = [m.text for m in fake_telegram.messages(group.id)]
+    assert "\n".join(t for t in texts if t and t.startswith("line")).count("line") == 6  # merged, none lost
+    assert len(calls) < 12
+    await outbox.close()
+
+
+async def test_flood_control_and_network_errors_are_retried(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    group = fake_telegram.add_group("g")
+    fake_telegram.fail_next("sendMessage", FaultKind.RETRY_AFTER, chat_id=group.id, retry_after=1)
+    fake_telegram.fail_next("sendMessage", FaultKind.SERVER_ERROR, chat_id=group.id)
+    outbox = Outbox(bot, group_interval=0.05)
+    outbox.announce(group.id, "碰")
+    await _drain(outbox, timeout=15)
+    assert [m.text for m in fake_telegram.messages(group.id)] == ["碰"]
+    statuses = [c.status for c in fake_telegram.calls("sendMessage", chat_id=group.id)]
+    assert statuses[0] == 429 and statuses[-1] == 200
+    await outbox.close()
+
+
+async def test_a_user_who_blocked_the_bot_is_marked_unreachable(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    user = fake_telegram.add_user("Ann")
+    user.block_bot()
+    outbox = Outbox(bot)
+    outbox.show(user.id, "hand", Content("your tiles"), urgent=True)
+    await _drain(outbox)
+    assert user.id in outbox.unreachable and user.private_messages() == []
+    await outbox.close()
+
+
+async def test_a_passive_refresh_waits_but_an_urgent_one_does_not(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    user = fake_telegram.add_user("Ann")
+    outbox = Outbox(bot, private_interval=0.05, passive_interval=5.0)
+    outbox.show(user.id, "hand", Content("dealt"), urgent=True)
+    await _drain(outbox)
+    outbox.show(user.id, "hand", Content("someone discarded"))  # nothing for Ann to do: it may wait
+    await asyncio.sleep(0.5)
+    assert user.private_messages()[0].text == "dealt"
+    outbox.show(user.id, "hand", Content("your turn"), urgent=True)
+    await _drain(outbox, timeout=2)
+    assert user.private_messages()[0].text == "your turn"
+    await outbox.close()
+
+
+async def test_throttle_serves_lower_priority_numbers_first() -> None:
+    throttle = Throttle(rate=20)
+    order: list[str] = []
+
+    async def take(name: str, priority: int) -> None:
+        await throttle.acquire(priority)
+        order.append(name)
+
+    await throttle.acquire(0)  # the next grant is 50 ms away, so the others queue
+    await asyncio.gather(take("lazy", 1), take("lazy2", 1), take("urgent", 0))
+    assert order[0] == "urgent"
