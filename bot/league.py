@@ -178,8 +178,9 @@ def parse_create(text: str) -> LeagueSpec:
     weekdays, start = parse_schedule(parts[1])
     hands, minutes = parse_length(parts[3])
     rules, auto_fill = parse_rules(parts[4])
-    return LeagueSpec(name, weekdays, start, parse_zone(parts[2]), hands, minutes, rules,
-                      True if auto_fill is None else auto_fill)
+    return LeagueSpec(
+        name, weekdays, start, parse_zone(parts[2]), hands, minutes, rules, True if auto_fill is None else auto_fill
+    )
 
 
 SET_FIELDS: Final = ("name", "schedule", "zone", "length", "rules", "bots")

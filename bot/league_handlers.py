@@ -151,7 +151,10 @@ class NightSession:
         assert table.match is not None
         league = self.league
         return night_over(
-            table.match.hands_played, league.night_hands, league.night_minutes, self.night.starts_at,
+            table.match.hands_played,
+            league.night_hands,
+            league.night_minutes,
+            self.night.starts_at,
             self.nights.clock(),
         )
 
@@ -216,8 +219,9 @@ class LeagueNights:
                 updated = await self.db.leagues.update(league.id, self.clock(), **parse_set(field, value))
                 night = await self._ensure_night(updated.id)
                 await self.run_due()
-                return text("league_updated", lang, summary=league_summary(updated, lang),
-                            when=self._when(night, updated, lang))
+                return text(
+                    "league_updated", lang, summary=league_summary(updated, lang), when=self._when(night, updated, lang)
+                )
         except LeagueSyntaxError as e:
             return text("league_syntax", lang, error=e, usage=usage)
         except StorageError as e:
@@ -231,8 +235,15 @@ class LeagueNights:
         if existing is not None:
             return text("league_exists", lang, name=existing.name)
         league = await self.db.leagues.create(
-            chat_id, spec.name, spec.weekdays, spec.start_time, spec.time_zone, spec.rules,
-            night_hands=spec.night_hands, night_minutes=spec.night_minutes, auto_fill=spec.auto_fill,
+            chat_id,
+            spec.name,
+            spec.weekdays,
+            spec.start_time,
+            spec.time_zone,
+            spec.rules,
+            night_hands=spec.night_hands,
+            night_minutes=spec.night_minutes,
+            auto_fill=spec.auto_fill,
         )
         night = await self._ensure_night(league.id)
         await self.run_due()  # the first night may already be due for its announcement
@@ -244,17 +255,26 @@ class LeagueNights:
         if not nights:
             return text("league_no_next", lang, summary=summary)
         players = await self.db.leagues.signups(nights[0].id)
-        return text("league_next", lang, summary=summary, when=local_when(nights[0].starts_at, league.time_zone, lang),
-                    count=len(players), names=_names([p.display_name for p in players], lang))
+        return text(
+            "league_next",
+            lang,
+            summary=summary,
+            when=local_when(nights[0].starts_at, league.time_zone, lang),
+            count=len(players),
+            names=_names([p.display_name for p in players], lang),
+        )
 
     def _when(self, night: LeagueNight | None, league: League, lang: str) -> str:
         return local_when(night.starts_at, league.time_zone, lang) if night else text("league_none_next", lang)
 
     async def show_season_table(self, league: League, season: int, lang: str) -> None:
-        entries = await self.db.standings.leaderboard(league.chat_id, Period.league_season(league.id, season),
-                                                      TABLE_ROWS)
+        entries = await self.db.standings.leaderboard(
+            league.chat_id, Period.league_season(league.id, season), TABLE_ROWS
+        )
         title = text("league_season_table", lang, name=league.name, season=season)
-        self.manager.outbox.show(league.chat_id, "league_table", _board_picture(entries, lang, title), fresh=True)
+        # One slot per season: a season's final table is never replaced by the next season's before it is sent.
+        slot = f"league_table{league.id}.{season}"
+        self.manager.outbox.show(league.chat_id, slot, _board_picture(entries, lang, title), fresh=True)
 
     # --- sign-ups -----------------------------------------------------------------------------------------
     async def sign(self, night_id: int, user_id: int, name: str, joining: bool) -> str:
@@ -267,8 +287,9 @@ class LeagueNights:
         if joining:
             when = local_when(night.starts_at, league.time_zone, lang)
             # The bot must be able to send the player their tiles: it tries now, while there is time to fix it.
-            if not await self.manager._reaches(user_id, text("league_signed_private", lang, name=league.name,
-                                                               when=when)):
+            if not await self.manager._reaches(
+                user_id, text("league_signed_private", lang, name=league.name, when=when)
+            ):
                 return text("league_need_private", lang)
             await self.db.players.upsert(user_id, name)
             await self.db.leagues.sign_up(night_id, user_id)
@@ -282,10 +303,17 @@ class LeagueNights:
         lang = await self.lang(league.chat_id)
         players = await self.db.leagues.signups(night.id)
         key = "league_announce" if night.status == "announced" else "league_remind"
-        caption = text(key, lang, name=league.name, when=local_when(night.starts_at, league.time_zone, lang),
-                       count=len(players), names=_names([p.display_name for p in players], lang))
-        self.manager.outbox.show(league.chat_id, f"league{night.id}", Content(caption, signup_markup(night.id, lang)),
-                                 fresh=fresh)
+        caption = text(
+            key,
+            lang,
+            name=league.name,
+            when=local_when(night.starts_at, league.time_zone, lang),
+            count=len(players),
+            names=_names([p.display_name for p in players], lang),
+        )
+        self.manager.outbox.show(
+            league.chat_id, f"league{night.id}", Content(caption, signup_markup(night.id, lang)), fresh=fresh
+        )
 
     # --- the timeline -------------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -312,8 +340,9 @@ class LeagueNights:
         when = local_when(night.starts_at, league.time_zone, lang)
         if league.status != "active":  # paused: no announcements, and the night is off when it comes
             if step in ("running", "called_off") and await self.db.leagues.advance_night(night.id, "called_off"):
-                self.manager.outbox.announce(league.chat_id, text("league_paused_off", lang, name=league.name,
-                                                                  when=when))
+                self.manager.outbox.announce(
+                    league.chat_id, text("league_paused_off", lang, name=league.name, when=when)
+                )
             return
         if step in ("announced", "reminded"):
             if await self.db.leagues.advance_night(night.id, step):
@@ -330,8 +359,13 @@ class LeagueNights:
         players = await self.db.leagues.signups(night.id)
         if len(players) < SEATS and not (league.auto_fill and players):
             if await self.db.leagues.advance_night(night.id, "called_off"):
-                await self._called_off(night, league, "league_called_off", count=len(players),
-                                       names=_names([p.display_name for p in players], lang))
+                await self._called_off(
+                    night,
+                    league,
+                    "league_called_off",
+                    count=len(players),
+                    names=_names([p.display_name for p in players], lang),
+                )
             return
         roster = [Seat(p.id, p.display_name) for p in players]
         session = NightSession(self, night, league, roster)
@@ -341,23 +375,36 @@ class LeagueNights:
         elif len(players) < SEATS:
             extra = text("league_filled", lang, count=SEATS - len(players))
         opened = await self.manager.open_table(
-            league.chat_id, league.name, session.first_seating(), league.rules,
-            league.night_hands or MAX_NIGHT_HANDS, session, league_night_id=night.id,
+            league.chat_id,
+            league.name,
+            session.first_seating(),
+            league.rules,
+            league.night_hands or MAX_NIGHT_HANDS,
+            session,
+            league_night_id=night.id,
         )
         if opened:
             names = _names([p.display_name for p in players], lang)
-            self.manager.outbox.announce(league.chat_id, text("league_start", lang, name=league.name, names=names,
-                                                              extra=extra))
+            self.manager.outbox.announce(
+                league.chat_id, text("league_start", lang, name=league.name, names=names, extra=extra)
+            )
         elif await self.db.leagues.advance_night(night.id, "called_off"):
             await self._called_off(night, league, "league_busy")
 
     async def _called_off(self, night: LeagueNight, league: League, key: str, **fields: object) -> None:
         lang = await self.lang(league.chat_id)
         following = await self._ensure_night(league.id)
-        self.manager.outbox.announce(league.chat_id, text(
-            key, lang, name=league.name, when=local_when(night.starts_at, league.time_zone, lang),
-            next=self._when(following, league, lang), **fields,
-        ))
+        self.manager.outbox.announce(
+            league.chat_id,
+            text(
+                key,
+                lang,
+                name=league.name,
+                when=local_when(night.starts_at, league.time_zone, lang),
+                next=self._when(following, league, lang),
+                **fields,
+            ),
+        )
 
     async def _recover_running(self, night: LeagueNight, league: League) -> None:
         """A night found running at start-up: re-attach its resumed table, open it, or close the night."""
@@ -386,7 +433,9 @@ class LeagueNights:
         when = local_when(night.starts_at, league.time_zone, lang)
         results = await self.db.leagues.night_results(night.id)
         title = text("league_night_results", lang, name=league.name, when=when)
-        self.manager.outbox.show(league.chat_id, "league_results", _board_picture(results, lang, title), fresh=True)
+        self.manager.outbox.show(
+            league.chat_id, f"league_results{night.id}", _board_picture(results, lang, title), fresh=True
+        )
         await self.show_season_table(league, night.season, lang)
         await self._ensure_night(league.id)
         await self._arm()

@@ -1,0 +1,85 @@
+"""League tests: a controlled UTC clock and the real bot application, in-process, against FakeTelegram."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+from telegram.ext import AIORateLimiter, Application
+
+import bot.__main__ as bot_main
+from bot.config import Config
+from bot.league_handlers import LeagueNights
+from storage.database import Database
+from tests.fake_telegram import FakeTelegram
+
+
+class Clock:
+    """The time the league nights see; tests move it."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+@contextlib.asynccontextmanager
+async def running_bot(
+    tg: FakeTelegram, db_path: Path, clock: Clock, **settings: Any
+) -> AsyncIterator[Application[Any, Any, Any, Any, Any, Any]]:
+    """The bot as `python -m bot` builds it (polling the fake server), with fast timers and no pacing."""
+    config = Config(
+        token=tg.token,
+        db_path=str(db_path),
+        api_base_url=tg.base_url,
+        file_base_url=tg.base_file_url,
+        claim_seconds=0.05,
+        turn_seconds=0.05,
+        bot_delay=0.0,
+        next_hand_seconds=0.05,
+        group_interval=0.0,
+        private_interval=0.0,
+        passive_interval=0.1,
+        global_rate=1000.0,
+        match_seed=7,
+        **settings,
+    )
+    # PTB's limiter holds a group to 20 writes a minute (as Telegram does); a test plays nights in seconds.
+    fast_limiter = functools.partial(AIORateLimiter, group_max_rate=1000)
+    with mock.patch.object(bot_main, "AIORateLimiter", fast_limiter):
+        app = bot_main.build_application(config)
+    app.bot_data["clock"] = clock
+    await app.initialize()
+    assert app.post_init is not None and app.updater is not None
+    await app.post_init(app)
+    await app.updater.start_polling(poll_interval=0, timeout=1)
+    await app.start()
+    try:
+        yield app
+    finally:
+        await app.updater.stop()
+        await app.stop()
+        assert app.post_shutdown is not None
+        await app.post_shutdown(app)
+        await app.shutdown()
+
+
+def nights_of(app: Application[Any, Any, Any, Any, Any, Any]) -> LeagueNights:
+    nights = app.bot_data["league_nights"]
+    assert isinstance(nights, LeagueNights)
+    return nights
+
+
+def db_of(app: Application[Any, Any, Any, Any, Any, Any]) -> Database:
+    db = app.bot_data["db"]
+    assert isinstance(db, Database)
+    return db
