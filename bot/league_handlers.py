@@ -184,6 +184,10 @@ class LeagueNights:
         lang = await self.lang(chat_id)
         usage = text("league_usage", lang)
         league = await self.current(chat_id)
+        if sub in ("", "help"):
+            return usage + ("\n\n" + await self._next_text(league, lang) if league is not None else "")
+        if sub not in (*ADMIN_COMMANDS, "next", "table"):
+            return text("league_syntax", lang, error=f"unknown subcommand {sub!r}", usage=usage)
         try:
             if sub == "create":
                 return await self._create(chat_id, rest, league, lang)
@@ -226,9 +230,7 @@ class LeagueNights:
             return text("league_syntax", lang, error=e, usage=usage)
         except StorageError as e:
             return text("league_refused", lang, error=e)
-        if sub in ("", "help"):
-            return usage + ("\n\n" + await self._next_text(league, lang) if league is not None else "")
-        return text("league_syntax", lang, error=f"unknown subcommand {sub!r}", usage=usage)
+        raise AssertionError(f"/league {sub} has no branch")
 
     async def _create(self, chat_id: int, rest: str, existing: League | None, lang: str) -> str:
         spec = parse_create(rest)

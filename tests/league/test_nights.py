@@ -13,6 +13,7 @@ import pytest
 from telegram.ext import Application
 
 from bot.league_handlers import LeagueNights
+from game.titles import START_SKILL
 from storage.standings import Period
 from tests.fake_telegram import FakeTelegram, Message
 from tests.fake_telegram.records import Chat
@@ -174,9 +175,8 @@ async def test_six_players_rotate_seats_and_the_season_table_adds_up(
         table = await db.standings.leaderboard(group.id, Period.league_season(league_id, league.season))
         assert {e.display_name: e.points for e in table} == played
         assert [e.points for e in table] == sorted(played.values(), reverse=True)
-        assert sum(played.values()) == -sum(  # league hands count for skill as usual: zero-sum with the bots
-            r["points"] for r in await db.fetchall("SELECT points FROM settlements WHERE player_id IS NULL")
-        )
+        # League hands count for skill as usual (every hand these players played was a league hand).
+        assert all(e.skill == START_SKILL + played[e.display_name] for e in table)
 
 
 async def test_a_night_without_four_is_called_off_and_the_next_follows_dst(
@@ -288,6 +288,10 @@ async def test_league_commands_typed_in_the_group(fake_telegram: FakeTelegram, t
     clock = Clock(FRIDAY - timedelta(days=3))
     async with running_bot(tg, tmp_path / "bot.sqlite3", clock) as app:
         ann, bob = users
+        bob.say(group, "/league")
+        await tg.wait_for_message_async(group.id, lambda m: m.content.startswith("联赛 (群管理员):"))
+        bob.say(group, "/league frobnicate")
+        await tg.wait_for_message_async(group.id, lambda m: "格式不对: unknown subcommand 'frobnicate'" in m.content)
         ann.say(group, "/league create Friday | fri 20:00 | Asia/Shanghai")
         await tg.wait_for_message_async(group.id, lambda m: "格式不对: expected 5 parts" in m.content)
         bob.say(group, "/league create Friday | fri 20:00 | Asia/Shanghai | 8 hands | kaikoufan")
