@@ -283,7 +283,7 @@ class TableManager:
         record = await self.db.hands.start(table.match_id, hand.seed, hand.dealer)
         table.hand_number = record.hand_no
         changed = table.start_hand(hand, record.id, time.monotonic())
-        self._publish(table, changed, fresh_spectator=True)
+        self._publish(table, changed, new_hand=True)
         self._arm(table)
 
     # --- presses ------------------------------------------------------------------------------------------
@@ -366,14 +366,19 @@ class TableManager:
         self._publish(table, changed | set(also_urgent))
         self._arm(table)
 
-    def _publish(self, table: Table, changed: set[int], *, fresh_spectator: bool = False) -> None:
-        """Queue every view of the table: urgent for the seats newly asked to decide, lazy for the rest."""
+    def _publish(self, table: Table, changed: set[int], *, new_hand: bool = False) -> None:
+        """Queue the views that changed: a player's picture when their decision changed (urgent when they must
+        act now, lazily when their buttons only went away), and the group's picture. A player with nothing to
+        decide sees the table again at their next decision (and live in the group): that keeps the writes
+        near one per action."""
         assert table.match is not None
         scores = list(table.match.totals)
         for seat, s in table.humans():
-            urgent = seat in changed and (seat in table.prompts or s.auto)
-            self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", seat_content(table, seat, scores), urgent=urgent)
-        self.outbox.show(table.chat_id, "spectator", spectator_content(table, scores), fresh=fresh_spectator)
+            if seat in changed or new_hand:
+                urgent = seat in table.prompts or s.auto or new_hand
+                content = seat_content(table, seat, scores)
+                self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", content, urgent=urgent)
+        self.outbox.show(table.chat_id, "spectator", spectator_content(table, scores), fresh=new_hand)
 
     def _announce(self, table: Table, events: Sequence[Event]) -> None:
         lang = table.lang

@@ -54,6 +54,7 @@ class _Slot:
     message_id: int | None = None
     is_photo: bool = False
     pending: Content | None = None
+    pending_since: float = 0.0  # when the oldest state not yet sent arrived
     urgent: bool = False
     fresh: bool = False  # send a new message instead of editing the old one
     last_sent: float = float("-inf")
@@ -65,6 +66,7 @@ class _Chat:
     interval: float
     slots: dict[str, _Slot] = field(default_factory=dict)
     announcements: list[tuple[str, InlineKeyboardMarkup | None]] = field(default_factory=list)
+    announced_at: float = 0.0  # when the oldest waiting announcement arrived
     last_write: float = float("-inf")
     wakeup: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
@@ -138,6 +140,8 @@ class Outbox:
         """Make ``slot`` in ``chat_id`` show ``content`` (edited in place; ``fresh`` = as a new message)."""
         chat = self._chat(chat_id)
         s = chat.slots.setdefault(slot, _Slot())
+        if s.pending is None:
+            s.pending_since = time.monotonic()
         s.pending = content
         s.urgent = s.urgent or urgent  # a newer state of an urgent slot stays urgent
         s.fresh = s.fresh or fresh
@@ -145,6 +149,8 @@ class Outbox:
 
     def announce(self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None) -> None:
         chat = self._chat(chat_id)
+        if not chat.announcements:
+            chat.announced_at = time.monotonic()
         chat.announcements.append((text, markup))
         self._kick(chat)
 
@@ -182,20 +188,22 @@ class Outbox:
             chat.task = asyncio.create_task(self._run(chat), name=f"outbox {chat.chat_id}")
 
     def _next_job(self, chat: _Chat, now: float) -> tuple[float, str | None] | None:
-        """(when, slot) of the next write, slot None = the announcements; None when nothing waits."""
+        """(when, slot) of the next write, slot None = the announcements; None when nothing waits.
+
+        Urgent slots first, then whatever has waited longest, so neither announcements nor pictures starve."""
         ready = max(chat.last_write + chat.interval, now, chat.resume_at)
+        best: tuple[float, int, float, str] | None = None
         if chat.announcements:
-            return ready, None
-        best: tuple[float, int, str] | None = None
+            best = (ready, 1, chat.announced_at, "")
         for name, s in chat.slots.items():
             if s.pending is None:
                 continue
             passive = not s.urgent and chat.chat_id > 0 and s.message_id is not None and not s.fresh
             when = max(ready, s.last_sent + self.passive_interval) if passive else ready
-            key = (when, 0 if s.urgent else 1, name)
+            key = (when, 0 if s.urgent else 1, s.pending_since, name)
             if best is None or key < best:
                 best = key
-        return None if best is None else (best[0], best[2])
+        return None if best is None else (best[0], best[3] or None)
 
     async def _run(self, chat: _Chat) -> None:
         while True:
@@ -252,6 +260,7 @@ class Outbox:
                 break
         await self.bot.send_message(chat.chat_id, "\n".join(texts), reply_markup=markup)
         del chat.announcements[:taken]
+        chat.announced_at = time.monotonic()
         self.writes += 1
 
     async def _send_slot(self, chat: _Chat, name: str) -> None:

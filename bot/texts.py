@@ -106,7 +106,6 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "en": "{seat} adds a kong of {tile}: rob it? ({seconds} s)",
     },
     "your_haidi": {"zh": "海底: 可以胡! ({seconds} 秒)", "en": "Last tiles: you can win! ({seconds} s)"},
-    "waiting_for": {"zh": "等待 {seat}。", "en": "Waiting for {seat}."},
     "tuoguan_on": {
         "zh": "你超时了, 现在由电脑托管。点「我回来了」继续自己打。",
         "en": "You ran out of time; the automatic player now plays for you (托管). Press “I'm back” to play again.",

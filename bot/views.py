@@ -70,9 +70,8 @@ def _prompt_line(table: Table, seat: int, claim_seconds: float, turn_seconds: fl
     hand = table.hand
     assert hand is not None
     lang = table.lang
-    if seat not in table.prompts:
-        waiting = [seat_label(table, s) for s in hand.waiting_on()]
-        return text("waiting_for", lang, seat=", ".join(waiting)) if waiting else ""
+    if seat not in table.prompts:  # refreshed lazily: whom the table waits for would soon be out of date
+        return ""
     if hand.phase == "turn":
         return text("your_turn", lang, seconds=round(turn_seconds))
     view_discard = hand.view(seat).last_discard
