@@ -1,4 +1,5 @@
-"""Run the bot: ``python -m bot`` or ``mahjong-bot`` (long polling). Configuration: see bot.config.
+"""Run the bot: ``python -m bot`` or ``mahjong-bot`` (long polling, or a webhook: bot.webhook). Configuration:
+see bot.config; ``python -m bot --check-config`` checks it without connecting (bot.ops).
 
 ``build_application(config)`` makes the PTB Application (used by the tests and the bench as well);
 ``main()`` reads the configuration (and ``.env``), sets up logging and polls until interrupted.
@@ -11,27 +12,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from telegram import BotCommand, Update
 from telegram.ext import AIORateLimiter, Application
 
+from bot import i18n, info_cmds, ops, settings_menu, standings_cmds
 from bot.config import Config, ConfigError, load_dotenv
 from bot.handlers import add_handlers
+from bot.info_cmds import publish_commands
 from bot.league_handlers import register as register_leagues
 from bot.manager import TableManager
 from bot.outbox import Outbox
+from bot.webhook import serve
 from storage.database import Database
 
 log = logging.getLogger("bot")
-
-BOT_COMMANDS = (
-    ("newgame", "开桌 · open a table"),
-    ("join", "入座 · sit down"),
-    ("leave", "离座 · stand up"),
-    ("begin", "开局 · deal"),
-    ("flee", "逃跑 · flee (penalty)"),
-    ("stop", "结束 · end the game"),
-    ("help", "帮助 · help"),
-)
 
 
 def build_application(config: Config) -> Application[Any, Any, Any, Any, Any, Any]:
@@ -52,6 +45,8 @@ def build_application(config: Config) -> Application[Any, Any, Any, Any, Any, An
     application.bot_data["config"] = config
     add_handlers(application)
     register_leagues(application)
+    for module in (settings_menu, standings_cmds, info_cmds, ops):
+        module.register(application)
     return application
 
 
@@ -69,7 +64,7 @@ async def _on_start(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     assert application.job_queue is not None, "install python-telegram-bot[job-queue]"
     manager = TableManager(config, db, outbox, application.job_queue, application.bot)
     application.bot_data.update(db=db, outbox=outbox, manager=manager)
-    await application.bot.set_my_commands([BotCommand(name, about) for name, about in BOT_COMMANDS])
+    await publish_commands(application.bot)
     resumed = await manager.resume()
     log.info("bot @%s started; %d unfinished hand(s) resumed", application.bot.username, resumed)
 
@@ -84,15 +79,19 @@ async def _on_stop(application: Application[Any, Any, Any, Any, Any, Any]) -> No
 
 
 def main() -> None:
+    if sys.argv[1:] == ["--check-config"]:  # validate without connecting: exit 0, or 2 with the reason
+        status, message = ops.check_config()
+        print(message, file=sys.stderr if status else sys.stdout)
+        sys.exit(status)
     load_dotenv(".env")
     try:
         config = Config.from_env()
     except ConfigError as e:
         print(e, file=sys.stderr)
         sys.exit(2)
-    logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-    build_application(config).run_polling(allowed_updates=Update.ALL_TYPES)
+    ops.setup_logging(config.log_level)
+    i18n.load()
+    serve(build_application(config), config)
 
 
 if __name__ == "__main__":

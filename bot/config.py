@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,6 +88,42 @@ def _optional_number(env: Mapping[str, str], key: str, minimum: float = 0.0) -> 
     return value
 
 
+
+def _webhook_url(env: Mapping[str, str]) -> str | None:
+    url = env.get("MAHJONG_WEBHOOK_URL", "").strip()
+    if not url:
+        return None
+    parts = urlsplit(url)
+    if parts.scheme not in ("https", "http") or not parts.netloc:
+        raise ConfigError(f"MAHJONG_WEBHOOK_URL must be the public https:// URL Telegram posts to, got {url!r}")
+    return url
+
+
+def _webhook_secret(env: Mapping[str, str]) -> str | None:
+    """Telegram sends it back in a header on every update: 1-256 of A-Z a-z 0-9 _ -."""
+    secret = env.get("MAHJONG_WEBHOOK_SECRET", "").strip()
+    if secret and not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", secret):
+        raise ConfigError("MAHJONG_WEBHOOK_SECRET must be 1-256 characters of A-Z, a-z, 0-9, _ and -")
+    return secret or None
+
+
+def _host_port(env: Mapping[str, str], key: str, default: tuple[str, int]) -> tuple[str, int]:
+    raw = env.get(key, "").strip()
+    if not raw:
+        return default
+    host, sep, port = raw.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConfigError(f"{key} must be host:port (e.g. 127.0.0.1:8443), got {raw!r}")
+    return host.strip("[]"), int(port)
+
+
+def _user_ids(env: Mapping[str, str], key: str) -> frozenset[int]:
+    raw = env.get(key, "").replace(",", " ").split()
+    try:
+        return frozenset(int(x) for x in raw)
+    except ValueError:
+        raise ConfigError(f"{key} must be Telegram user ids separated by commas, got {env.get(key)!r}") from None
+
 @dataclass(frozen=True)
 class Config:
     token: str
@@ -105,6 +142,11 @@ class Config:
     passive_interval: float = 4.0  # a player who need not act sees the table refreshed at most this often
     global_rate: float = 30.0  # writes per second over all chats
     match_seed: int | None = None  # fixed match seed (tests); None = random
+    # Webhook mode (bot.webhook) when webhook_url is set; else long polling.
+    webhook_url: str | None = None
+    webhook_listen: tuple[str, int] = ("0.0.0.0", 8443)
+    webhook_secret: str | None = None
+    admin_ids: frozenset[int] = frozenset()  # the bot's operators: /status
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -139,4 +181,8 @@ class Config:
             private_interval=_number(env, "MAHJONG_PRIVATE_INTERVAL", cls.private_interval),
             passive_interval=_number(env, "MAHJONG_PASSIVE_INTERVAL", cls.passive_interval),
             match_seed=seed,
+            webhook_url=_webhook_url(env),
+            webhook_listen=_host_port(env, "MAHJONG_WEBHOOK_LISTEN", cls.webhook_listen),
+            webhook_secret=_webhook_secret(env),
+            admin_ids=_user_ids(env, "MAHJONG_ADMIN_IDS"),
         )

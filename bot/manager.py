@@ -30,6 +30,7 @@ from telegram.ext import CallbackContext, Job, JobQueue
 
 from bot.callbacks import BadCallback, parse_action_code
 from bot.config import Config
+from bot.ops import log_action, log_event
 from bot.outbox import Content, Outbox
 from bot.table import Seat, Table
 from bot.texts import text
@@ -279,12 +280,31 @@ class TableManager:
             for seat, new in enumerate(session.seating(table)):
                 if new is None or new.user_id != table.seat(seat).user_id:
                     await self._replace_seat(table, seat, new, text("sitting_out", table.lang))
+        else:  # a group's own table: the group's /settings as they are now
+            await self.follow_settings(table)
         hand = table.match.new_hand()
         record = await self.db.hands.start(table.match_id, hand.seed, hand.dealer)
         table.hand_number = record.hand_no
+        log_event("hand_start", table=table.chat_id, hand=record.id, number=record.hand_no, dealer=hand.dealer,
+                  rules=hand.rules.preset)
         changed = table.start_hand(hand, record.id, time.monotonic())
         self._publish(table, changed, new_hand=True)
         self._arm(table)
+
+    async def follow_settings(self, table: Table) -> None:
+        """Bring a group's own table up to the group's /settings: language, timers, automatic players, rules.
+
+        Called before each hand (and by /settings while the table is a lobby), so a change applies from the
+        next hand; the match's stored rules follow, so a resumed match deals under them too."""
+        settings = await self.db.chats.get(table.chat_id)
+        table.lang = settings.language
+        table.auto_players = settings.auto_players
+        table.auto_level = settings.auto_level if settings.auto_level in LEVELS else "normal"
+        table.claim_seconds = self.config.claim_seconds or settings.claim_seconds
+        table.turn_seconds = self.config.turn_seconds or settings.turn_seconds
+        if table.match is not None and table.match_id is not None and table.match.rules != settings.rules:
+            await self.db.matches.set_rules(table.match_id, settings.rules)
+            table.match.rules = settings.rules
 
     # --- presses ------------------------------------------------------------------------------------------
     async def press(self, chat_id: int, user_id: int, stamp: str, code: str) -> str | None:
@@ -359,6 +379,7 @@ class TableManager:
             self._publish(table, changed)
             self._arm(table)
             return
+        log_action(table.chat_id, table.hand_id, len(hand.actions) - 1, action)
         self._announce(table, events)
         if hand.finished:
             await self._end_hand(table)
@@ -482,6 +503,9 @@ class TableManager:
         winner = hand.result.winner if hand.result is not None else None
         summary = hand.result.to_json() if hand.result is not None else {"exhausted": True}
         closed = await self.db.hands.close(table.hand_id, total, winner, summary)
+        log_event("hand_end", table=table.chat_id, hand=table.hand_id, winner=winner,
+                  payments=",".join(map(str, total)), patterns=",".join(hand.result.patterns) if hand.result else None,
+                  exhausted=hand.exhausted or None)
         table.state = "between"
         table.between_since = time.monotonic()
         table.prompts = {}

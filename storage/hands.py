@@ -292,6 +292,11 @@ class Hands:
             )
         return ClosedHand(hand_id, winner, tuple(results), tuple(t["total"] for t in totals))
 
+    async def count_since(self, moment: datetime) -> int:
+        """How many hands started at or after moment (e.g. today's, for the operators' /status)."""
+        rows = await self._db.fetchall("SELECT COUNT(*) AS n FROM hands WHERE started_at >= ?", (timestamp(moment),))
+        return int(rows[0]["n"])
+
     async def abandon(self, hand_id: int) -> None:
         """End a hand in play without a settlement (its actions stay stored)."""
         async with self._db.transaction() as tx:

@@ -186,6 +186,16 @@ class Matches:
             )
             return await load_match(tx, match_id)
 
+    async def set_rules(self, match_id: int, rules: Rules) -> Match:
+        """Deal the running match's next hands under these rules (a group changed its /settings)."""
+        rules_json = dump_rules(rules)
+        async with self._db.transaction() as tx:
+            match = await load_match(tx, match_id)
+            if match.status != "running":
+                raise AlreadyClosedError(f"match {match_id} is {match.status}")
+            await tx.execute("UPDATE matches SET rules = ? WHERE id = ?", (rules_json, match_id))
+            return await load_match(tx, match_id)
+
     async def finish(self, match_id: int, status: Literal["done", "abandoned"] = "done") -> Match:
         """End a running match. 'done' needs no hand in play; 'abandoned' abandons the hand in play."""
         check_choice(status, "status", ("done", "abandoned"))

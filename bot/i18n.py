@@ -1,0 +1,98 @@
+"""Texts through Babel catalogues: Simplified Chinese (the default) and English, per group and per player.
+
+The catalogues are ``bot/locales/<locale>/LC_MESSAGES/messages.po`` (``zh_Hans``, ``en``), read with
+``babel.messages.pofile`` once, at start-up (``load()``; no compiled ``.mo`` to keep in step: the ``.po``
+files are the source, edited by hand or with any PO editor). A message id is a short key; its text is a
+``str.format`` template (``python-brace-format``) with the same ``{fields}`` in both languages.
+
+    from bot.i18n import t, language_of_code
+    t("settings_saved", "en", setting="Claim timer", value="10 s")
+    language_of_code("en-GB")            # -> "en"; "zh-hans" or no code -> "zh"
+
+Which language: in a group, the group's setting (``/settings``); in a private chat, the player's own
+choice (``/lang``), which starts as their Telegram language code the first time the bot meets them
+(``private_language``). ``commands(lang)`` is the command menu, also the BotFather list.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Final
+
+from babel.messages.pofile import read_po
+from telegram import User
+
+from storage.database import Database
+
+DEFAULT_LANG: Final = "zh"
+LANGUAGES: Final = ("zh", "en")
+# Our language codes -> the catalogue's directory (a Babel locale identifier).
+LOCALES: Final = {"zh": "zh_Hans", "en": "en"}
+LOCALE_DIR: Final = Path(__file__).with_name("locales")
+# The command menu, in the order shown; each has a "cmd_<name>" description in the catalogues.
+COMMANDS: Final = (
+    "newgame", "join", "leave", "begin", "flee", "stop",
+    "me", "top", "rank", "history", "rules", "calc", "settings", "lang", "league", "help",
+)
+
+
+class CatalogueError(ValueError):
+    """A catalogue that is missing or cannot be read."""
+
+
+def catalogue_path(lang: str) -> Path:
+    return LOCALE_DIR / LOCALES[lang] / "LC_MESSAGES" / "messages.po"
+
+
+@functools.cache
+def catalogue(lang: str) -> dict[str, str]:
+    """The message id -> text map of one language (read once)."""
+    path = catalogue_path(lang)
+    try:
+        with path.open("rb") as f:
+            po = read_po(f, locale=LOCALES[lang], abort_invalid=True)
+    except (OSError, ValueError) as e:
+        raise CatalogueError(f"cannot read the {lang} catalogue {path}: {e}") from None
+    return {str(m.id): str(m.string) for m in po if m.id and isinstance(m.id, str) and m.string}
+
+
+def load() -> None:
+    """Read every catalogue now, so a broken one stops the start-up rather than a command later."""
+    for lang in LANGUAGES:
+        catalogue(lang)
+
+
+def t(key: str, lang: str = DEFAULT_LANG, **fields: object) -> str:
+    """The text of ``key`` in ``lang`` (Chinese when that language lacks it), formatted with ``fields``."""
+    template = catalogue(lang if lang in LOCALES else DEFAULT_LANG).get(key) or catalogue(DEFAULT_LANG)[key]
+    return template.format(**fields)  # always: literal braces are written {{ }} in every template
+
+
+def language_of_code(code: str | None) -> str:
+    """Our language for a Telegram ``language_code``: Chinese for zh-* or none, English for anything else."""
+    if not code or code.lower().startswith("zh"):
+        return "zh"
+    return "en"
+
+
+def commands(lang: str) -> list[tuple[str, str]]:
+    """The command menu as (command, description) in ``lang``."""
+    return [(name, t(f"cmd_{name}", lang)) for name in COMMANDS]
+
+
+async def private_language(db: Database, user: User) -> str:
+    """The player's language: their /lang choice, else (first meeting) their Telegram language, then stored."""
+    player = await db.players.get(user.id)
+    if player is not None:
+        return player.language
+    lang = language_of_code(user.language_code)
+    await db.players.upsert(user.id, user.full_name or str(user.id), lang)
+    return lang
+
+
+async def language_for(db: Database, chat_id: int, user: User | None) -> str:
+    """The language to answer in: a group's setting, or the player's own in a private chat."""
+    if chat_id > 0 and user is not None:
+        return await private_language(db, user)
+    return (await db.chats.get(chat_id)).language

@@ -1,0 +1,35 @@
+"""How updates arrive: long polling (the default) or a webhook when ``MAHJONG_WEBHOOK_URL`` is set.
+
+    serve(application, config)       # blocks until SIGINT/SIGTERM
+
+Webhook mode listens on ``MAHJONG_WEBHOOK_LISTEN`` (host:port, default 0.0.0.0:8443) at the URL's path and
+registers ``MAHJONG_WEBHOOK_URL`` with Telegram (setWebhook). Telegram only posts to https on ports 443, 80,
+88 or 8443, so the URL is usually a TLS-terminating reverse proxy forwarding that path to the listener.
+With ``MAHJONG_WEBHOOK_SECRET`` set, Telegram sends it in the ``X-Telegram-Bot-Api-Secret-Token`` header and
+PTB refuses any request without it (403). Needs ``python-telegram-bot[webhooks]`` (tornado).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from telegram import Update
+from telegram.ext import Application
+
+from bot.config import Config
+
+
+def serve(application: Application[Any, Any, Any, Any, Any, Any], config: Config) -> None:
+    if config.webhook_url is None:
+        application.run_polling(allowed_updates=Update.ALL_TYPES)
+        return
+    host, port = config.webhook_listen
+    application.run_webhook(
+        listen=host,
+        port=port,
+        url_path=urlsplit(config.webhook_url).path.lstrip("/"),
+        webhook_url=config.webhook_url,
+        secret_token=config.webhook_secret,
+        allowed_updates=Update.ALL_TYPES,
+    )

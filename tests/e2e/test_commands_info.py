@@ -1,0 +1,177 @@
+"""/help, /rules, /calc, /lang, /status, the command menu, ``--check-config`` and webhook mode, against the real
+bot process and the loopback Bot API server, in Chinese and English.
+
+One bot process serves the module's command tests (they only read, or change a player's own language).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.i18n import commands
+from tests.e2e.players import ROOT, BotProcess
+from tests.fake_telegram import FakeTelegram
+from tests.fake_telegram.records import Chat
+from tests.fake_telegram.users import SimUser
+
+# RULES.md §12 example A, the calculator's own example.
+EXAMPLE_A = {
+    "rules": "kaikoufan", "dealer": 0, "laizi": "9s", "winner": 1, "how": "discard", "from": 2, "tile": "5m",
+    "concealed": "234678p345s5m",
+    "players": [
+        {"melds": [{"type": "peng", "tile": "1z", "from": 3}], "hongzhong_gangs": 1},
+        {"melds": [{"type": "chi", "tiles": "345m", "from": 0}]},
+        {},
+        {"melds": [{"type": "an_gang", "tile": "9p"}], "laizi_gangs": 0},
+    ],
+}
+
+
+class World:
+    def __init__(self, tg: FakeTelegram) -> None:
+        self.tg = tg
+        self.zh = tg.add_user("小明")  # Telegram language zh-hans
+        self.en = tg.add_user("Emma", language_code="en")
+        self.admin = tg.add_user("Olga", language_code="en-GB")
+        self.group = tg.add_group("牌友群", members=[self.zh, self.en], admins=[self.zh])
+
+    def ask(self, user: SimUser, text: str, chat: Chat | None = None, expect: str = "") -> str:
+        """``user`` says ``text`` (privately unless ``chat``); the bot's newest answer there containing ``expect``."""
+        chat_id = chat.id if chat is not None else user.id
+        before = len(self.tg.messages(chat_id))
+        user.say(chat_id, text)
+        answer = self.tg.wait_until(
+            lambda: next((m for m in self.tg.messages(chat_id)[before:] if expect in (m.text or "")), None),
+            timeout=10, what=f"an answer to {text!r} containing {expect!r}",
+        )
+        return answer.text or ""
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    with FakeTelegram() as tg:
+        w = World(tg)
+        db = tmp_path_factory.mktemp("info") / "db.sqlite3"
+        with BotProcess(tg, db, MAHJONG_ADMIN_IDS=str(w.admin.id)) as bot:
+            tg.wait_until(lambda: tg.my_commands(language_code="en"), timeout=15, what="the command menu")
+            yield w
+            assert "Traceback" not in bot.log()
+
+
+def test_command_menu_in_both_languages_matches_the_botfather_list(world: World) -> None:
+    tg = world.tg
+    assert [(c["command"], c["description"]) for c in tg.my_commands()] == commands("zh")
+    english = [(c["command"], c["description"]) for c in tg.my_commands(language_code="en")]
+    assert english == commands("en") and ("settings", "group settings (admins)") in english
+    listed = (ROOT / "deploy" / "botfather-commands.txt").read_text(encoding="utf-8").splitlines()
+    assert listed == [f"{name} - {about}" for name, about in commands("zh")]
+
+
+def test_help_and_rules_in_the_group_language_and_the_players_own(world: World) -> None:
+    assert "/newgame" in world.ask(world.zh, "/help", world.group, "入座")
+    rules = world.ask(world.zh, "/rules", world.group, "红中赖子杠")
+    assert "开口翻" in rules and "封顶 300" in rules and "吃碰 15 秒" in rules
+    assert "/settings" in world.ask(world.en, "/help", expect="group settings")
+    english = world.ask(world.en, "/rules", expect="Wildcard Kong")
+    assert "Cap 300; golden cap 400" in english and "minimum payment 20" in english
+
+
+def test_calc_explains_a_settlement_and_refuses_malformed_input_briefly(world: World) -> None:
+    answer = world.ask(world.en, "/calc " + json.dumps(EXAMPLE_A), expect="Payments")
+    assert answer.startswith("✅") and "Payments: Seat 0 -32 · Seat 1 +56 · Seat 2 -8 · Seat 3 -16" in answer
+    # The JSON alone, without /calc, in Chinese.
+    zh = world.ask(world.zh, json.dumps(EXAMPLE_A | {"rules": "koukoufan"}, ensure_ascii=False), expect="结算")
+    assert "座位1 +" in zh
+    bad = world.ask(world.en, "/calc " + json.dumps(EXAMPLE_A | {"dealer": 7}), expect="Cannot settle")
+    assert bad == "⚠️ Cannot settle that: dealer must be a seat number 0-3"
+    assert "not valid JSON" in world.ask(world.zh, "/calc {oops", expect="算不了")
+    assert "/calc" in world.ask(world.zh, "/calc " + json.dumps(EXAMPLE_A), world.group, "私聊")
+
+
+def test_lang_switches_a_players_private_language(world: World) -> None:
+    user = world.tg.add_user("Lin")  # zh-hans: Chinese until chosen
+    assert "头衔表" in world.ask(user, "/rank", expect="头衔")
+    assert world.ask(user, "/lang en", expect="Language") == "Language: English"
+    assert "Undergraduate" in world.ask(user, "/rank", expect="Titles")
+    chooser = world.ask(user, "/lang", expect="Choose")
+    shown = world.tg.wait_until(lambda: next(m for m in reversed(user.private_messages()) if m.text == chooser))
+    query = user.press(shown, "中文")
+    assert world.tg.wait_for_callback_answer(query).text == "语言: 中文"
+    assert "本科生" in world.ask(user, "/rank", expect="头衔")
+    assert "/settings" in world.ask(user, "/lang en", world.group, "settings")  # a group's language is a setting
+
+
+def test_status_only_for_the_bots_admins(world: World) -> None:
+    status = world.ask(world.admin, "/status", expect="Tables")
+    assert "Tables: 0 (0 playing)" in status and "Hands today (UTC): 0" in status and "Errors since start: 0" in status
+    assert world.ask(world.zh, "/status", expect="管理员") == "只有机器人的管理员可以看运行状态。"
+
+
+def _check(env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "MAHJONG_"))}
+    return subprocess.run([sys.executable, "-m", "bot", "--check-config"], cwd=tmp_path, env=base | env,
+                          capture_output=True, text=True, timeout=30, check=False)
+
+
+def test_check_config_validates_without_connecting(tmp_path: Path) -> None:
+    token = "123456:" + "A" * 35
+    good = _check({"TELEGRAM_BOT_TOKEN": token, "MAHJONG_DB": str(tmp_path / "data" / "db.sqlite3"),
+                   "MAHJONG_ADMIN_IDS": "7,8"}, tmp_path)
+    assert good.returncode == 0 and "configuration OK: long polling" in good.stdout and "7, 8" in good.stdout
+    assert not (tmp_path / "data").exists()  # checked, not created
+    missing = _check({}, tmp_path)
+    assert missing.returncode == 2 and "TELEGRAM_BOT_TOKEN is not set" in missing.stderr
+    listen = _check({"TELEGRAM_BOT_TOKEN": token, "MAHJONG_WEBHOOK_URL": "https://bot.example.org/tg",
+                     "MAHJONG_WEBHOOK_LISTEN": "8443"}, tmp_path)
+    assert listen.returncode == 2 and "MAHJONG_WEBHOOK_LISTEN must be host:port" in listen.stderr
+    assert "Traceback" not in good.stderr + missing.stderr + listen.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _post(url: str, update: dict[str, object], secret: str) -> int:
+    """POST an update as Telegram would; the HTTP status, 0 while nothing listens yet."""
+    request = urllib.request.Request(url, json.dumps(update).encode(), method="POST", headers={
+        "Content-Type": "application/json", "X-Telegram-Bot-Api-Secret-Token": secret})
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with direct.open(request, timeout=5) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as e:
+        return e.code
+    except urllib.error.URLError:
+        return 0
+
+
+def test_webhook_mode_registers_the_url_and_takes_updates_with_the_secret(fake_telegram: FakeTelegram,
+                                                                          tmp_path: Path) -> None:
+    tg = fake_telegram
+    emma = tg.add_user("Emma", language_code="en")
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/telegram-hook"
+    with BotProcess(tg, tmp_path / "db.sqlite3", MAHJONG_WEBHOOK_URL=url, MAHJONG_WEBHOOK_LISTEN=f"127.0.0.1:{port}",
+                    MAHJONG_WEBHOOK_SECRET="s3cret-token"):
+        registered = tg.wait_until(lambda: tg.calls("setWebhook"), timeout=15, what="setWebhook")[-1]
+        assert registered.params["url"] == url and registered.params["secret_token"] == "s3cret-token"
+        update = {"update_id": 1, "message": {
+            "message_id": 1, "date": 0, "chat": {"id": emma.id, "type": "private", "first_name": "Emma"},
+            "from": emma.to_api(), "text": "/rank", "entities": [{"type": "bot_command", "offset": 0, "length": 5}]}}
+        assert tg.wait_until(lambda: _post(url, update, "wrong"), timeout=10, what="the listener") == 403
+        assert _post(url, update, "s3cret-token") == 200
+        answer = emma.wait_for_private_message(lambda m: "Titles" in (m.text or ""), timeout=10)
+        assert "Undergraduate" in (answer.text or "")
+        assert tg.calls("getUpdates") == []  # no polling beside the webhook
