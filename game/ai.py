@@ -57,12 +57,17 @@ _STAGE_SHARE: Final = (1.0, 0.08, 0.2, 0.3, 0.38, 0.42)
 _PLAN_SHARE: Final[dict[str, float]] = {
     PI_HU: 1.0, PENG_PENG_HU: 0.45, QING_YI_SE: 0.5, QING_PENG: 0.3, JIANG_YI_SE: 0.6, FENG_YI_SE: 0.45,
 }
-# Claims from three discarders add to one's own draws.
-_CLAIM_BOOST: Final = 1.3
+# The draws a plan can count on, as a share of the draws left before the 海底: someone usually wins long
+# before the wall runs out (claims add draws, but less than the race takes away).
+_HORIZON: Final = 0.5
 _CLOSED_FACTOR: Final = 0.5  # a hand that has not opened still needs a claim before it can win
 _SMALL_INVALID: Final = 0.15  # a 屁胡 below min_payment: only later gangs would make it count
-_EXPOSURE: Final = 6.0  # expected loss per unit of own multiplier over a whole hand, before caps
+# Another seat's typical win per unit of both multipliers (屁胡 1 × hard or self-draw 2 × discarder 2) ...
+_LOSS_UNIT: Final = 4.0
+# ... and each other seat's chance to win over a whole hand.
+_OTHER_WIN: Final = 0.22
 _ROB_RISK: Final = 0.5  # share of a ready opponent's worth that a 蓄杠 tile could hand over (抢杠)
+_DANGER_SCALE: Final = 0.2  # deal-ins mostly cost no more than the cap; 承包 is the real risk
 
 
 def choose(view: SeatView, level: str = "normal", seed: int = 0) -> Action:
@@ -216,7 +221,7 @@ class _Seat:
         ``exact`` counts the current step's chance from the unseen useful tiles (for the plans that could
         lead); otherwise every step takes the typical share.
         """
-        draws = int((self.draws + extra_draws) * _CLAIM_BOOST)
+        draws = int((self.draws + extra_draws) * _HORIZON)
         rated: list[tuple[float, Plan, float]] = []
         for plan in plans(counts, self.laizi, melds):
             if plan.missing > draws + 1:
@@ -246,10 +251,11 @@ class _Seat:
         return tuple(round(q, 3) for q in steps)
 
     def exposure(self, factor: float) -> float:
+        """What this seat expects to pay others over the rest of the hand with multiplier ``factor``."""
         if not self.normal:
             return 0.0
-        left = self.view.wall_remaining - HAIDI_TILES
-        return _EXPOSURE * min(CAP / _EXPOSURE, factor) * max(0, left) / 80
+        left = max(0, self.view.wall_remaining - HAIDI_TILES) / 68
+        return sum(_OTHER_WIN * left * min(CAP, _LOSS_UNIT * f * factor) for _, f in self.other_factors)
 
     def danger(self, tile: Tile) -> float:
         """What discarding ``tile`` risks feeding the open big hands around the table."""
@@ -266,7 +272,7 @@ class _Seat:
             risk = th.strength * min(1.0, self.unseen[tile] / 3 + 0.2)
             if tile in th.river:
                 risk *= 0.4
-            total += risk * th.cost
+            total += risk * th.cost * _DANGER_SCALE
         return total
 
     # -- options ------------------------------------------------------------------------------------
