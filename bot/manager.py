@@ -55,6 +55,8 @@ from storage.matches import Seat as StoredSeat
 
 log = logging.getLogger(__name__)
 
+_RETRY_SECONDS = 5.0  # after a timed step failed unexpectedly
+
 # The events the group hears about as a short announcement (besides the pictures).
 _ANNOUNCED = {"peng": "announce_peng", "chong_gang": "announce_gang", "an_gang": "announce_gang",
               "xu_gang": "announce_gang", "hongzhong_gang": "announce_hongzhong_gang",
@@ -437,19 +439,26 @@ class TableManager:
                 return
             if self._jobs.get(chat_id) is job:
                 self._jobs.pop(chat_id, None)
-            now = time.monotonic()
-            if table.state == "between":
-                if now >= table.between_since + self.config.next_hand_seconds - 0.01:
-                    await self._start_hand(table)
-                else:
-                    self._arm(table)
-                return
-            while table.state == "playing" and table.hand is not None:
-                due = table.next_due(self.config.bot_delay)
-                if due is None or due[0] > time.monotonic() + 0.01:
-                    break
-                seat = due[1]
-                await self._play(table, *await self._due_action(table, seat))
+            try:
+                await self._play_due(table)
+            except Exception:  # a bug or a storage failure must not leave the table without a timer
+                log.exception("table %s: a timed step failed; trying again in %.0f s", chat_id, _RETRY_SECONDS)
+                if self.tables.get(chat_id) is table:
+                    self._arm(table, not_before=time.monotonic() + _RETRY_SECONDS)
+
+    async def _play_due(self, table: Table) -> None:
+        if table.state == "between":
+            if time.monotonic() >= table.between_since + self.config.next_hand_seconds - 0.01:
+                await self._start_hand(table)
+            else:
+                self._arm(table)
+            return
+        while table.state == "playing" and table.hand is not None:
+            due = table.next_due(self.config.bot_delay)
+            if due is None or due[0] > time.monotonic() + 0.01:
+                break
+            await self._play(table, *await self._due_action(table, due[1]))
+        if self.tables.get(table.chat_id) is table:
             self._arm(table)
 
     async def _due_action(self, table: Table, seat: int) -> tuple[Action, tuple[int, ...]]:
@@ -465,8 +474,8 @@ class TableManager:
         self.outbox.announce(table.chat_id, text("announce_tuoguan", table.lang, seat=seat_label(table, seat)))
         return await self._automatic_action(table, seat), (seat,)
 
-    def _arm(self, table: Table) -> None:
-        """(Re)schedule the table's one timer job at its next deadline."""
+    def _arm(self, table: Table, not_before: float = 0.0) -> None:
+        """(Re)schedule the table's one timer job at its next deadline (not before ``not_before``)."""
         self._cancel_job(table.chat_id)
         now = time.monotonic()
         if table.state == "playing":
@@ -479,7 +488,7 @@ class TableManager:
         else:
             return
         self._jobs[table.chat_id] = self.job_queue.run_once(
-            self._on_job, max(0.0, when - now), data=table.chat_id, name=f"table {table.chat_id}"
+            self._on_job, max(0.0, when - now, not_before - now), data=table.chat_id, name=f"table {table.chat_id}"
         )
 
     def _cancel_job(self, chat_id: int) -> None:

@@ -1,6 +1,7 @@
 """The real bot process under stress: foreign, stale and repeated presses change nothing; a player who lets the
-turn timer run out is played by the automatic player (托管) until "I'm back"; SIGKILL in the middle of a hand
-and a restart resume the hand from the stored actions, with every player's message re-sent."""
+turn timer run out is played by the automatic player (托管) until "I'm back"; only the creator stops the table;
+SIGKILL in the middle of a hand and a restart resume the hand from the stored actions, with every player's
+message re-sent."""
 
 from __future__ import annotations
 
@@ -73,6 +74,14 @@ def test_foreign_stale_and_repeated_presses_then_timeout_into_tuoguan(fake_teleg
         players = Players(tg, group, [alice, bob])  # she plays again: her buttons come back
         alice.wait_for_private_message(
             lambda m: any(not b.text.startswith("我回来了") for b in game_buttons(m, group)), timeout=40)
+        # Only the table's creator (or an admin) can stop it; the summary goes to the group.
+        bob.say(group, "/stop")
+        tg.wait_for_message(group.id, lambda m: "只有开桌的人" in (m.text or ""), timeout=15)
+        alice.say(group, "/stop")
+        tg.wait_for_message(group.id, lambda m: "牌局结束" in (m.text or ""), timeout=15)
+        with sqlite3.connect(db) as conn:
+            assert [row[0] for row in conn.execute("SELECT status FROM matches")] in (["abandoned"], ["done"])
+        assert "playing" not in _hand_status(db)
         assert tg.max_writes_per_minute(group.id) <= 20
         assert "Traceback" not in bot.log()
 
