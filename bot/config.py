@@ -178,6 +178,7 @@ class Config:
             turn_seconds=_optional_number(env, "MAHJONG_TURN_SECONDS", 0.1),
             bot_delay=_number(env, "MAHJONG_BOT_DELAY", cls.bot_delay),
             next_hand_seconds=_number(env, "MAHJONG_NEXT_HAND_SECONDS", cls.next_hand_seconds, 0.1),
+            group_interval=_number(env, "MAHJONG_GROUP_INTERVAL", cls.group_interval),
             private_interval=_number(env, "MAHJONG_PRIVATE_INTERVAL", cls.private_interval),
             passive_interval=_number(env, "MAHJONG_PASSIVE_INTERVAL", cls.passive_interval),
             match_seed=seed,

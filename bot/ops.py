@@ -79,7 +79,8 @@ errors = ErrorCounter()
 
 def setup_logging(level: str) -> None:
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    for chatty in ("httpx", "apscheduler"):  # a line per request or timer would drown the game's lines
+        logging.getLogger(chatty).setLevel(logging.WARNING)
     root = logging.getLogger()
     if errors not in root.handlers:
         root.addHandler(errors)
