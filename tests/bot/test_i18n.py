@@ -1,0 +1,82 @@
+"""The Babel catalogues: every message in both languages with the same fields, every key the code asks for
+present, and the language a Telegram user starts with."""
+
+from __future__ import annotations
+
+import re
+import string
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po
+
+from bot import i18n
+from bot.i18n import LANGUAGES, catalogue, catalogue_path, commands, language_of_code, t
+from bot.settings_menu import OPTIONS
+from bot.standings_cmds import PERIODS
+from game.melds import WIN_HOWS
+from game.table import TILE_ACTIONS
+
+ROOT = Path(__file__).resolve().parents[2]
+# The modules that speak through the catalogues.
+SPEAKERS = ["bot/i18n.py", "bot/info_cmds.py", "bot/ops.py", "bot/settings_menu.py", "bot/standings_cmds.py"]
+
+
+def _fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def test_every_message_has_both_translations_with_the_same_fields() -> None:
+    zh, en = catalogue("zh"), catalogue("en")
+    assert zh.keys() == en.keys() and len(zh) > 100
+    for key in zh:
+        assert zh[key].strip() and en[key].strip(), key
+        assert _fields(zh[key]) == _fields(en[key]), key
+
+
+def test_catalogues_are_well_formed_po_files_of_their_locales() -> None:
+    for lang in LANGUAGES:
+        with catalogue_path(lang).open("rb") as f:
+            po = read_po(f, abort_invalid=True)
+        assert str(po.locale) == i18n.LOCALES[lang] and len(po) == len(catalogue(lang))
+
+
+def test_every_key_the_code_names_is_in_the_catalogues() -> None:
+    named: set[str] = set()
+    for path in SPEAKERS:
+        named |= set(re.findall(r'\bt\(\s*"([a-z0-9_]+)"', (ROOT / path).read_text(encoding="utf-8")))
+    assert {"help", "rules_text", "settings_main", "status", "calc_error", "replay_head"} <= named
+    # Keys built at run time, from the values they stand for.
+    named |= {f"set_{k}" for k in OPTIONS} | {f"about_{k}" for k in OPTIONS}
+    for key in ("preset", "auto_level", "language", "multi_win_order"):
+        named |= {f"value_{key}_{choice}" for choice in OPTIONS[key].choices}
+    named |= {f"how_{how}" for how in WIN_HOWS} | {f"top_period_{p}" for p in PERIODS}
+    named |= {f"replay_{kind}" for kind in (*TILE_ACTIONS, "hongzhong_gang", "laizi_gang") if kind != "discard"}
+    named |= {f"reason_{r}" for r in ("not_open", "holds_hongzhong", "not_a_win", "two_laizi_small_win",
+                                      "below_minimum")}
+    named |= {f"cmd_{name}" for name in i18n.COMMANDS} | {f"wind_{s}" for s in range(4)}
+    missing = sorted(key for key in named if key not in catalogue("zh"))
+    assert missing == []
+
+
+def test_text_is_formatted_and_falls_back_to_chinese() -> None:
+    assert t("settings_changed", "en", name="Ann", setting="Cap", value="500") == (
+        "⚙️ Ann set Cap to 500; it applies from the next hand.")
+    assert t("value_seconds", "fr", n=5) == "5 秒"
+    assert "{" in t("calc_usage", "en") and "{{" not in t("calc_usage", "en")
+    with pytest.raises(KeyError):
+        t("no_such_message", "en")
+
+
+@pytest.mark.parametrize(("code", "lang"), [(None, "zh"), ("", "zh"), ("zh-hans", "zh"), ("zh-TW", "zh"),
+                                            ("en", "en"), ("en-GB", "en"), ("de", "en")])
+def test_a_new_player_starts_in_their_telegram_language(code: str | None, lang: str) -> None:
+    assert language_of_code(code) == lang
+
+
+def test_command_menu_has_every_command_once_in_each_language() -> None:
+    zh, en = commands("zh"), commands("en")
+    assert [name for name, _ in zh] == [name for name, _ in en] == list(i18n.COMMANDS)
+    assert len(set(i18n.COMMANDS)) == len(i18n.COMMANDS)
+    # Telegram's limits: command 1-32 of a-z0-9_, description 1-256 characters.
+    assert all(re.fullmatch(r"[a-z0-9_]{1,32}", name) and 1 <= len(about) <= 256 for name, about in zh + en)

@@ -1,0 +1,61 @@
+"""Operations: the structured play log keeps secrets out, and the configuration check says what is wrong."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from bot.ops import check_config, log_action, log_event
+from game.table import Action
+from game.tiles import parse_tile
+
+TOKEN = "123456:" + "A" * 35
+
+
+def test_one_key_value_line_per_action_without_a_concealed_kongs_tile(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="bot.play"):
+        log_action(-100, 7, 12, Action(2, "peng", parse_tile("5m")))
+        log_action(-100, 7, 13, Action(1, "an_gang", parse_tile("9p")))
+        log_action(-100, 7, 14, Action(3, "hu"))
+    assert caplog.messages == [
+        "event=action table=-100 hand=7 seq=12 seat=2 kind=peng tile=5m",
+        "event=action table=-100 hand=7 seq=13 seat=1 kind=an_gang",
+        "event=action table=-100 hand=7 seq=14 seat=3 kind=hu",
+    ]
+
+
+def test_values_with_spaces_or_quotes_are_quoted(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="bot.play"):
+        log_event("hand_end", table=-1, winner=None, note='a "b" c')
+    assert caplog.messages == ['event=hand_end table=-1 note="a \\"b\\" c"']
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"TELEGRAM_BOT_TOKEN": "not-a-token"}, "does not look like a bot token"),
+        ({"TELEGRAM_BOT_TOKEN": TOKEN, "MAHJONG_CLAIM_SECONDS": "soon"}, "MAHJONG_CLAIM_SECONDS must be a number"),
+        ({"TELEGRAM_BOT_TOKEN": TOKEN, "MAHJONG_WEBHOOK_URL": "ftp://x"}, "MAHJONG_WEBHOOK_URL must be"),
+        ({"TELEGRAM_BOT_TOKEN": TOKEN, "MAHJONG_WEBHOOK_SECRET": "has space"}, "MAHJONG_WEBHOOK_SECRET must be"),
+        ({"TELEGRAM_BOT_TOKEN": TOKEN, "MAHJONG_ADMIN_IDS": "12,ann"}, "MAHJONG_ADMIN_IDS must be"),
+    ],
+)
+def test_a_bad_setting_is_exit_status_2_with_its_name(env: dict[str, str], message: str, tmp_path: Path) -> None:
+    status, text = check_config(env | {"MAHJONG_DB": str(tmp_path / "db.sqlite3")})
+    assert status == 2 and message in text
+
+
+def test_webhook_configuration_is_summarised(tmp_path: Path) -> None:
+    status, text = check_config({"TELEGRAM_BOT_TOKEN": TOKEN, "MAHJONG_DB": str(tmp_path / "db.sqlite3"),
+                                 "MAHJONG_WEBHOOK_URL": "https://bot.example.org/tg",
+                                 "MAHJONG_WEBHOOK_LISTEN": "127.0.0.1:8443"})
+    assert status == 0
+    assert "webhook https://bot.example.org/tg (listening on 127.0.0.1:8443)" in text
+
+
+def test_a_database_path_under_a_file_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    status, text = check_config({"TELEGRAM_BOT_TOKEN": TOKEN, "MAHJONG_DB": str(tmp_path / "file" / "db.sqlite3")})
+    assert status == 2 and "is not a directory" in text
