@@ -384,7 +384,11 @@ class TableManager:
         log_action(table.chat_id, table.hand_id, len(hand.actions) - 1, action)
         self._announce(table, events)
         if hand.finished:
-            await self._end_hand(table)
+            try:
+                await self._end_hand(table)
+            except Exception:  # a storage failure: the settlement is tried again by the table's timer
+                log.exception("table %s: hand %s could not be settled; retrying", table.chat_id, table.hand_id)
+                self._arm(table, not_before=time.monotonic() + _RETRY_SECONDS)
             return
         self._publish(table, changed | set(also_urgent))
         self._arm(table)
@@ -447,6 +451,9 @@ class TableManager:
                     self._arm(table, not_before=time.monotonic() + _RETRY_SECONDS)
 
     async def _play_due(self, table: Table) -> None:
+        if table.state == "playing" and table.hand is not None and table.hand.finished:
+            await self._end_hand(table)  # its settlement failed before
+            return
         if table.state == "between":
             if time.monotonic() >= table.between_since + self.config.next_hand_seconds - 0.01:
                 await self._start_hand(table)
@@ -478,7 +485,9 @@ class TableManager:
         """(Re)schedule the table's one timer job at its next deadline (not before ``not_before``)."""
         self._cancel_job(table.chat_id)
         now = time.monotonic()
-        if table.state == "playing":
+        if table.state == "playing" and table.hand is not None and table.hand.finished:
+            when = now  # a settlement to try again
+        elif table.state == "playing":
             due = table.next_due(self.config.bot_delay)
             if due is None:
                 return
@@ -506,12 +515,15 @@ class TableManager:
     async def _end_hand(self, table: Table) -> None:
         hand, match = table.hand, table.match
         assert hand is not None and match is not None and table.hand_id is not None
-        payments = match.finish_hand(hand)
-        flee = self._flee_payments.pop(table.chat_id, [0, 0, 0, 0])
+        # Settled in storage first: should that fail, nothing has changed and the next tick tries again.
+        payments = hand.result.payments if hand.result is not None else (0, 0, 0, 0)
+        flee = self._flee_payments.get(table.chat_id, [0, 0, 0, 0])
         total = [p + f for p, f in zip(payments, flee, strict=True)]
         winner = hand.result.winner if hand.result is not None else None
         summary = hand.result.to_json() if hand.result is not None else {"exhausted": True}
         closed = await self.db.hands.close(table.hand_id, total, winner, summary)
+        self._flee_payments.pop(table.chat_id, None)
+        match.finish_hand(hand)
         log_event("hand_end", table=table.chat_id, hand=table.hand_id, winner=winner,
                   payments=",".join(map(str, total)), patterns=",".join(hand.result.patterns) if hand.result else None,
                   exhausted=hand.exhausted or None)
