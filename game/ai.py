@@ -59,7 +59,7 @@ _PLAN_SHARE: Final[dict[str, float]] = {
 }
 # The draws a plan can count on, as a share of the draws left before the 海底: someone usually wins long
 # before the wall runs out (claims add draws, but less than the race takes away).
-_HORIZON: Final = 0.5
+_HORIZON: Final = 0.65
 _CLOSED_FACTOR: Final = 0.5  # a hand that has not opened still needs a claim before it can win
 _SMALL_INVALID: Final = 0.15  # a 屁胡 below min_payment: only later gangs would make it count
 # Another seat's typical win per unit of both multipliers (屁胡 1 × hard or self-draw 2 × discarder 2) ...
@@ -67,6 +67,7 @@ _LOSS_UNIT: Final = 4.0
 # ... and each other seat's chance to win over a whole hand.
 _OTHER_WIN: Final = 0.22
 _ROB_RISK: Final = 0.5  # share of a ready opponent's worth that a 蓄杠 tile could hand over (抢杠)
+_GANGS: Final = frozenset({"hongzhong_gang", "laizi_gang", "an_gang", "xu_gang", "chong_gang"})
 _DANGER_SCALE: Final = 0.2  # deal-ins mostly cost no more than the cap; 承包 is the real risk
 
 
@@ -80,15 +81,11 @@ def choose(view: SeatView, level: str = "normal", seed: int = 0) -> Action:
         if action.kind == "hu":
             return action
     if view.phase in ("rob", "haidi"):
-        return _first(view.legal, "pass")
+        return next(a for a in view.legal if a.kind == "pass")
     seat = _Seat(view, level == "normal")
     rng = random.Random(f"{seed}:{view.seat}:{view.wall_remaining}:{len(view.legal)}:{view.hand}")
     scored = [(seat.option_worth(a) + rng.random() * 1e-9, a) for a in view.legal]
     return max(scored, key=lambda sa: sa[0])[1]
-
-
-def _first(legal: Sequence[Action], kind: str) -> Action:
-    return next(a for a in legal if a.kind == kind)
 
 
 def factor_of(melds: Sequence[Meld], hongzhong_gangs: int, laizi_gangs: int) -> float:
@@ -120,7 +117,6 @@ def _finish_prob(shares: tuple[float, ...], draws: int) -> float:
 class _Threat:
     """What an opponent's exposed melds say about their hand."""
 
-    seat: int
     strength: float  # how likely a fitting discard is taken and leads to their win
     cost: float  # what this seat pays if it feeds the win
     suit: int | None  # 清一色: the suit
@@ -188,18 +184,18 @@ class _Seat:
             if suit is not None or jiang or feng:
                 # 一色 on the table from the start: feeding the third opening meld makes me pay for all (承包).
                 strength = 0.2 if len(ms) == 2 else 0.35
-                out.append(_Threat(s, strength, 3 * loss, suit, False, jiang, feng, frozenset(v.rivers[s])))
+                out.append(_Threat(strength, 3 * loss, suit, False, jiang, feng, frozenset(v.rivers[s])))
             elif no_chi:
                 strength = late * 0.15 * (len(ms) - 1)
-                out.append(_Threat(s, min(1.0, strength), loss, None, True, False, False, frozenset(v.rivers[s])))
+                out.append(_Threat(min(1.0, strength), loss, None, True, False, False, frozenset(v.rivers[s])))
         return out
 
     # -- the worth of a hand one tile short ---------------------------------------------------------
 
-    def payout(self, plan: Plan, counts: Sequence[int], factor: float) -> float:
+    def payout(self, plan: Plan, counts: Sequence[int], melds: Sequence[Meld], factor: float) -> float:
         """What winning by ``plan`` would collect (§9, default table), before the chance of getting there."""
         f = factor * 2.0 ** counts[HONGZHONG]  # every 红中 still held must be ganged before winning
-        if not any(m.opens for m in self.melds):
+        if not any(m.opens for m in melds):
             f *= 2  # it has to open to win
         hard = 2.0 if counts[self.laizi] == 0 else 1.0
         total = 0.0
@@ -226,7 +222,7 @@ class _Seat:
         for plan in plans(counts, self.laizi, melds):
             if plan.missing > draws + 1:
                 continue
-            pay = self.payout(plan, counts, factor)
+            pay = self.payout(plan, counts, melds, factor)
             if pay > 0:
                 rated.append((pay * _finish_prob(self._shares(plan, None), draws), plan, pay))
         best = max((r[0] for r in rated), default=0.0)
@@ -278,57 +274,46 @@ class _Seat:
     # -- options ------------------------------------------------------------------------------------
 
     def option_worth(self, a: Action) -> float:
+        """Worth of playing ``a``: the hand it leaves (after the best discard, for 碰/吃) less its risks."""
         v = self.view
-        c = list(self.counts)
+        counts = list(self.counts)
         melds = list(self.melds)
-        f = self.factor
-        extra = 0
+        hongzhong_gangs, laizi_gangs = v.hongzhong_gangs[self.me], v.laizi_gangs[self.me]
+        t = a.tile if a.tile is not None else HONGZHONG
         if a.kind == "discard":
-            assert a.tile is not None
-            c[a.tile] -= 1
-            return self.worth(c, melds, f) - self.danger(a.tile)
-        if a.kind == "pass":
-            return self.worth(c, melds, f)
-        if a.kind in ("hongzhong_gang", "laizi_gang"):
-            c[HONGZHONG if a.kind == "hongzhong_gang" else self.laizi] -= 1
-            f *= 2 if a.kind == "hongzhong_gang" else 4
-            extra = 1
+            counts[t] -= 1
+        elif a.kind == "hongzhong_gang":
+            counts[HONGZHONG] -= 1
+            hongzhong_gangs += 1
+        elif a.kind == "laizi_gang":
+            counts[self.laizi] -= 1
+            laizi_gangs += 1
         elif a.kind == "an_gang":
-            assert a.tile is not None
-            c[a.tile] -= 4
-            melds.append(Meld("an_gang", (a.tile,)))
-            f *= 4
-            extra = 1
+            counts[t] -= 4
+            melds.append(Meld("an_gang", (t,)))
         elif a.kind == "xu_gang":
-            assert a.tile is not None
-            c[a.tile] -= 1
-            i = next(i for i, m in enumerate(melds) if m.kind == "peng" and m.tile == a.tile)
-            melds[i] = Meld("xu_gang", (a.tile,), melds[i].from_seat)
-            f *= 2
-            extra = 1
-            worth = self.worth(c, melds, f, extra)
-            return worth - self._rob_risk()
-        elif a.kind == "chong_gang":
-            assert a.tile is not None
-            c[a.tile] -= 3
-            melds.append(Meld("chong_gang", (a.tile,), v.turn))
-            f = f * 2 * (1 if any(m.opens for m in self.melds) else 2)
-            extra = 1
-        else:  # peng / chi: then the best discard
-            assert a.tile is not None and v.claimable is not None
-            if a.kind == "peng":
-                c[a.tile] -= 2
-                melds.append(Meld("peng", (a.tile,), v.turn))
-            else:
-                run = (a.tile, a.tile + 1, a.tile + 2)
-                for t in run:
-                    if t != v.claimable:
-                        c[t] -= 1
-                melds.append(Meld("chi", run, v.turn, claimed=v.claimable))
-            if not any(m.opens for m in self.melds):
-                f *= 2
-            return self._best_discard_worth(c, melds, f)
-        return self.worth(c, melds, f, extra)
+            counts[t] -= 1
+            i = next(i for i, m in enumerate(melds) if m.kind == "peng" and m.tile == t)
+            melds[i] = Meld("xu_gang", (t,), melds[i].from_seat)
+        elif a.kind in ("chong_gang", "peng"):
+            counts[t] -= 3 if a.kind == "chong_gang" else 2
+            melds.append(Meld(a.kind, (t,), v.turn))
+        elif a.kind == "chi":
+            run = (t, t + 1, t + 2)
+            for x in run:
+                if x != v.claimable:
+                    counts[x] -= 1
+            melds.append(Meld("chi", run, v.turn, claimed=v.claimable))
+        factor = factor_of(melds, hongzhong_gangs, laizi_gangs)
+        if a.kind in ("peng", "chi"):
+            return self._best_discard_worth(counts, melds, factor)
+        replacement_draws = 1 if a.kind in _GANGS else 0
+        worth = self.worth(counts, melds, factor, replacement_draws)
+        if a.kind == "discard":
+            worth -= self.danger(t)
+        elif a.kind == "xu_gang":
+            worth -= self._rob_risk()
+        return worth
 
     def _best_discard_worth(self, counts: list[int], melds: list[Meld], factor: float) -> float:
         best = float("-inf")
