@@ -169,6 +169,7 @@ class LeagueNights:
         self.db, self.manager, self.jobs, self.clock = db, manager, jobs, clock
         self._lock = asyncio.Lock()
         self._job: Job[Any] | None = None
+        self.ready = asyncio.Event()  # set once start() has caught up
 
     async def lang(self, chat_id: int) -> str:
         return (await self.db.chats.get(chat_id)).language
@@ -326,6 +327,7 @@ class LeagueNights:
         for league in await self.db.leagues.active():
             await self._ensure_night(league.id)
         await self.run_due()
+        self.ready.set()
 
     async def run_due(self) -> None:
         """Take every night not yet started to the step due now (each step at most once), then re-arm."""
@@ -462,7 +464,10 @@ class LeagueNights:
         wakeups = [w for n in await self.db.leagues.open_nights() if (w := next_wakeup(n.status, n.starts_at))]
         if wakeups:
             delay = max(0.0, (min(wakeups) - self.clock()).total_seconds())
-            self._job = self.jobs.run_once(self._on_job, delay, name="league nights")
+            # A late job still runs (APScheduler would skip one over a second late): a night is never skipped.
+            self._job = self.jobs.run_once(
+                self._on_job, delay, name="league nights", job_kwargs={"misfire_grace_time": None}
+            )
 
     async def _on_job(self, context: CallbackContext[Any, Any, Any, Any]) -> None:
         self._job = None
@@ -516,7 +521,8 @@ async def signup_press(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
 def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """Add the league handlers, and start the league nights once the application's own start-up is done.
 
-    The nights read the time from ``bot_data["clock"]`` when set (a UTC clock: tests control it), else the
+    The catch-up runs as the job queue's first job, once the application runs (``LeagueNights.ready`` is set
+    after it). The nights read the time from ``bot_data["clock"]`` when set (a UTC clock: tests control it), else the
     system clock.
     """
     application.add_handler(CommandHandler("league", league_command))
@@ -532,6 +538,11 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
         clock: Clock = app.bot_data.get("clock", utc_now)
         nights = LeagueNights(app.bot_data["db"], app.bot_data["manager"], app.job_queue, clock)
         app.bot_data["league_nights"] = nights
-        await nights.start()
+
+        async def catch_up(context: CallbackContext[Any, Any, Any, Any]) -> None:
+            await nights.start()
+
+        # Started by the job queue, so the tables it opens get their timers from a running scheduler.
+        app.job_queue.run_once(catch_up, 0, name="league start-up", job_kwargs={"misfire_grace_time": None})
 
     application.post_init = start_league_nights

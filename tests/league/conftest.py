@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 from collections.abc import AsyncIterator
@@ -63,6 +64,7 @@ async def running_bot(
     await app.post_init(app)
     await app.updater.start_polling(poll_interval=0, timeout=1)
     await app.start()
+    await asyncio.wait_for(nights_of(app).ready.wait(), 10)  # the league nights caught up at start-up
     try:
         yield app
     finally:
