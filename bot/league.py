@@ -24,6 +24,7 @@ from typing import Any, Final, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from game.rules import Rules, RulesError
+from storage.leagues import UNSTARTED_NIGHT_STATUSES, NightStatus
 
 ANNOUNCE_LEAD: Final = timedelta(hours=24)
 REMIND_LEAD: Final = timedelta(hours=1)
@@ -212,16 +213,13 @@ def parse_set(field: str, value: str) -> dict[str, Any]:
 
 
 # --- a night's timeline ----------------------------------------------------------------------------------
-_UNSTARTED: Final = ("scheduled", "announced", "reminded")
-
-
-def due_step(status: str, starts_at: datetime, now: datetime) -> str | None:
+def due_step(status: NightStatus, starts_at: datetime, now: datetime) -> NightStatus | None:
     """The status a night not yet started should move to at `now`, or None when nothing is due.
 
     'announced' / 'reminded': post the sign-up message / the reminder; 'running': start the night;
     'called_off': the start was missed by more than LATE_START_LIMIT (the bot was down).
     """
-    if status not in _UNSTARTED:
+    if status not in UNSTARTED_NIGHT_STATUSES:
         return None
     if now >= starts_at + LATE_START_LIMIT:
         return "called_off"
@@ -234,7 +232,7 @@ def due_step(status: str, starts_at: datetime, now: datetime) -> str | None:
     return None
 
 
-def next_wakeup(status: str, starts_at: datetime) -> datetime | None:
+def next_wakeup(status: NightStatus, starts_at: datetime) -> datetime | None:
     """When the next step of a night not yet started falls due (it may be in the past: then do it now)."""
     return {
         "scheduled": starts_at - ANNOUNCE_LEAD,

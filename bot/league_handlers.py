@@ -59,7 +59,7 @@ from rendering.standings import LeaderboardRow, render_leaderboard
 from storage.codec import Clock, utc_now
 from storage.database import Database
 from storage.errors import StorageError
-from storage.leagues import League, LeagueNight
+from storage.leagues import League, LeagueNight, NightStatus
 from storage.standings import LeaderboardEntry, Period
 
 log = logging.getLogger(__name__)
@@ -142,7 +142,8 @@ class NightSession:
         return self._seating(table.match.hands_played, current)
 
     def _seating(self, hand_index: int, current: Sequence[int | None]) -> list[Seat | None]:
-        playing = [self.roster[i].user_id for i in sitting(len(self.roster), hand_index)]
+        ids = [p.user_id for p in self.roster if p.user_id is not None]
+        playing = [ids[i] for i in sitting(len(ids), hand_index)]
         self._seated = next_seating(current, playing)
         names = {p.user_id: p.name for p in self.roster}
         return [Seat(uid, names[uid]) if uid is not None else None for uid in self._seated]
@@ -339,7 +340,7 @@ class LeagueNights:
                     await self._step(night, await self.db.leagues.get(night.league_id), step)
             await self._arm()
 
-    async def _step(self, night: LeagueNight, league: League, step: str) -> None:
+    async def _step(self, night: LeagueNight, league: League, step: NightStatus) -> None:
         lang = await self.lang(league.chat_id)
         when = local_when(night.starts_at, league.time_zone, lang)
         if league.status != "active":  # paused: no announcements, and the night is off when it comes
