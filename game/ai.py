@@ -218,26 +218,31 @@ class _Seat:
         lead); otherwise every step takes the typical share.
         """
         draws = int((self.draws + extra_draws) * _HORIZON)
-        rated: list[tuple[float, Plan, float]] = []
+        rated: list[tuple[float, float, Plan, float]] = []  # (value, chance, plan, payout)
         for plan in plans(counts, self.laizi, melds):
             if plan.missing > draws + 1:
                 continue
             pay = self.payout(plan, counts, melds, factor)
             if pay > 0:
-                rated.append((pay * _finish_prob(self._shares(plan, None), draws), plan, pay))
-        best = max((r[0] for r in rated), default=0.0)
+                chance = _finish_prob(self._shares(plan, None), draws)
+                rated.append((pay * chance, chance, plan, pay))
+        best = max(rated, default=(0.0, 0.0), key=lambda r: r[0])[:2]
         if exact and rated:
-            rough_best = best
-            best = 0.0
-            for rough, plan, pay in rated:
+            rough_best = best[0]
+            best = (0.0, 0.0)
+            for rough, _, plan, pay in rated:
                 if rough * 3 < rough_best:
                     continue
                 useful = useful_tiles(counts, self.laizi, melds, plan)
                 share = sum(self.unseen[t] for t in useful) / self.unseen_total
-                best = max(best, pay * _finish_prob(self._shares(plan, share), draws))
+                chance = _finish_prob(self._shares(plan, share), draws)
+                best = max(best, (pay * chance, chance))
+        value, chance = best
         if not any(m.opens for m in melds):
-            best *= _CLOSED_FACTOR
-        return best - self.exposure(factor)
+            value *= _CLOSED_FACTOR
+            chance *= _CLOSED_FACTOR
+        # What a larger multiplier costs is paid only when this seat does not win itself.
+        return value - self.exposure(factor) * (1 - chance)
 
     def _shares(self, plan: Plan, first: float | None) -> tuple[float, ...]:
         scale = _PLAN_SHARE[plan.name]
