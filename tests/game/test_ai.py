@@ -9,10 +9,11 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from game.ai import LEVELS, choose
+from game.analysis import is_win
 from game.melds import Meld
 from game.rules import Rules
 from game.shanten import distance, plans
@@ -175,3 +176,28 @@ def test_distance_understands_wildcards_and_the_258_pair() -> None:
     assert missing("11122233344455m")["qing_yi_se+peng_peng_hu"] == 0
     # 风一色 needs no structure; 红中 never counts.
     assert missing("11223344556z7z7z", laizi="5p")["feng_yi_se"] == 3
+
+
+_SETS = [(t, t, t) for t in range(33)] + [(t, t + 1, t + 2) for t in range(27) if t % 9 <= 6]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    sets=st.lists(st.sampled_from(_SETS), min_size=4, max_size=4),
+    pair=st.integers(0, 32),
+    swap=st.one_of(st.none(), st.tuples(st.integers(0, 13), st.integers(0, 33))),
+    laizi=st.integers(0, 32),
+)
+def test_distance_zero_exactly_on_winning_shapes(
+    sets: list[tuple[int, int, int]], pair: int, swap: tuple[int, int] | None, laizi: int
+) -> None:
+    """Near-complete hands: the distance is 0 exactly when analysis.is_win sees a winning shape."""
+    tiles = [t for s in sets for t in s] + [pair, pair]
+    if swap is not None:
+        tiles[swap[0]] = swap[1]
+    counts = to_counts(tiles)
+    # Five of a kind cannot exist; with two 赖子 the 屁胡 limit (item 5, beyond is_win) would differ.
+    assume(max(counts) <= 4 and counts[laizi] <= 1)
+    natural = list(counts)
+    natural[laizi] = 0
+    assert (distance(counts, laizi, ()) == 0) == is_win(natural, counts[laizi])
