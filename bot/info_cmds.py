@@ -114,8 +114,8 @@ async def calc_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     if not _private(update):
         manager.outbox.announce(chat.id, t("calc_private_only", lang))
         return
-    raw = message.text.split(maxsplit=1)[1] if len(message.text.split(maxsplit=1)) == 2 else ""
-    manager.outbox.announce(chat.id, calc_answer(raw, lang) if raw.strip() else t("calc_usage", lang))
+    _, *rest = message.text.split(maxsplit=1)  # the JSON may follow on the same line or the next
+    manager.outbox.announce(chat.id, calc_answer(rest[0], lang) if rest else t("calc_usage", lang))
 
 
 async def calc_message(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

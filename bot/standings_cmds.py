@@ -29,6 +29,7 @@ from game.patterns import PATTERNS
 from game.table import Action, Event, Hand
 from game.tiles import format_tiles, parse_tile
 from game.titles import TITLES, title_for
+from rendering.labels import Lang
 from rendering.standings import LeaderboardRow, PlayerCard, render_leaderboard, render_player_card
 from storage.database import Database
 from storage.errors import StorageError
@@ -52,7 +53,7 @@ def _manager(context: ContextTypes.DEFAULT_TYPE) -> TableManager:
     return manager
 
 
-def _lang_of(lang: str) -> Any:
+def _lang_of(lang: str) -> Lang:
     return "zh" if lang == "zh" else "en"
 
 
