@@ -24,6 +24,7 @@ SeatView carries no Rules: the payout model assumes the default table (开口翻
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -312,13 +313,22 @@ class _Seat:
         factor = factor_of(melds, hongzhong_gangs, laizi_gangs)
         if a.kind in ("peng", "chi"):
             return self._best_discard_worth(counts, melds, factor)
-        replacement_draws = 1 if a.kind in _GANGS else 0
-        worth = self.worth(counts, melds, factor, replacement_draws)
-        if a.kind == "discard":
-            worth -= self.danger(t)
-        elif a.kind == "xu_gang":
-            worth -= self._rob_risk()
-        return worth
+        if a.kind not in _GANGS:
+            return self.worth(counts, melds, factor) - (self.danger(t) if a.kind == "discard" else 0.0)
+        worth = self.worth(counts, melds, factor, extra_draws=1) + self._flower_on_gang(counts, melds, factor)
+        return worth - (self._rob_risk() if a.kind == "xu_gang" else 0.0)
+
+    def _flower_on_gang(self, counts: list[int], melds: list[Meld], factor: float) -> float:
+        """A ready hand may win on the gang's replacement draw: 杠上开花 adds a big pattern (base 10+)."""
+        extra = 0.0
+        for plan in plans(counts, self.laizi, melds):
+            if plan.missing != 1 or counts[HONGZHONG] or not any(m.opens for m in melds):
+                continue
+            share = sum(self.unseen[t] for t in useful_tiles(counts, self.laizi, melds, plan)) / self.unseen_total
+            flower = dataclasses.replace(plan, base=10 if plan.name == PI_HU else 2 * plan.base)
+            gain = self.payout(flower, counts, melds, factor) - self.payout(plan, counts, melds, factor)
+            extra = max(extra, share * gain)
+        return extra
 
     def _best_discard_worth(self, counts: list[int], melds: list[Meld], factor: float) -> float:
         best = float("-inf")
