@@ -3,20 +3,23 @@
     action = choose(hand.view(seat), level="normal", seed=table_seed)   # always one of view.legal
 
 Levels (``LEVELS``): ``easy`` plays to the shape only; ``normal`` also counts the tiles it can see, weighs
-what each gang or opening multiplies in its own losses, keeps a 屁胡 above the minimum payment, and plays
-defence against open big hands late in the wall. Both always 胡 when the engine offers it (the engine
-offers only legal wins worth the minimum).
+what each gang or opening multiplies in its own losses, keeps a 屁胡 above the minimum payment, minds 抢杠
+before a 蓄杠, and plays defence: no feeding an open 一色 hand (its third meld from your discard makes you
+pay for all, 承包) and, late in the wall, no fresh pair tiles to an all-triplets hand. Both always 胡 when
+the engine offers it (it offers only legal wins worth the minimum).
 
 How it judges. Every option (a discard, a gang, a claim, passing) leaves a concealed hand one tile short
 of complete; its worth is the best, over the plans of ``game.shanten``, of
 
-    payout(plan) × P(the plan completes in the draws left)  −  exposure(own multiplier),
+    payout(plan) × P  −  exposure(own multiplier) × (1 − P),   P = the chance the plan completes in time,
 
 where payout follows §9 (the plan's base, the multipliers of this seat and of each loser, a 屁胡 below
 ``min_payment`` counting for little), P comes from the tiles still missing and how many useful tiles are
 unseen, and exposure is what a larger own multiplier costs when someone else wins. A closed hand cannot
-win (§8.1.1), so it counts for less until it opens. ``normal`` subtracts from each discard the danger of
-feeding an opponent whose exposed melds show a big hand (one suit, all triplets, all 将 or 风 tiles).
+win (§8.1.1), so it counts for less until it opens. A gang's replacement draw is one more draw (and, for a
+ready hand, a chance of 杠上开花); a 屁胡 counts one 赖子 only, so a second one is worth more ganged (×4).
+``normal`` subtracts from each discard the danger of feeding an opponent whose exposed melds show a big
+hand (one suit, all triplets, all 将 or 风 tiles).
 The seed only breaks exact ties, so the same view and seed always give the same action.
 
 SeatView carries no Rules: the payout model assumes the default table (开口翻, min_payment 20, cap 300).
@@ -43,13 +46,12 @@ from game.shanten import (
     plans,
     useful_tiles,
 )
-from game.table import Action
+from game.table import HAIDI_TILES, Action
 from game.tiles import HIDDEN, HONGZHONG, NUM_KINDS, Tile, is_feng, is_jiang, to_counts
 from game.view import SeatView
 
 LEVELS: Final = ("easy", "normal")
 
-HAIDI_TILES: Final = 14  # no draw or gang below this (§7)
 CAP: Final = 300
 MIN_PAYMENT: Final = 20
 # Useful-tile share assumed for the later steps of a plan (index: tiles still missing), before counting.
@@ -67,7 +69,7 @@ _SMALL_INVALID: Final = 0.15  # a 屁胡 below min_payment: only later gangs wou
 _LOSS_UNIT: Final = 4.0
 # ... and each other seat's chance to win over a whole hand.
 _OTHER_WIN: Final = 0.22
-_ROB_RISK: Final = 0.5  # share of a ready opponent's worth that a 蓄杠 tile could hand over (抢杠)
+_ROB_CHANCE: Final = 0.05  # chance that an opponent with two melds or more, late, can rob a 蓄杠
 _GANGS: Final = frozenset({"hongzhong_gang", "laizi_gang", "an_gang", "xu_gang", "chong_gang"})
 _DANGER_SCALE: Final = 0.2  # deal-ins mostly cost no more than the cap; 承包 is the real risk
 
@@ -145,6 +147,8 @@ class _Seat:
         ]
         # My own draws left (the wall is shared by four; claims add some more).
         self.draws = max(0, (view.wall_remaining - HAIDI_TILES) // 4)
+        # 0 in the first few turns, 1 from the middle of the wall on (82 drawable tiles at the deal).
+        self.late = min(1.0, max(0.0, (80 - view.wall_remaining) / 40))
         self.unseen = self._unseen(tiles) if normal else [4 - c for c in self.counts]
         self.unseen_total = max(1, sum(self.unseen[t] for t in range(NUM_KINDS) if t != HONGZHONG))
         self.threats = self._threats() if normal else []
@@ -169,7 +173,6 @@ class _Seat:
 
     def _threats(self) -> list[_Threat]:
         v = self.view
-        late = min(1.0, max(0.0, (80 - v.wall_remaining) / 40))
         out: list[_Threat] = []
         for s, f in self.other_factors:
             ms = v.melds[s]
@@ -187,7 +190,7 @@ class _Seat:
                 strength = 0.2 if len(ms) == 2 else 0.35
                 out.append(_Threat(strength, 3 * loss, suit, False, jiang, feng, frozenset(v.rivers[s])))
             elif no_chi:
-                strength = late * 0.15 * (len(ms) - 1)
+                strength = self.late * 0.15 * (len(ms) - 1)
                 out.append(_Threat(min(1.0, strength), loss, None, True, False, False, frozenset(v.rivers[s])))
         return out
 
@@ -340,8 +343,11 @@ class _Seat:
         return best
 
     def _rob_risk(self) -> float:
-        """A 蓄杠 tile someone waits on is robbed and the gang maker pays for all (§6, §9 承包)."""
+        """抢杠: a robbed 蓄杠 makes its maker pay for all three losers (§6, §9 承包)."""
         if not self.normal:
             return 0.0
-        readyish = sum(1 for s, _ in self.other_factors if len(self.view.melds[s]) >= 2)
-        return _ROB_RISK * readyish * 10 * self.factor * min(1.0, 40 / max(1, self.view.wall_remaining))
+        return sum(
+            _ROB_CHANCE * self.late * 3 * min(CAP, 20 * f * self.factor)
+            for s, f in self.other_factors
+            if len(self.view.melds[s]) >= 2
+        )
