@@ -14,9 +14,11 @@ one tile short. A 赖子 fills any gap; 红中 is never usable (it must leave by
     [('pi_hu', 2), ('peng_peng_hu', 1), ('qing_yi_se', 1), ('qing_yi_se+peng_peng_hu', 1)]
 
 The measure is exact for the shape (it counts the tiles of the closest complete hand the current tiles
-are part of), ignoring only that a closest hand might need a fifth copy of a tile. It is table-driven:
-each suit's counts are reduced once to a small table (tiles usable with at most p pairs and b sets) and
-kept in a cache, so re-measuring a hand after one tile changes costs a few table look-ups.
+are part of), ignoring only whether the tiles it needs are still live (a fifth copy, or copies already
+discarded): ``useful_tiles`` lists the kinds that help, and the player weighs them by what it has not seen.
+It is table-driven: each suit's counts are reduced once to a small table (tiles usable with at most
+p pairs and b sets) and kept in a cache, so re-measuring a hand after one tile changes costs a few
+table look-ups.
 """
 
 from __future__ import annotations
