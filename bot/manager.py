@@ -51,6 +51,8 @@ from game.table import Action, Event, Hand, IllegalAction
 from game.tiles import parse_tile
 from storage.database import Database
 from storage.errors import StorageError
+from storage.hands import HandRecord
+from storage.matches import Match as StoredMatch
 from storage.matches import Seat as StoredSeat
 
 log = logging.getLogger(__name__)
@@ -629,65 +631,109 @@ class TableManager:
 
     # --- start-up -----------------------------------------------------------------------------------------
     async def resume(self) -> int:
-        """Rebuild every unfinished hand from its stored actions and re-send its views; how many resumed."""
+        """Take up every table that was playing: unfinished hands are rebuilt from their stored actions, matches
+        between two hands wait for the next one; every player's view is re-sent. How many tables resumed."""
         resumed = 0
         for stored in await self.db.hands.unfinished():
             record, match_record = stored.hand, stored.match
             try:
-                await self._resume_one(stored)
+                await self._resume_hand(match_record, record, [Action.from_json(a) for a in stored.actions])
                 resumed += 1
             except (IllegalAction, ValueError, StorageError, TelegramError) as e:
                 log.error("hand %s of chat %s cannot be resumed (%s); abandoning it", record.id, record.chat_id, e)
                 with contextlib.suppress(StorageError):
                     await self.db.matches.finish(match_record.id, "abandoned")
+        for match_record in await self.db.matches.all_running():
+            if match_record.chat_id in self.tables:
+                continue
+            try:
+                if await self._resume_between(match_record):
+                    resumed += 1
+            except (IllegalAction, ValueError, StorageError, TelegramError) as e:
+                log.error("match %s of chat %s cannot be resumed (%s); abandoning it", match_record.id,
+                          match_record.chat_id, e)
+                with contextlib.suppress(StorageError):
+                    await self.db.matches.finish(match_record.id, "abandoned")
         return resumed
 
-    async def _resume_one(self, stored: Any) -> None:
-        record, match_record = stored.hand, stored.match
+    async def _rebuilt_table(self, match_record: StoredMatch, record: HandRecord, actions: list[Action]) -> Table:
+        """The table of a stored match, with ``record``'s hand replayed from ``actions``."""
+        chat_id = match_record.chat_id
+        settings = await self.db.chats.get(chat_id)
+        try:
+            title = (await self.bot.get_chat(chat_id)).title or ""
+        except TelegramError:
+            title = ""
+        seats: list[Seat | None] = []
+        for i, stored_seat in enumerate(match_record.seats):
+            if stored_seat.player_id is None:
+                seats.append(Seat(None, f"{text('seat_bot', settings.language)} {i + 1}"))
+            else:
+                player = await self.db.players.get(stored_seat.player_id)
+                seats.append(Seat(stored_seat.player_id, player.display_name if player else "?"))
+        humans = [s for s in seats if s is not None and s.user_id is not None]
+        creator = humans[0] if humans else None  # who opened it is not stored: the first human may /stop it
+        table = Table(
+            chat_id=chat_id,
+            title=title,
+            creator_id=creator.user_id or 0 if creator else 0,
+            creator_name=creator.name if creator else "",
+            lang=settings.language,
+            auto_players=settings.auto_players,
+            auto_level=settings.auto_level if settings.auto_level in LEVELS else "normal",
+            claim_seconds=self.config.claim_seconds or settings.claim_seconds,
+            turn_seconds=self.config.turn_seconds or settings.turn_seconds,
+            hands_planned=match_record.hands_planned,
+            seats=seats,
+        )
+        match = Match(match_record.rules, match_record.seed, record.dealer)
+        match.hands_played = record.hand_no - 1
+        table.match, table.match_id = match, match_record.id
+        table.hand_number = record.hand_no
+        table.start_hand(Hand.replay(record.rules, record.seed, record.dealer, actions), record.id, time.monotonic())
+        return table
+
+    async def _resume_hand(self, match_record: StoredMatch, record: HandRecord, actions: list[Action]) -> None:
         chat_id = record.chat_id
         async with self._locked(chat_id):
-            settings = await self.db.chats.get(chat_id)
-            try:
-                title = (await self.bot.get_chat(chat_id)).title or ""
-            except TelegramError:
-                title = ""
-            seats: list[Seat | None] = []
-            for i, stored_seat in enumerate(match_record.seats):
-                if stored_seat.player_id is None:
-                    seats.append(Seat(None, f"{text('seat_bot', settings.language)} {i + 1}"))
-                else:
-                    player = await self.db.players.get(stored_seat.player_id)
-                    seats.append(Seat(stored_seat.player_id, player.display_name if player else "?"))
-            humans = [s for s in seats if s is not None and s.user_id is not None]
-            creator = humans[0] if humans else None
-            table = Table(
-                chat_id=chat_id,
-                title=title,
-                creator_id=creator.user_id or 0 if creator else 0,
-                creator_name=creator.name if creator else "",
-                lang=settings.language,
-                auto_players=settings.auto_players,
-                auto_level=settings.auto_level if settings.auto_level in LEVELS else "normal",
-                claim_seconds=self.config.claim_seconds or settings.claim_seconds,
-                turn_seconds=self.config.turn_seconds or settings.turn_seconds,
-                hands_planned=match_record.hands_planned,
-                seats=seats,
-            )
-            match = Match(match_record.rules, match_record.seed, record.dealer)
-            match.hands_played = record.hand_no - 1
-            match.totals = list(match_record.totals)
-            table.match, table.match_id = match, match_record.id
-            hand = Hand.replay(record.rules, record.seed, record.dealer, [Action.from_json(a) for a in stored.actions])
-            table.hand_number = record.hand_no
-            changed = table.start_hand(hand, record.id, time.monotonic())
+            table = await self._rebuilt_table(match_record, record, actions)
+            assert table.match is not None and table.hand is not None
+            table.match.totals = list(match_record.totals)
             self.tables[chat_id] = table
-            if hand.finished:  # stored to the last action, stopped before the settlement
+            if table.hand.finished:  # stored to the last action, stopped before the settlement
                 await self._end_hand(table)
                 return
             self.outbox.announce(chat_id, text("resumed", table.lang))
             # Re-sent as new messages: the old ones may be far up the chat, and their buttons are stale.
             for seat, s in table.humans():
-                content = seat_content(table, seat, list(match.totals))
-                self.outbox.show(s.user_id or 0, f"hand{chat_id}", content, urgent=seat in changed, fresh=True)
-            self.outbox.show(chat_id, "spectator", spectator_content(table, list(match.totals)), fresh=True)
+                content = seat_content(table, seat, table.match.totals)
+                urgent = seat in table.prompts
+                self.outbox.show(s.user_id or 0, f"hand{chat_id}", content, urgent=urgent, fresh=True)
+            self.outbox.show(chat_id, "spectator", spectator_content(table, table.match.totals), fresh=True)
             self._arm(table)
+
+    async def _resume_between(self, match_record: StoredMatch) -> bool:
+        """A match stopped between two hands: its last result shown again, the next hand on its way."""
+        chat_id = match_record.chat_id
+        async with self._locked(chat_id):
+            last = await self.db.hands.latest(match_record.id)
+            if last is None or last.status != "done":  # stopped before its first deal: nothing to take up
+                await self.db.matches.finish(match_record.id, "abandoned")
+                return False
+            actions = [Action.from_json(a) for a in await self.db.hands.actions(last.id)]
+            table = await self._rebuilt_table(match_record, last, actions)
+            assert table.match is not None and table.hand is not None
+            table.match.finish_hand(table.hand)  # the dealer rotates as it did before the restart
+            table.match.totals = list(match_record.totals)  # stored totals include every settled hand
+            self.tables[chat_id] = table
+            if table.match.hands_played >= table.hands_planned:
+                await self._finish(table, "done")
+                return False
+            table.state, table.between_since, table.prompts = "between", time.monotonic(), {}
+            seconds = round(self.config.next_hand_seconds)
+            self.outbox.announce(chat_id, text("resumed_between", table.lang, seconds=seconds))
+            for _, s in table.humans():
+                content = result_content(table, table.match.totals, self.config.next_hand_seconds)
+                self.outbox.show(s.user_id or 0, f"hand{chat_id}", content, urgent=True, fresh=True)
+            self._arm(table)
+            return True

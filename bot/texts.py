@@ -141,6 +141,10 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
     },
     "title_changed": {"zh": "{seat} 的头衔变为「{title}」。", "en": "{seat} is now “{title}”."},
     "closed": {"zh": "这张桌已关闭。", "en": "This table is closed."},
+    "resumed_between": {
+        "zh": "机器人重启了, 牌局继续: 下一局 {seconds} 秒后开始 (或大家点「准备好了」)。",
+        "en": "The bot restarted; the game goes on: the next hand starts in {seconds} s (or when all press Ready).",
+    },
     "resumed": {"zh": "机器人重启了, 牌局继续。", "en": "The bot restarted; the hand goes on."},
     # press notices (answerCallbackQuery)
     "press_foreign": {"zh": "这不是你的按钮。", "en": "These buttons are not yours."},

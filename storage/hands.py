@@ -170,6 +170,14 @@ class Hands:
         async with self._db.transaction(write=False) as tx:
             return await _load_hand(tx, hand_id)
 
+    async def latest(self, match_id: int) -> HandRecord | None:
+        """The match's newest hand (the highest hand_no), None before its first."""
+        async with self._db.transaction(write=False) as tx:
+            rows = list(await tx.execute_fetchall(
+                "SELECT id FROM hands WHERE match_id = ? ORDER BY hand_no DESC LIMIT 1", (match_id,)
+            ))
+            return await _load_hand(tx, rows[0]["id"]) if rows else None
+
     async def append_action(self, hand_id: int, seq: int, action: Mapping[str, Any]) -> None:
         """Store the hand's action number seq (0, 1, 2, … with no gaps), durably, before its effects are sent.
 

@@ -168,6 +168,12 @@ class Matches:
             )
             return await load_match(tx, rows[0]["id"]) if rows else None
 
+    async def all_running(self) -> list[Match]:
+        """Every running match, oldest first (at start-up: the tables to take up again)."""
+        async with self._db.transaction(write=False) as tx:
+            rows = list(await tx.execute_fetchall("SELECT id FROM matches WHERE status = 'running' ORDER BY id"))
+            return [await load_match(tx, row["id"]) for row in rows]
+
     async def replace_seat(self, match_id: int, seat: int, new: Seat) -> Match:
         """Put someone else in a seat for the match's next hands (e.g. an automatic player for one who fled)."""
         check_int(seat, "seat", 0, SEATS - 1)

@@ -1,7 +1,7 @@
 """The real bot process under stress: foreign, stale and repeated presses change nothing; a player who lets the
 turn timer run out is played by the automatic player (托管) until "I'm back"; only the creator stops the table;
 SIGKILL in the middle of a hand and a restart resume the hand from the stored actions, with every player's
-message re-sent."""
+message re-sent; SIGKILL between two hands and a restart take the match up again."""
 
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ def _hand_messages(user: SimUser, group: Chat) -> list[Message]:
     return [m for m in user.private_messages() if m.photo is not None]
 
 
-def test_sigkill_mid_hand_resumes_from_stored_actions(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+def test_sigkill_mid_hand_and_between_hands_resumes(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
     tg = fake_telegram
     users = [tg.add_user(n) for n in ("Alice", "Bob", "Carol", "Dan")]
     group = tg.add_group("重启群", members=users)
@@ -117,6 +117,14 @@ def test_sigkill_mid_hand_resumes_from_stored_actions(fake_telegram: FakeTelegra
         assert after[: len(before)] == before  # nothing lost, nothing rewritten
         # The same hand as without the crash: seed 852 ends in a 抢杠 (see test_full_game).
         tg.wait_for_message(group.id, lambda m: "抢杠" in (m.text or ""), timeout=15)
+        # Killed again between two hands: the match goes on, the players' Ready starts the next hand.
+        bot.kill()
+        assert _hand_status(db) == ["done"]
+        bot.start()
+        tg.wait_for_message(group.id, lambda m: "下一局" in (m.text or "") and "重启" in (m.text or ""), timeout=20)
+        players = Players(tg, group, users, allow_hu=lambda caption: "抢杠" in caption)
+        players.play_until(lambda: _hand_status(db) == ["done", "playing"] and len(_stored_actions(db)) > len(after),
+                           timeout=30)
         assert tg.max_writes_per_minute(group.id) <= 20
     finally:
         bot.stop()
