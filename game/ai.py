@@ -22,7 +22,7 @@ ready hand, a chance of 杠上开花); a 屁胡 counts one 赖子 only, so a sec
 hand (one suit, all triplets, all 将 or 风 tiles).
 The seed only breaks exact ties, so the same view and seed always give the same action.
 
-SeatView carries no Rules: the payout model assumes the default table (开口翻, min_payment 20, cap 300).
+The payout model reads the table's rules from the view (opening per meld or once, cap, minimum payment).
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ from functools import lru_cache
 from typing import Final
 
 from game.melds import Meld
+from game.rules import Rules
+from game.scoring import SeatMelds, seat_multiplier
 from game.shanten import (
     FENG_YI_SE,
     JIANG_YI_SE,
@@ -52,8 +54,6 @@ from game.view import SeatView
 
 LEVELS: Final = ("easy", "normal")
 
-CAP: Final = 300
-MIN_PAYMENT: Final = 20
 # Useful-tile share assumed for the later steps of a plan (index: tiles still missing), before counting.
 _STAGE_SHARE: Final = (1.0, 0.08, 0.2, 0.3, 0.38, 0.42)
 # Big plans draw on fewer kinds of tile than a plain hand.
@@ -91,17 +91,9 @@ def choose(view: SeatView, level: str = "normal", seed: int = 0) -> Action:
     return max(scored, key=lambda sa: sa[0])[1]
 
 
-def factor_of(melds: Sequence[Meld], hongzhong_gangs: int, laizi_gangs: int) -> float:
-    """A seat's §9 multiplier F (开口翻): ×2 open, ×2 per 明杠, ×4 per 暗杠, ×2 per 红中杠, ×4 per 赖子杠."""
-    f = 2.0 ** hongzhong_gangs * 4.0**laizi_gangs
-    if any(m.opens for m in melds):
-        f *= 2
-    for m in melds:
-        if m.kind in ("chong_gang", "xu_gang"):
-            f *= 2
-        elif m.kind == "an_gang":
-            f *= 4
-    return f
+def factor_of(rules: Rules, melds: Sequence[Meld], hongzhong_gangs: int, laizi_gangs: int) -> float:
+    """A seat's §9 multiplier F, as ``game.scoring`` computes it under the table's rules."""
+    return float(seat_multiplier(rules, SeatMelds(tuple(melds), hongzhong_gangs, laizi_gangs)))
 
 
 @lru_cache(maxsize=1 << 14)
@@ -135,15 +127,18 @@ class _Seat:
     def __init__(self, view: SeatView, normal: bool) -> None:
         assert view.seat is not None
         self.view = view
+        self.rules = view.rules
         self.normal = normal
         self.me = me = view.seat
         self.laizi = view.laizi
         self.melds: tuple[Meld, ...] = view.melds[me]
         tiles = [*view.hand, *([view.drawn] if view.drawn is not None else [])]
         self.counts = to_counts(tiles)
-        self.factor = factor_of(self.melds, view.hongzhong_gangs[me], view.laizi_gangs[me])
+        self.factor = factor_of(view.rules, self.melds, view.hongzhong_gangs[me], view.laizi_gangs[me])
         self.other_factors = [
-            (s, factor_of(view.melds[s], view.hongzhong_gangs[s], view.laizi_gangs[s])) for s in range(4) if s != me
+            (s, factor_of(view.rules, view.melds[s], view.hongzhong_gangs[s], view.laizi_gangs[s]))
+            for s in range(4)
+            if s != me
         ]
         # My own draws left (the wall is shared by four; claims add some more).
         self.draws = max(0, (view.wall_remaining - HAIDI_TILES) // 4)
@@ -184,7 +179,7 @@ class _Seat:
             suit = next(iter(suits)) if len(suits) == 1 and min(shown, default=27) < 27 else None
             jiang = no_chi and bool(shown) and all(is_jiang(t) for t in shown)
             feng = no_chi and bool(shown) and all(is_feng(t) for t in shown)
-            loss = min(CAP, 40 * f * self.factor)  # a big win: base 10+, their F, my F, ×2 as discarder
+            loss = min(self.rules.cap, 40 * f * self.factor)  # a big win: base 10+, their F, my F, ×2 as discarder
             if suit is not None or jiang or feng:
                 # 一色 on the table from the start: feeding the third opening meld makes me pay for all (承包).
                 strength = 0.2 if len(ms) == 2 else 0.35
@@ -208,8 +203,8 @@ class _Seat:
             dealer = 2.0 if plan.name == PI_HU and self.view.dealer in (seat, self.me) else 1.0
             raw = plan.base * f * hard * f_loser * dealer
             best_raw = max(best_raw, 2 * raw)  # the discarder (or a self-draw) doubles it
-            total += min(CAP, 1.5 * raw)
-        if self.normal and plan.name == PI_HU and best_raw < MIN_PAYMENT:
+            total += min(self.rules.cap, 1.5 * raw)
+        if self.normal and plan.name == PI_HU and best_raw < self.rules.min_payment:
             total *= _SMALL_INVALID
         return total
 
@@ -260,7 +255,7 @@ class _Seat:
         if not self.normal:
             return 0.0
         left = max(0, self.view.wall_remaining - HAIDI_TILES) / 68
-        return sum(_OTHER_WIN * left * min(CAP, _LOSS_UNIT * f * factor) for _, f in self.other_factors)
+        return sum(_OTHER_WIN * left * min(self.rules.cap, _LOSS_UNIT * f * factor) for _, f in self.other_factors)
 
     def danger(self, tile: Tile) -> float:
         """What discarding ``tile`` risks feeding the open big hands around the table."""
@@ -313,7 +308,7 @@ class _Seat:
                 if x != v.claimable:
                     counts[x] -= 1
             melds.append(Meld("chi", run, v.turn, claimed=v.claimable))
-        factor = factor_of(melds, hongzhong_gangs, laizi_gangs)
+        factor = factor_of(self.rules, melds, hongzhong_gangs, laizi_gangs)
         if a.kind in ("peng", "chi"):
             return self._best_discard_worth(counts, melds, factor)
         if a.kind not in _GANGS:
@@ -347,7 +342,7 @@ class _Seat:
         if not self.normal:
             return 0.0
         return sum(
-            _ROB_CHANCE * self.late * 3 * min(CAP, 20 * f * self.factor)
+            _ROB_CHANCE * self.late * 3 * min(self.rules.cap, 20 * f * self.factor)
             for s, f in self.other_factors
             if len(self.view.melds[s]) >= 2
         )

@@ -188,6 +188,11 @@ def seat_factors(rules: Rules, seat: SeatMelds) -> tuple[Factor, ...]:
     return tuple(out)
 
 
+def seat_multiplier(rules: Rules, seat: SeatMelds) -> Fraction:
+    """F(p) of §9 as one number."""
+    return _product(seat_factors(rules, seat))
+
+
 def settle_win(
     rules: Rules,
     dealer: int,

@@ -310,6 +310,7 @@ class Hand:
             result=self.result,
             exhausted=self.exhausted,
             revealed=tuple(tuple(from_counts(c)) for c in self._counts) if over else None,
+            rules=self.rules,
         )
 
     # -- own turn ----------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from game.melds import Meld
+from game.rules import DEFAULT_RULES, Rules
 from game.tiles import HIDDEN, Tile, format_tiles, tile_name
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ class SeatView:
     result: Settlement | None = None
     exhausted: bool = False  # 荒庄
     revealed: tuple[tuple[Tile, ...], ...] | None = None  # every concealed hand, only once the hand is over
+    rules: Rules = DEFAULT_RULES  # the table's rules: the automatic player weighs payouts by them
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready, tiles by name; a hidden 暗杠 tile is ``null``."""

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from game.ai import LEVELS, choose
+from game.ai import LEVELS, choose, factor_of
 from game.analysis import is_win
 from game.melds import Meld
 from game.rules import Rules
@@ -205,3 +205,13 @@ def test_distance_zero_exactly_on_winning_shapes(
     natural = list(counts)
     natural[laizi] = 0
     assert (distance(counts, laizi, ()) == 0) == is_win(natural, counts[laizi])
+
+
+def test_the_payout_model_follows_the_tables_rules() -> None:
+    # Two pengs: 开口翻 doubles once (F = 2), 口口翻 once per meld (F = 4); the view carries the table's rules.
+    pengs = [Meld("peng", (parse_tile("1z"),), 1), Meld("peng", (parse_tile("9p"),), 2)]
+    kou = Rules.from_json("koukoufan")
+    assert factor_of(Rules(), pengs, 0, 0) == 2
+    assert factor_of(kou, pengs, 0, 0) == 4
+    assert factor_of(kou, pengs, 1, 1) == 4 * 2 * 4
+    assert Hand(kou, seed=3).view(0).rules == kou
