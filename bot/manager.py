@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from apscheduler.jobstores.base import JobLookupError
+from apscheduler.jobstores.base import JobLookupError  # type: ignore[import-untyped]
 from telegram import Bot, InlineKeyboardMarkup
 from telegram.error import Forbidden, TelegramError
 from telegram.ext import CallbackContext, Job, JobQueue

@@ -16,10 +16,16 @@ from bot.texts import text
 from game.table import Action
 from game.tiles import parse_tile, rank_of, suit_of, tile_cn, tile_name
 from rendering import render_exhausted, render_result, render_spectator_view, render_table_view
+from rendering.labels import Lang
 
 DISCARDS_PER_ROW = 6
 # Action buttons in the order they are offered, before the discard buttons.
 _ORDER = ("hu", "chong_gang", "peng", "chi", "an_gang", "xu_gang", "hongzhong_gang", "laizi_gang", "pass")
+
+
+def picture_lang(lang: str) -> Lang:
+    """The pictures speak zh or en; any other language gets the Chinese ones."""
+    return "en" if lang == "en" else "zh"
 
 
 def tile_label(t: int, lang: str) -> str:
@@ -81,8 +87,8 @@ def _prompt_line(table: Table, seat: int, claim_seconds: float, turn_seconds: fl
         return text("your_claim", lang, seat=seat_label(table, by), tile=tile_label(tile, lang), seconds=seconds)
     if hand.phase == "rob":
         claimable = hand.view(seat).claimable
-        tile = tile_label(claimable, lang) if claimable is not None else ""
-        return text("your_rob", lang, seat=seat_label(table, hand.view(None).turn), tile=tile, seconds=seconds)
+        label = tile_label(claimable, lang) if claimable is not None else ""
+        return text("your_rob", lang, seat=seat_label(table, hand.view(None).turn), tile=label, seconds=seconds)
     return text("your_haidi", lang, seconds=seconds)
 
 
@@ -116,7 +122,7 @@ def seat_content(table: Table, seat: int, scores: list[int]) -> Content:
     return Content(
         "\n".join(line for line in lines if line),
         InlineKeyboardMarkup(rows) if rows else None,
-        render=lambda: render_table_view(view, names, scores, lang),
+        render=lambda: render_table_view(view, names, scores, picture_lang(lang)),
     )
 
 
@@ -136,7 +142,7 @@ def spectator_content(table: Table, scores: list[int]) -> Content:
         waiting=waiting,
     )
     names = table.names()
-    return Content(caption, None, render=lambda: render_spectator_view(view, names, scores, lang))
+    return Content(caption, None, render=lambda: render_spectator_view(view, names, scores, picture_lang(lang)))
 
 
 def result_content(table: Table, totals: list[int], next_seconds: float | None) -> Content:
@@ -157,10 +163,10 @@ def result_content(table: Table, totals: list[int], next_seconds: float | None) 
         markup = InlineKeyboardMarkup([[command_button(table, "ready", "btn_ready")]])
     names = table.names()
     if hand.result is None:
-        return Content(caption, markup, render=lambda: render_exhausted(view, names, lang, totals))
+        return Content(caption, markup, render=lambda: render_exhausted(view, names, picture_lang(lang), totals))
     wins = [e for e in hand.log if e.kind == "win"]
     win_tile = parse_tile(wins[-1].data["tile"]) if wins else None
-    return Content(caption, markup, render=lambda: render_result(view, names, lang, win_tile, totals))
+    return Content(caption, markup, render=lambda: render_result(view, names, picture_lang(lang), win_tile, totals))
 
 
 def lobby_content(table: Table, bot_username: str) -> Content:
