@@ -74,6 +74,10 @@ def test_foreign_stale_and_repeated_presses_then_timeout_into_tuoguan(fake_teleg
         players = Players(tg, group, [alice, bob])  # she plays again: her buttons come back
         alice.wait_for_private_message(
             lambda m: any(not b.text.startswith("我回来了") for b in game_buttons(m, group)), timeout=40)
+        # Bob flees: the penalty is announced and an automatic player takes his seat; his buttons go away.
+        bob.say(group, "/flee")
+        tg.wait_for_message(group.id, lambda m: "Bob" in (m.text or "") and "逃跑" in (m.text or ""), timeout=15)
+        bob.wait_for_private_message(lambda m: "Bob" in (m.text or "") and not m.buttons, timeout=15)
         # Only the table's creator (or an admin) can stop it; the summary goes to the group.
         bob.say(group, "/stop")
         tg.wait_for_message(group.id, lambda m: "只有开桌的人" in (m.text or ""), timeout=15)
