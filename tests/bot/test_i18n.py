@@ -15,11 +15,9 @@ from bot.i18n import LANGUAGES, catalogue, catalogue_path, commands, language_of
 from bot.settings_menu import OPTIONS
 from bot.standings_cmds import PERIODS
 from game.melds import WIN_HOWS
-from game.table import TILE_ACTIONS
+from game.table import ACTION_KINDS, TILE_ACTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
-# The modules that speak through the catalogues.
-SPEAKERS = ["bot/i18n.py", "bot/info_cmds.py", "bot/ops.py", "bot/settings_menu.py", "bot/standings_cmds.py"]
 
 
 def _fields(template: str) -> set[str]:
@@ -43,9 +41,9 @@ def test_catalogues_are_well_formed_po_files_of_their_locales() -> None:
 
 def test_every_key_the_code_names_is_in_the_catalogues() -> None:
     named: set[str] = set()
-    for path in SPEAKERS:
-        named |= set(re.findall(r'\bt\(\s*"([a-z0-9_]+)"', (ROOT / path).read_text(encoding="utf-8")))
-    assert {"help", "rules_text", "settings_main", "status", "calc_error", "replay_head"} <= named
+    for path in (ROOT / "bot").glob("*.py"):  # t(...) and bot.texts' text(...), the same lookup
+        named |= set(re.findall(r'\b(?:t|text)\(\s*"([a-z0-9_]+)"', path.read_text(encoding="utf-8")))
+    assert {"help", "rules_text", "settings_main", "status", "replay_head", "btn_peng", "league_usage"} <= named
     # Keys built at run time, from the values they stand for.
     named |= {f"set_{k}" for k in OPTIONS} | {f"about_{k}" for k in OPTIONS}
     for key in ("preset", "auto_level", "language", "multi_win_order"):
@@ -55,6 +53,7 @@ def test_every_key_the_code_names_is_in_the_catalogues() -> None:
     named |= {f"reason_{r}" for r in ("not_open", "holds_hongzhong", "not_a_win", "two_laizi_small_win",
                                       "below_minimum")}
     named |= {f"cmd_{name}" for name in i18n.COMMANDS} | {f"wind_{s}" for s in range(4)}
+    named |= {f"btn_{kind}" for kind in ACTION_KINDS if kind != "discard"}  # bot.views' action buttons
     missing = sorted(key for key in named if key not in catalogue("zh"))
     assert missing == []
 
