@@ -615,6 +615,11 @@ class TableManager:
         session = self.sessions.pop(table.chat_id, None)
         lang = table.lang
         if table.match is not None and table.match_id is not None:
+            flee = self._flee_payments.pop(table.chat_id, [0, 0, 0, 0])
+            if table.state == "playing" and table.hand_id is not None and any(flee):
+                # A stopped hand with a flight in it is settled with the penalty alone, so nobody escapes it.
+                await self.db.hands.close(table.hand_id, flee, None, {"stopped": True, "flee": flee})
+                status = "done"
             await self.db.matches.finish(table.match_id, "done" if status == "done" else "abandoned")
             totals = table.match.totals
             order = sorted(range(4), key=lambda s: -totals[s])

@@ -1,0 +1,43 @@
+"""bot.manager in-process, with a real SQLite file and the fake Bot API on loopback: a flight's penalty is
+stored even when the table is stopped in the same hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from telegram.ext import Application
+
+from bot.config import Config
+from bot.manager import TableManager
+from bot.outbox import Outbox
+from storage.database import Database
+from tests.fake_telegram import FakeTelegram
+
+
+async def test_a_flight_then_stop_settles_the_penalty(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    tg = fake_telegram
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+    group = tg.add_group("g", members=[alice, bob])
+    config = Config(token=tg.token, api_base_url=tg.base_url, match_seed=852, bot_delay=60.0)
+    app = Application.builder().token(tg.token).base_url(tg.base_url).build()
+    db = await Database.open(tmp_path / "db.sqlite3")
+    async with app:
+        assert app.job_queue is not None
+        await app.job_queue.start()
+        manager = TableManager(config, db, Outbox(app.bot), app.job_queue, app.bot)
+        await manager.new_table(group.id, "g", alice.id, "Alice")
+        await manager.join(group.id, bob.id, "Bob")
+        await manager.begin(group.id, alice.id)
+        assert manager.tables[group.id].state == "playing"
+        penalty = manager.tables[group.id].match.rules.flee_penalty  # type: ignore[union-attr]
+        await manager.flee(group.id, bob.id)
+        assert manager.tables[group.id].seat(1).user_id is None  # an automatic player sits there now
+        await manager.stop(group.id, alice.id, is_admin=False)
+        await app.job_queue.stop()
+        await manager.outbox.close()
+    bob_now = await db.players.get(bob.id)
+    alice_now = await db.players.get(alice.id)
+    await db.close()
+    assert bob_now is not None and alice_now is not None
+    assert bob_now.skill == 2400 - penalty
+    assert alice_now.skill > 2400  # her share of the penalty
