@@ -1,8 +1,10 @@
 """bot.manager in-process, with a real SQLite file and the fake Bot API on loopback: a flight's penalty is
-stored even when the table is stopped in the same hand."""
+stored even when the table is stopped in the same hand; a settlement the database refuses is retried by the
+table's timer until it is stored, and the match only moves on then."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from telegram.ext import Application
@@ -41,3 +43,45 @@ async def test_a_flight_then_stop_settles_the_penalty(fake_telegram: FakeTelegra
     assert bob_now is not None and alice_now is not None
     assert bob_now.skill == 2400 - penalty
     assert alice_now.skill > 2400  # her share of the penalty
+
+
+async def test_a_settlement_that_fails_is_retried_until_it_is_stored(fake_telegram: FakeTelegram,
+                                                                     tmp_path: Path) -> None:
+    tg = fake_telegram
+    alice = tg.add_user("Alice")
+    group = tg.add_group("g", members=[alice])
+    # Alice never answers: she goes 托管 at once and the automatic players finish the hand by themselves.
+    config = Config(token=tg.token, api_base_url=tg.base_url, match_seed=852, bot_delay=0.0, turn_seconds=0.1,
+                    claim_seconds=0.1)
+    app = Application.builder().token(tg.token).base_url(tg.base_url).build()
+    db = await Database.open(tmp_path / "db.sqlite3")
+    # The disk "fails" while a flag row exists: every settlement write is refused.
+    await db.execute("CREATE TABLE fail_flag (x INTEGER)")
+    await db.execute("INSERT INTO fail_flag VALUES (1)")
+    await db.execute("CREATE TRIGGER refuse BEFORE INSERT ON settlements WHEN EXISTS (SELECT 1 FROM fail_flag) "
+                     "BEGIN SELECT RAISE(ABORT, 'disk trouble'); END")
+    async with app:
+        assert app.job_queue is not None
+        await app.job_queue.start()
+        manager = TableManager(config, db, Outbox(app.bot), app.job_queue, app.bot)
+        await manager.new_table(group.id, "g", alice.id, "Alice")
+        await manager.begin(group.id, alice.id)
+        table = manager.tables[group.id]
+        for _ in range(300):  # until the hand is over and its settlement has failed
+            if table.hand is not None and table.hand.finished:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)
+        assert table.hand is not None and table.hand.finished and table.state == "playing"
+        assert (await db.hands.get(table.hand_id or 0)).status == "playing"
+        await db.execute("DELETE FROM fail_flag")  # the disk is back
+        for _ in range(200):
+            if table.state != "playing":
+                break
+            await asyncio.sleep(0.05)
+        assert (await db.hands.get(table.hand_id or 0)).status == "done"
+        assert table.state == "between" and table.match is not None and table.match.hands_played == 1
+        await manager.stop(group.id, alice.id, is_admin=False)
+        await app.job_queue.stop()
+        await manager.outbox.close()
+    await db.close()
