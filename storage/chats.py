@@ -27,7 +27,7 @@ class ChatSettings:
     chat_id: int
     preset: str = "kaikoufan"
     rule_options: dict[str, Any] = field(default_factory=dict)  # RULES.md §9 options over the preset
-    claim_seconds: int = 15
+    claim_seconds: int = 10  # RULES.md §5
     turn_seconds: int = 30
     language: str = "zh"
     auto_players: bool = True  # fill empty seats with automatic players

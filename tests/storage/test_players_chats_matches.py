@@ -39,7 +39,7 @@ async def test_chat_settings_default_then_update(db: Database) -> None:
     assert await db.chats.get(-5) == ChatSettings(-5)
     assert (await db.chats.get(-5)).rules == Rules()
     updated = await db.chats.update(-5, preset="koukoufan", rule_options={"min_payment": 0}, turn_seconds=45)
-    assert (updated.preset, updated.turn_seconds, updated.claim_seconds) == ("koukoufan", 45, 15)
+    assert (updated.preset, updated.turn_seconds, updated.claim_seconds) == ("koukoufan", 45, 10)
     assert updated.rules == Rules.from_json({"preset": "koukoufan", "min_payment": 0})
     assert await db.chats.get(-5) == updated
     later = await db.chats.update(
