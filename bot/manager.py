@@ -99,7 +99,6 @@ class TableManager:
         self.tables: dict[int, Table] = {}
         self._locks: dict[int, asyncio.Lock] = {}
         self._jobs: dict[int, Job[Any]] = {}
-        self._flee_payments: dict[int, list[int]] = {}  # per table: flee penalties to settle with the hand
         self.sessions: dict[int, TableSession] = {}  # per table opened by open_table
         self.max_wait_ms = 0.0  # the longest any update waited for its table's lock (the bench reads it)
 
@@ -498,8 +497,13 @@ class TableManager:
             when = table.between_since + self.config.next_hand_seconds
         else:
             return
+        # A timer that fires late (a loaded machine, start-up) must still fire: APScheduler drops it by default.
         self._jobs[table.chat_id] = self.job_queue.run_once(
-            self._on_job, max(0.0, when - now, not_before - now), data=table.chat_id, name=f"table {table.chat_id}"
+            self._on_job,
+            max(0.0, when - now, not_before - now),
+            data=table.chat_id,
+            name=f"table {table.chat_id}",
+            job_kwargs={"misfire_grace_time": None},
         )
 
     def _cancel_job(self, chat_id: int) -> None:
@@ -519,13 +523,13 @@ class TableManager:
         assert hand is not None and match is not None and table.hand_id is not None
         # Settled in storage first: should that fail, nothing has changed and the next tick tries again.
         payments = hand.result.payments if hand.result is not None else (0, 0, 0, 0)
-        flee = self._flee_payments.get(table.chat_id, [0, 0, 0, 0])
-        total = [p + f for p, f in zip(payments, flee, strict=True)]
         winner = hand.result.winner if hand.result is not None else None
         summary = hand.result.to_json() if hand.result is not None else {"exhausted": True}
-        closed = await self.db.hands.close(table.hand_id, total, winner, summary)
-        self._flee_payments.pop(table.chat_id, None)
+        # Storage adds the flee penalties it holds for this hand: its totals are the truth.
+        closed = await self.db.hands.close(table.hand_id, payments, winner, summary)
+        total = [r.points for r in closed.results]
         match.finish_hand(hand)
+        match.totals = list(closed.match_totals)
         log_event("hand_end", table=table.chat_id, hand=table.hand_id, winner=winner,
                   payments=",".join(map(str, total)), patterns=",".join(hand.result.patterns) if hand.result else None,
                   exhausted=hand.exhausted or None)
@@ -563,11 +567,15 @@ class TableManager:
                 self._show_lobby(table)
                 return Reply(text("left", table.lang, name=name))
             assert table.match is not None
+            if table.state != "playing" or table.hand_id is None:
+                # §10 charges leaving a running hand; between hands /flee is a plain /leave.
+                name = table.seat(seat).name
+                await self._seat_automatic(table, seat)
+                await self._end_if_no_humans(table)
+                return Reply(text("left", table.lang, name=name))
             label = seat_label(table, seat)
-            amounts = table.match.flee(seat)
-            flee = self._flee_payments.setdefault(chat_id, [0, 0, 0, 0])
-            for i, amount in enumerate(amounts):
-                flee[i] += amount  # settled with the hand in play (between hands: with the next one)
+            # Stored before anyone is told, and settled with this hand by storage (nothing lost in a crash).
+            await self.db.hands.add_penalty(table.hand_id, table.match.flee(seat))
             await self._seat_automatic(table, seat)
             self.outbox.announce(chat_id, text("announce_flee", table.lang, seat=label,
                                                penalty=table.match.rules.flee_penalty))
@@ -615,11 +623,12 @@ class TableManager:
         session = self.sessions.pop(table.chat_id, None)
         lang = table.lang
         if table.match is not None and table.match_id is not None:
-            flee = self._flee_payments.pop(table.chat_id, [0, 0, 0, 0])
-            if table.state == "playing" and table.hand_id is not None and any(flee):
-                # A stopped hand with a flight in it is settled with the penalty alone, so nobody escapes it.
-                await self.db.hands.close(table.hand_id, flee, None, {"stopped": True, "flee": flee})
-                status = "done"
+            if table.state == "playing" and table.hand_id is not None:
+                flee = await self.db.hands.penalties(table.hand_id)
+                if any(flee):
+                    # A stopped hand with a flight in it is settled with the penalty alone, so nobody escapes it.
+                    await self.db.hands.close(table.hand_id, (0, 0, 0, 0), None, {"stopped": True, "flee": list(flee)})
+                    status = "done"
             await self.db.matches.finish(table.match_id, "done" if status == "done" else "abandoned")
             totals = table.match.totals
             order = sorted(range(4), key=lambda s: -totals[s])

@@ -215,8 +215,9 @@ class Hands:
     async def close(self, hand_id: int, payments: Sequence[int], winner: int | None, summary: Any = None) -> ClosedHand:
         """Settle a hand in play, all in one transaction.
 
-        payments: per seat, zero-sum (a 荒庄 is all zeros; add any flee penalty here). winner: the winning
-        seat or None. summary: any JSON (patterns, breakdown, …) kept with the hand for /history.
+        payments: per seat, zero-sum (a 荒庄 is all zeros). Flee penalties stored with ``add_penalty`` are added
+        to them here. winner: the winning seat or None. summary: any JSON (patterns, breakdown, …) kept with the
+        hand for /history.
         """
         if len(payments) != SEATS:
             raise InvalidInputError(f"payments must list {SEATS} seats, not {len(payments)}")
@@ -232,6 +233,10 @@ class Hands:
             hand = await _load_hand(tx, hand_id)
             if hand.status != "playing":
                 raise AlreadyClosedError(f"hand {hand_id} is already {hand.status}")
+            for row in await tx.execute_fetchall(
+                "SELECT seat, SUM(points) AS points FROM hand_penalties WHERE hand_id = ? GROUP BY seat", (hand_id,)
+            ):
+                points[row["seat"]] += row["points"]
             league = list(
                 await tx.execute_fetchall(
                     """SELECT n.league_id, n.season FROM matches m JOIN league_nights n ON n.id = m.league_night_id
@@ -299,6 +304,30 @@ class Hands:
                 )
             )
         return ClosedHand(hand_id, winner, tuple(results), tuple(t["total"] for t in totals))
+
+    async def add_penalty(self, hand_id: int, points: Sequence[int]) -> None:
+        """Store a flee penalty (per seat, zero-sum) with the hand in play; ``close`` settles it with the hand."""
+        if len(points) != SEATS:
+            raise InvalidInputError(f"a penalty must list {SEATS} seats, not {len(points)}")
+        amounts = [check_int(p, f"penalty of seat {i}", -(10**9), 10**9) for i, p in enumerate(points)]
+        if sum(amounts) != 0:
+            raise InvalidInputError(f"a penalty must sum to zero, not {sum(amounts)}")
+        created = timestamp(self._db.now())
+        async with self._db.transaction() as tx:
+            hand = await _load_hand(tx, hand_id)
+            if hand.status != "playing":
+                raise AlreadyClosedError(f"hand {hand_id} is already {hand.status}")
+            await tx.executemany(
+                "INSERT INTO hand_penalties (hand_id, seat, points, created_at) VALUES (?, ?, ?, ?)",
+                [(hand_id, seat, pts, created) for seat, pts in enumerate(amounts) if pts],
+            )
+
+    async def penalties(self, hand_id: int) -> tuple[int, ...]:
+        """The flee penalties stored with a hand so far, per seat."""
+        totals = [0] * SEATS
+        for row in await self._db.fetchall("SELECT seat, points FROM hand_penalties WHERE hand_id = ?", (hand_id,)):
+            totals[row["seat"]] += row["points"]
+        return tuple(totals)
 
     async def count_since(self, moment: datetime) -> int:
         """How many hands started at or after moment (e.g. today's, for the operators' /status)."""

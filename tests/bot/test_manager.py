@@ -45,6 +45,37 @@ async def test_a_flight_then_stop_settles_the_penalty(fake_telegram: FakeTelegra
     assert alice_now.skill > 2400  # her share of the penalty
 
 
+async def test_a_flight_survives_a_crash_before_its_hand_ends(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    tg = fake_telegram
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+    group = tg.add_group("g", members=[alice, bob])
+    config = Config(token=tg.token, api_base_url=tg.base_url, match_seed=852, bot_delay=60.0)
+    path = tmp_path / "db.sqlite3"
+    for life in ("before the crash", "after the restart"):
+        app = Application.builder().token(tg.token).base_url(tg.base_url).build()
+        db = await Database.open(path)
+        async with app:
+            assert app.job_queue is not None
+            await app.job_queue.start()
+            manager = TableManager(config, db, Outbox(app.bot), app.job_queue, app.bot)
+            if life == "before the crash":
+                await manager.new_table(group.id, "g", alice.id, "Alice")
+                await manager.join(group.id, bob.id, "Bob")
+                await manager.begin(group.id, alice.id)
+                await manager.flee(group.id, bob.id)  # then the process dies: nothing settled yet
+                hand_id = manager.tables[group.id].hand_id
+                assert hand_id is not None and (await db.hands.get(hand_id)).status == "playing"
+            else:
+                assert await manager.resume() == 1
+                await manager.stop(group.id, alice.id, is_admin=False)
+            await app.job_queue.stop()
+            await manager.outbox.close()
+        if life == "after the restart":
+            bob_now = await db.players.get(bob.id)
+            assert bob_now is not None and bob_now.skill == 2400 - 400
+        await db.close()
+
+
 async def test_a_settlement_that_fails_is_retried_until_it_is_stored(fake_telegram: FakeTelegram,
                                                                      tmp_path: Path) -> None:
     tg = fake_telegram

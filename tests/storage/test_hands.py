@@ -107,6 +107,36 @@ async def test_close_settles_everything_at_once(db: Database, new_match: NewMatc
     assert [(e.player_id, e.points) for e in board] == [(1, 1700), (2, -500), (3, -600)]
 
 
+async def test_a_flee_penalty_is_stored_at_once_and_settled_with_its_hand(
+    db: Database, db_path: Path, clock: Clock, new_match: NewMatch
+) -> None:
+    hand = (await db.hands.start((await new_match((1, 2, 3, None))).id, seed=8, dealer=0)).id
+    # Seat 1 flees (400: 134 + 133 + 133 to the others), then the bot dies before the hand ends.
+    async with await Database.open(db_path, clock=clock) as bot:
+        await bot.hands.add_penalty(hand, (134, -400, 133, 133))
+    async with await Database.open(db_path, clock=clock) as restarted:
+        assert await restarted.hands.penalties(hand) == (134, -400, 133, 133)
+        closed = await restarted.hands.close(hand, (0, 0, 0, 0), winner=None, summary={"exhausted": True})
+    assert [r.points for r in closed.results] == [134, -400, 133, 133]
+    assert closed.match_totals == (134, -400, 133, 133)
+    assert (await db.players.require(2)).skill == 2000
+
+
+async def test_bad_penalties_change_nothing(db: Database, new_match: NewMatch) -> None:
+    hand = await db.hands.start((await new_match()).id, seed=3, dealer=0)
+    before = await snapshot(db)
+    with pytest.raises(InvalidInputError, match="sum to zero"):
+        await db.hands.add_penalty(hand.id, (-400, 133, 133, 133))
+    with pytest.raises(InvalidInputError, match="4 seats"):
+        await db.hands.add_penalty(hand.id, (-400, 400))
+    with pytest.raises(NotFoundError):
+        await db.hands.add_penalty(hand.id + 99, (-400, 134, 133, 133))
+    assert await snapshot(db) == before
+    await db.hands.close(hand.id, (0, 0, 0, 0), winner=None)
+    with pytest.raises(AlreadyClosedError):
+        await db.hands.add_penalty(hand.id, (-400, 134, 133, 133))
+
+
 async def test_exhausted_hand_counts_as_played_without_points(db: Database, new_match: NewMatch) -> None:
     hand = await db.hands.start((await new_match()).id, seed=5, dealer=0)
     closed = await db.hands.close(hand.id, (0, 0, 0, 0), winner=None)
