@@ -155,7 +155,8 @@ class TableManager:
             return Reply(text("already_playing", lang))
         if None not in table.seats:
             return Reply(text("table_full", lang))
-        hello = text("joined_private", lang, group=table.title)
+        player = await self.db.players.get(user_id)  # the handler registered them with their own language
+        hello = text("joined_private", player.language if player else lang, group=table.title)
         if from_private:
             self.outbox.announce(user_id, hello)
         elif not await self._reaches(user_id, hello):
@@ -187,17 +188,21 @@ class TableManager:
             seat = table.seat_of(user_id)
             if seat is None:
                 return Reply(text("not_seated", table.lang))
-            name = table.seat(seat).name
             if table.state == "playing":
                 penalty = table.match.rules.flee_penalty if table.match else 0
                 return Reply(text("hand_running", table.lang, penalty=penalty))
-            if table.state == "lobby":
-                table.stand(user_id)
-                self._show_lobby(table)
-            else:  # between hands: an automatic player takes the seat, no penalty
-                await self._seat_automatic(table, seat)
-                await self._end_if_no_humans(table)
-            return Reply(text("left", table.lang, name=name))
+            return await self._leave_unplayed(table, seat, user_id)
+
+    async def _leave_unplayed(self, table: Table, seat: int, user_id: int) -> Reply:
+        """Leave a table with no hand running: no penalty (RULES.md §10 charges leaving a running hand)."""
+        name = table.seat(seat).name
+        if table.state == "lobby":
+            table.stand(user_id)
+            self._show_lobby(table)
+        else:  # between hands: an automatic player takes the seat
+            await self._seat_automatic(table, seat)
+            await self._end_if_no_humans(table)
+        return Reply(text("left", table.lang, name=name))
 
     def _show_lobby(self, table: Table) -> None:
         self.outbox.show(table.chat_id, "lobby", lobby_content(table, self.bot_username))
@@ -290,9 +295,18 @@ class TableManager:
         table.hand_number = record.hand_no
         log_event("hand_start", table=table.chat_id, hand=record.id, number=record.hand_no, dealer=hand.dealer,
                   rules=hand.rules.preset)
+        await self._learn_languages(table)
         changed = table.start_hand(hand, record.id, time.monotonic())
         self._publish(table, changed, new_hand=True)
         self._arm(table)
+
+    async def _learn_languages(self, table: Table) -> None:
+        """Each human's own language (their /lang, else their Telegram one) for their private messages; read
+        before every hand, so a /lang between hands applies to the next one."""
+        for _, s in table.humans():
+            player = await self.db.players.get(s.user_id or 0)
+            if player is not None:
+                s.lang = player.language
 
     async def follow_settings(self, table: Table) -> None:
         """Bring a group's own table up to the group's /settings: language, timers, automatic players, rules.
@@ -561,18 +575,8 @@ class TableManager:
             seat = table.seat_of(user_id)
             if seat is None:
                 return Reply(text("not_seated", table.lang))
-            if table.state == "lobby":
-                name = table.seat(seat).name
-                table.stand(user_id)
-                self._show_lobby(table)
-                return Reply(text("left", table.lang, name=name))
-            assert table.match is not None
-            if table.state != "playing" or table.hand_id is None:
-                # §10 charges leaving a running hand; between hands /flee is a plain /leave.
-                name = table.seat(seat).name
-                await self._seat_automatic(table, seat)
-                await self._end_if_no_humans(table)
-                return Reply(text("left", table.lang, name=name))
+            if table.state != "playing" or table.hand_id is None or table.match is None:
+                return await self._leave_unplayed(table, seat, user_id)
             label = seat_label(table, seat)
             # Stored before anyone is told, and settled with this hand by storage (nothing lost in a crash).
             await self.db.hands.add_penalty(table.hand_id, table.match.flee(seat))
@@ -704,6 +708,7 @@ class TableManager:
         match.hands_played = record.hand_no - 1
         table.match, table.match_id = match, match_record.id
         table.hand_number = record.hand_no
+        await self._learn_languages(table)
         table.start_hand(Hand.replay(record.rules, record.seed, record.dealer, actions), record.id, time.monotonic())
         return table
 
