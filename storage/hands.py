@@ -103,6 +103,14 @@ async def _load_hand(tx: aiosqlite.Connection, hand_id: int) -> HandRecord:
     return _hand_from_row(rows[0], tuple(seat_from_row(s) for s in seats))
 
 
+async def _load_playing_hand(tx: aiosqlite.Connection, hand_id: int) -> HandRecord:
+    """The hand, which must still be in play: a closed or abandoned hand takes no more changes."""
+    hand = await _load_hand(tx, hand_id)
+    if hand.status != "playing":
+        raise AlreadyClosedError(f"hand {hand_id} is already {hand.status}")
+    return hand
+
+
 def _hand_from_row(row: sqlite3.Row, seats: tuple[Seat, ...]) -> HandRecord:
     hand_id = row["id"]
     return HandRecord(
@@ -230,9 +238,7 @@ class Hands:
         ended = self._db.now()
         ended_at = timestamp(ended)
         async with self._db.transaction() as tx:
-            hand = await _load_hand(tx, hand_id)
-            if hand.status != "playing":
-                raise AlreadyClosedError(f"hand {hand_id} is already {hand.status}")
+            hand = await _load_playing_hand(tx, hand_id)
             for row in await tx.execute_fetchall(
                 "SELECT seat, SUM(points) AS points FROM hand_penalties WHERE hand_id = ? GROUP BY seat", (hand_id,)
             ):
@@ -314,9 +320,7 @@ class Hands:
             raise InvalidInputError(f"a penalty must sum to zero, not {sum(amounts)}")
         created = timestamp(self._db.now())
         async with self._db.transaction() as tx:
-            hand = await _load_hand(tx, hand_id)
-            if hand.status != "playing":
-                raise AlreadyClosedError(f"hand {hand_id} is already {hand.status}")
+            await _load_playing_hand(tx, hand_id)
             await tx.executemany(
                 "INSERT INTO hand_penalties (hand_id, seat, points, created_at) VALUES (?, ?, ?, ?)",
                 [(hand_id, seat, pts, created) for seat, pts in enumerate(amounts) if pts],
@@ -337,9 +341,7 @@ class Hands:
     async def abandon(self, hand_id: int) -> None:
         """End a hand in play without a settlement (its actions stay stored)."""
         async with self._db.transaction() as tx:
-            hand = await _load_hand(tx, hand_id)
-            if hand.status != "playing":
-                raise AlreadyClosedError(f"hand {hand_id} is already {hand.status}")
+            await _load_playing_hand(tx, hand_id)
             await tx.execute(
                 "UPDATE hands SET status = 'abandoned', ended_at = ? WHERE id = ?",
                 (timestamp(self._db.now()), hand_id),
