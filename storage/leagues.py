@@ -17,7 +17,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import aiosqlite
 
 from game.rules import Rules
-from game.titles import title_named
 from storage.codec import (
     check_choice,
     check_int,
@@ -32,7 +31,7 @@ from storage.codec import (
 from storage.errors import AlreadyClosedError, InvalidInputError, NotFoundError
 from storage.matches import Match, load_match
 from storage.players import PLAYER_COLUMNS, Player, player_from_row
-from storage.standings import LeaderboardEntry
+from storage.standings import LeaderboardEntry, ranked
 
 if TYPE_CHECKING:
     from storage.database import Database
@@ -386,20 +385,7 @@ class Leagues:
                GROUP BY s.player_id ORDER BY points DESC, wins DESC, hands, s.player_id""",
             (night_id,),
         )
-        return [
-            LeaderboardEntry(
-                rank,
-                r["player_id"],
-                r["display_name"],
-                title_named(r["title"]),
-                r["skill"],
-                r["points"],
-                r["hands"],
-                r["wins"],
-                r["biggest_win"],
-            )
-            for rank, r in enumerate(rows, start=1)
-        ]
+        return ranked(rows)
 
     async def signups(self, night_id: int) -> list[Player]:
         """The players signed up for a night, in the order they signed up."""

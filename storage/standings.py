@@ -7,6 +7,8 @@ calendar month, a league season.
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -63,6 +65,24 @@ class LeaderboardEntry:
         return self.wins / self.hands if self.hands else 0.0
 
 
+def ranked(rows: Iterable[sqlite3.Row]) -> list[LeaderboardEntry]:
+    """Leaderboard rows (player_id, display_name, title, skill, points, hands, wins, biggest_win), best first."""
+    return [
+        LeaderboardEntry(
+            rank,
+            r["player_id"],
+            r["display_name"],
+            title_named(r["title"]),
+            r["skill"],
+            r["points"],
+            r["hands"],
+            r["wins"],
+            r["biggest_win"],
+        )
+        for rank, r in enumerate(rows, start=1)
+    ]
+
+
 @dataclass(frozen=True)
 class SkillPoint:
     at: datetime
@@ -102,20 +122,7 @@ class Standings:
                ORDER BY s.points DESC, s.wins DESC, s.hands, s.player_id LIMIT ?""",
             (chat_id, period.key, limit),
         )
-        return [
-            LeaderboardEntry(
-                rank,
-                r["player_id"],
-                r["display_name"],
-                title_named(r["title"]),
-                r["skill"],
-                r["points"],
-                r["hands"],
-                r["wins"],
-                r["biggest_win"],
-            )
-            for rank, r in enumerate(rows, start=1)
-        ]
+        return ranked(rows)
 
     async def card(self, player_id: int, history_points: int = 100) -> PlayerCard:
         """The player's figures and their skill after each of their last history_points hands."""
