@@ -1,10 +1,10 @@
 """Bench: the real bot process (``python -m bot``) against the fake Bot API on loopback.
 
 1. Bot API calls per game action: one table, four simulated people pressing every button the moment it
-   appears, one whole hand (match seed 852: 53 actions), Telegram's pacing as in production.
-   ``calls_per_action`` counts the writes (messages sent or edited, in the group and in private: what
-   Telegram's flood limits count); the line above it also gives the figure with the answers to presses
-   (answerCallbackQuery, one per press, not a write and not flood-limited) and every other call.
+   appears, one whole hand (match seed 852), Telegram's pacing as in production. ``calls_per_action`` counts
+   every Bot API call the bot makes during the hand (getUpdates aside): the answers to presses
+   (answerCallbackQuery, one per press) as well as the writes; the lines above it break the calls down by
+   method and by cause, and give the writes alone (what Telegram's flood limits count).
 2. Many tables at once: 100 groups, each one person and three automatic players (no thinking delay),
    all dealt together; actions stored per second over the measured window, and the longest any person
    waited between pressing a button and the bot's answer (max_table_wait_ms: a table held up by another
@@ -20,13 +20,14 @@ import sqlite3
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.e2e.players import BotProcess, Players  # noqa: E402
-from tests.fake_telegram import FakeTelegram  # noqa: E402
+from tests.fake_telegram import ApiCall, FakeTelegram  # noqa: E402
 from tests.fake_telegram.records import Chat  # noqa: E402
 from tests.fake_telegram.users import SimUser  # noqa: E402
 
@@ -63,8 +64,24 @@ WRITES = frozenset({"sendMessage", "sendPhoto", "editMessageText", "editMessageC
                     "editMessageReplyMarkup", "deleteMessage"})
 
 
-def calls_per_action(work: Path) -> tuple[float, float, int]:
-    """(writes per action, all calls per action, actions)."""
+def cause(call: ApiCall) -> str:
+    """Why the bot made a call, read from where it went and which buttons it carried."""
+    if call.method == "answerCallbackQuery":
+        return "answer to a press"
+    if call.method not in WRITES:
+        return "other"
+    markup = str(call.params.get("reply_markup") or "")
+    if call.chat_id is not None and call.chat_id > 0:
+        if "|0|" in markup:
+            return "private result / I'm back"
+        return "private prompt (buttons)" if "v1|" in markup else "private picture without buttons"
+    if call.method == "sendMessage":
+        return "group announcement"
+    return "group picture" if call.method in ("sendPhoto", "editMessageMedia") else "group lobby"
+
+
+def calls_per_action(work: Path) -> tuple[list[ApiCall], int]:
+    """Every call the bot made during one four-human hand (getUpdates aside), and the hand's actions."""
     with FakeTelegram() as tg:
         users = [tg.add_user(n) for n in ("Alice", "Bob", "Carol", "Dan")]
         group = tg.add_group("bench", members=users)
@@ -73,15 +90,25 @@ def calls_per_action(work: Path) -> tuple[float, float, int]:
             _open(tg, group, users)
             tg.wait_until(lambda: "Dan" in str([m.text for m in tg.messages(group.id)]), timeout=30, what="seated")
             time.sleep(4)  # let the lobby's writes go out before counting
-            users[0].say(group, "/begin")
             start = len(tg.calls())
+            users[0].say(group, "/begin")
             players = Players(tg, group, users, allow_hu=lambda caption: "抢杠" in caption)
             players.play_until(lambda: _hands_done(db) >= 1, timeout=120)
             time.sleep(4)  # the hand's last pictures and the result
-            made = [c for c in tg.calls()[start:] if c.method != "getUpdates"]
-            writes = [c for c in made if c.method in WRITES]
-            actions = _actions(db)
-            return len(writes) / actions, len(made) / actions, actions
+            return [c for c in tg.calls()[start:] if c.method != "getUpdates"], _actions(db)
+
+
+def report(made: list[ApiCall], actions: int) -> tuple[float, float]:
+    """Print the breakdown; (all calls per action, writes per action)."""
+    by_method = Counter(c.method for c in made)
+    by_cause = Counter(cause(c) for c in made)
+    writes = sum(n for m, n in by_method.items() if m in WRITES)
+    print(f"one table, four people, {actions} actions, {len(made)} Bot API calls:")
+    for name, counts in (("method", by_method), ("cause", by_cause)):
+        for key, n in counts.most_common():
+            print(f"  by {name}: {key:34} {n:4d}  {n / actions:.2f} per action")
+    print(f"writes_per_action {writes / actions:.2f}; calls_per_action {len(made) / actions:.2f}")
+    return len(made) / actions, writes / actions
 
 
 def many_tables(work: Path) -> tuple[float, float, int]:
@@ -117,9 +144,7 @@ def many_tables(work: Path) -> tuple[float, float, int]:
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        per_action, all_per_action, actions = calls_per_action(work)
-        print(f"one table, four people, {actions} actions: {per_action:.2f} writes per action; "
-              f"{all_per_action:.2f} Bot API calls per action counting the answers to presses")
+        per_action, _ = report(*calls_per_action(work))
         rate, max_wait, presses = many_tables(work)
         print(f"{TABLES} tables at once: {rate:.1f} actions/s over {WINDOW_S:.0f} s; "
               f"{presses} presses, longest press-to-answer {max_wait:.0f} ms")

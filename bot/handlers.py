@@ -15,6 +15,7 @@ from telegram.error import TelegramError
 from telegram.ext import Application, CallbackQueryHandler, CommandHandler, ContextTypes
 
 from bot.callbacks import BadCallback, decode
+from bot.i18n import language_for, private_language
 from bot.manager import Reply, TableManager
 from bot.texts import text
 
@@ -52,17 +53,21 @@ async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             group_id = int(payload[len(JOIN_PREFIX) :])
         except ValueError:
             group_id = 0
+        await private_language(manager.db, user)  # someone new sits down speaking their Telegram language
         reply = await manager.join(group_id, user.id, user.full_name, from_private=True)
         _say(context, chat.id, reply)
         return
     key = "start_hello" if chat.type == Chat.PRIVATE else "help"
-    manager.outbox.announce(chat.id, text(key, manager.config.lang) + "\n\n" + text("help", manager.config.lang))
+    lang = await language_for(manager.db, chat.id, user)  # in private: the player's own language
+    manager.outbox.announce(chat.id, text(key, lang) + "\n\n" + text("help", lang))
 
 
 async def help_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    if update.effective_chat is not None:
+    chat = update.effective_chat
+    if chat is not None:
         manager = manager_of(context)
-        manager.outbox.announce(update.effective_chat.id, text("help", manager.config.lang))
+        lang = await language_for(manager.db, chat.id, update.effective_user)
+        manager.outbox.announce(chat.id, text("help", lang))
 
 
 async def group_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -76,6 +81,8 @@ async def group_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         return
     command = message.text.split()[0].lstrip("/").split("@")[0].lower()
     name = user.full_name
+    if command in ("newgame", "join"):
+        await private_language(manager.db, user)  # someone new sits down speaking their Telegram language
     if command == "newgame":
         reply = await manager.new_table(chat.id, chat.title or "", user.id, name)
     elif command == "join":

@@ -29,6 +29,7 @@ class Seat:
     name: str
     auto: bool = False  # 托管: the automatic player plays for this human until they press "I'm back"
     ready: bool = False  # pressed Ready after a hand
+    lang: str = "zh"  # the player's own language (storage players.language): their private messages speak it
 
     @property
     def human(self) -> bool:

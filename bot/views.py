@@ -32,11 +32,13 @@ def tile_label(t: int, lang: str) -> str:
     return tile_cn(t) if lang == "zh" else tile_name(t)
 
 
-def seat_label(table: Table, seat: int) -> str:
-    """``东 Ann`` — the wind and the name of a seat, for captions and announcements."""
+def seat_label(table: Table, seat: int, lang: str | None = None) -> str:
+    """``东 Ann`` — the wind and the name of a seat, for captions and announcements (in the table's language
+    unless ``lang`` says otherwise)."""
+    lang = lang or table.lang
     s = table.seats[seat]
-    name = s.name if s is not None else text("seat_empty", table.lang)
-    return f"{text(f'wind_{seat}', table.lang)} {name}"
+    name = s.name if s is not None else text("seat_empty", lang)
+    return f"{text(f'wind_{seat}', lang)} {name}"
 
 
 def action_label(action: Action, lang: str) -> str:
@@ -50,7 +52,7 @@ def action_label(action: Action, lang: str) -> str:
     return text(f"btn_{action.kind}", lang, tile=tile_label(t, lang))
 
 
-def action_keyboard(table: Table, seat: int) -> list[list[InlineKeyboardButton]]:
+def action_keyboard(table: Table, seat: int, lang: str) -> list[list[InlineKeyboardButton]]:
     """One button per legal action of the seat's current prompt: special actions first, then the discards."""
     prompt = table.prompts.get(seat)
     if prompt is None:
@@ -62,20 +64,21 @@ def action_keyboard(table: Table, seat: int) -> list[list[InlineKeyboardButton]]
 
     special = sorted((a for a in prompt.legal if a.kind != "discard"), key=lambda a: (_ORDER.index(a.kind), a.tile))
     discards = sorted((a for a in prompt.legal if a.kind == "discard"), key=lambda a: a.tile or 0)
-    rows = [[button(a, action_label(a, table.lang)) for a in special[i : i + 3]] for i in range(0, len(special), 3)]
-    labels = [button(a, tile_label(a.tile or 0, table.lang)) for a in discards]
+    rows = [[button(a, action_label(a, lang)) for a in special[i : i + 3]] for i in range(0, len(special), 3)]
+    labels = [button(a, tile_label(a.tile or 0, lang)) for a in discards]
     rows += [labels[i : i + DISCARDS_PER_ROW] for i in range(0, len(labels), DISCARDS_PER_ROW)]
     return rows
 
 
-def command_button(table: Table, code: str, label_key: str) -> InlineKeyboardButton:
-    return InlineKeyboardButton(text(label_key, table.lang), callback_data=encode(table.chat_id, "0", code))
+def command_button(table: Table, code: str, label_key: str, lang: str | None = None) -> InlineKeyboardButton:
+    label = text(label_key, lang or table.lang)
+    return InlineKeyboardButton(label, callback_data=encode(table.chat_id, "0", code))
 
 
-def _prompt_line(table: Table, seat: int, claim_seconds: float, turn_seconds: float) -> str:
+def _prompt_line(table: Table, seat: int, lang: str) -> str:
     hand = table.hand
     assert hand is not None
-    lang = table.lang
+    claim_seconds, turn_seconds = table.claim_seconds, table.turn_seconds
     if seat not in table.prompts:  # refreshed lazily: whom the table waits for would soon be out of date
         return ""
     if hand.phase == "turn":
@@ -84,21 +87,22 @@ def _prompt_line(table: Table, seat: int, claim_seconds: float, turn_seconds: fl
     seconds = round(claim_seconds)
     if hand.phase == "claim" and view_discard is not None:
         by, tile = view_discard
-        return text("your_claim", lang, seat=seat_label(table, by), tile=tile_label(tile, lang), seconds=seconds)
+        return text("your_claim", lang, seat=seat_label(table, by, lang), tile=tile_label(tile, lang), seconds=seconds)
     if hand.phase == "rob":
         claimable = hand.view(seat).claimable
         label = tile_label(claimable, lang) if claimable is not None else ""
-        return text("your_rob", lang, seat=seat_label(table, hand.view(None).turn), tile=label, seconds=seconds)
+        return text("your_rob", lang, seat=seat_label(table, hand.view(None).turn, lang), tile=label, seconds=seconds)
     return text("your_haidi", lang, seconds=seconds)
 
 
 def seat_content(table: Table, seat: int, scores: list[int]) -> Content:
-    """A player's one private message: the table from their seat, with buttons for exactly their legal actions."""
+    """A player's one private message: the table from their seat, with buttons for exactly their legal actions,
+    in the player's own language."""
     hand = table.hand
     assert hand is not None
-    lang = table.lang
-    view = hand.view(seat)
     s = table.seat(seat)
+    lang = s.lang
+    view = hand.view(seat)
     dealer = text("dealer_mark", lang) if hand.dealer == seat else ""
     lines = [
         text(
@@ -114,10 +118,10 @@ def seat_content(table: Table, seat: int, scores: list[int]) -> Content:
     rows: list[list[InlineKeyboardButton]] = []
     if s.auto:
         lines.append(text("tuoguan_on", lang))
-        rows.append([command_button(table, "back", "btn_back")])
+        rows.append([command_button(table, "back", "btn_back", lang)])
     else:
-        lines.append(_prompt_line(table, seat, table.claim_seconds, table.turn_seconds))
-        rows = action_keyboard(table, seat)
+        lines.append(_prompt_line(table, seat, lang))
+        rows = action_keyboard(table, seat, lang)
     names = table.names()
     return Content(
         "\n".join(line for line in lines if line),
@@ -145,22 +149,23 @@ def spectator_content(table: Table, scores: list[int]) -> Content:
     return Content(caption, None, render=lambda: render_spectator_view(view, names, scores, picture_lang(lang)))
 
 
-def result_content(table: Table, totals: list[int], next_seconds: float | None) -> Content:
+def result_content(table: Table, totals: list[int], next_seconds: float | None, lang: str | None = None) -> Content:
     """The end of a hand: the result picture, everyone's points and running totals; with ``next_seconds``,
-    a Ready button and when the next hand starts anyway."""
+    a Ready button and when the next hand starts anyway. In the table's language unless ``lang`` (a player's)."""
     hand = table.hand
     assert hand is not None and hand.finished
-    lang = table.lang
+    lang = lang or table.lang
     view = hand.view(None)
     payments = hand.result.payments if hand.result is not None else (0, 0, 0, 0)
     lines = "\n".join(
-        text("result_line", lang, seat=seat_label(table, s), delta=payments[s], total=totals[s]) for s in range(4)
+        text("result_line", lang, seat=seat_label(table, s, lang), delta=payments[s], total=totals[s])
+        for s in range(4)
     )
     caption = text("result_caption", lang, number=table.hand_number, lines=lines)
     markup = None
     if next_seconds is not None:
         caption += "\n" + text("next_hand", lang, seconds=round(next_seconds))
-        markup = InlineKeyboardMarkup([[command_button(table, "ready", "btn_ready")]])
+        markup = InlineKeyboardMarkup([[command_button(table, "ready", "btn_ready", lang)]])
     names = table.names()
     if hand.result is None:
         return Content(caption, markup, render=lambda: render_exhausted(view, names, picture_lang(lang), totals))

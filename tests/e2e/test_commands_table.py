@@ -74,7 +74,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
             def second_hand_seen() -> bool:
                 if _caption(alice) != captions[-1]:
                     captions.append(_caption(alice))
-                return "you are" in captions[-1]
+                return any("第 1 局结果" in c for c in captions) and "你是" in captions[-1]
 
             Players(tg, group, [alice]).play_until(second_hand_seen, timeout=60)
             yield Played(tg, group, alice, bob, db, menu, captions)
@@ -87,10 +87,11 @@ def test_a_setting_changed_during_a_hand_applies_from_the_next_hand(played: Play
     texts = "\n".join(group_texts(played.tg, played.group))
     assert "⚙️ Alice 把「规则」改为 口口翻, 下一局起生效。" in texts
     assert "⚙️ Alice set Language to English; it applies from the next hand." in texts
-    # The first hand stayed Chinese and 开口翻 to its end; the second is English and 口口翻.
+    # The first hand stayed Chinese and 开口翻 to its end; the second is English (in the group) and 口口翻.
     *first_hand, second_hand = played.captions
     assert len(first_hand) > 2 and all("赖子" in c or "第 1 局结果" in c for c in first_hand)
-    assert "wildcard" in second_hand
+    # Alice's private pictures speak her own language (Chinese) while the group now speaks English.
+    assert "你是" in second_hand and "wildcard" not in second_hand
     with sqlite3.connect(played.db) as db:
         presets = [row[0] for row in db.execute("SELECT json_extract(rules, '$.preset') FROM hands ORDER BY id")]
     assert presets == ["kaikoufan", "koukoufan"]
