@@ -94,7 +94,10 @@ def calls_per_action(work: Path) -> tuple[list[ApiCall], int]:
             users[0].say(group, "/begin")
             players = Players(tg, group, users, allow_hu=lambda caption: "抢杠" in caption)
             players.play_until(lambda: _hands_done(db) >= 1, timeout=120)
-            time.sleep(4)  # the hand's last pictures and the result
+            # Counted until the group shows the result (its writes are paced: they trail the hand) and a bit more.
+            tg.wait_until(lambda: any("第 1 局结果" in (m.caption or "") for m in tg.messages(group.id)), timeout=60,
+                          what="the result in the group")
+            time.sleep(2)
             return [c for c in tg.calls()[start:] if c.method != "getUpdates"], _actions(db)
 
 

@@ -59,7 +59,7 @@ log = logging.getLogger(__name__)
 
 _RETRY_SECONDS = 5.0  # after a timed step failed unexpectedly
 
-# The events the group hears about as a short announcement (besides the pictures).
+# The events the group's picture caption tells (besides the pictures).
 _ANNOUNCED = {"peng": "announce_peng", "chong_gang": "announce_gang", "an_gang": "announce_gang",
               "xu_gang": "announce_gang", "hongzhong_gang": "announce_hongzhong_gang",
               "laizi_gang": "announce_laizi_gang"}
@@ -417,7 +417,7 @@ class TableManager:
         scores = list(table.match.totals)
         for seat, s in table.humans():
             if seat in changed or new_hand:
-                urgent = seat in table.prompts or s.auto or new_hand
+                urgent = seat in table.prompts or s.auto  # a new hand's other players see it lazily
                 content = seat_content(table, seat, scores)
                 self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", content, urgent=urgent)
         self.outbox.show(table.chat_id, "spectator", spectator_content(table, scores), fresh=new_hand)
@@ -431,7 +431,8 @@ class TableManager:
             if key is not None and seat is not None:
                 raw = public.data.get("tile")
                 tile = tile_label(parse_tile(raw), lang) if isinstance(raw, str) else ""
-                self.outbox.announce(table.chat_id, text(key, lang, seat=seat_label(table, seat), tile=tile))
+                # The group's picture is edited after every action anyway: its caption tells it, no message.
+                self.outbox.tell(table.chat_id, "spectator", text(key, lang, seat=seat_label(table, seat), tile=tile))
             elif public.kind == "win" and seat is not None:
                 settlement = public.data.get("settlement", {})
                 names = " · ".join(

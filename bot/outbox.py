@@ -3,12 +3,14 @@
 Each chat has named *slots* (a player's one private message, the group's lobby or spectator message), each
 shown by one Telegram message that later writes edit in place; ``show`` replaces what a slot should show
 and only the latest content is ever sent (pictures are rendered when sent, so skipped states cost nothing).
-``announce`` posts a new message; announcements waiting in the same chat are merged into one.
+``announce`` posts a new message; announcements waiting in the same chat are merged into one. ``tell`` puts
+a line in a slot's caption instead (the group's 碰 and 杠 ride on its picture's next edit).
 
 Pacing: writes to one group at least ``group_interval`` apart (Telegram allows about 20 a minute), to one
 private chat at least ``private_interval`` apart, at most ``global_rate`` per second overall. An *urgent* slot
 (a player who must act) goes before everything else, both in its chat and in the global queue; a non-urgent
-private slot is refreshed at most every ``passive_interval``. A 429 (RetryAfter) or a network error is
+private slot waits ``passive_interval`` after its state arrived and after its last write (an urgent state
+arriving meanwhile replaces it: one write instead of two). A 429 (RetryAfter) or a network error is
 logged and the write is retried later; it never reaches the caller.
 
     outbox = Outbox(bot)
@@ -27,7 +29,7 @@ import logging
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
@@ -58,6 +60,9 @@ class _Slot:
     urgent: bool = False
     fresh: bool = False  # send a new message instead of editing the old one
     last_sent: float = float("-inf")
+    shown: Content | None = None  # what the message shows now (before any news)
+    news: list[str] = field(default_factory=list)  # lines to tell in the caption of the next write
+    told: list[str] = field(default_factory=list)  # the lines the caption tells now (kept until newer ones)
 
 
 @dataclass
@@ -154,6 +159,20 @@ class Outbox:
         chat.announcements.append((text, markup))
         self._kick(chat)
 
+    def tell(self, chat_id: int, slot: str, text: str) -> None:
+        """Tell ``text`` in the caption of ``slot``'s next write instead of a message of its own (the slot is
+        rewritten with it if nothing newer is on its way); it stays there until newer lines replace it. A slot
+        not shown yet: an announcement."""
+        chat = self._chat(chat_id)
+        s = chat.slots.get(slot)
+        if s is None or (s.shown is None and s.pending is None):
+            self.announce(chat_id, text)
+            return
+        s.news.append(text)
+        if s.pending is None:
+            s.pending, s.pending_since = s.shown, time.monotonic()
+        self._kick(chat)
+
     def message_id(self, chat_id: int, slot: str) -> int | None:
         chat = self._chats.get(chat_id)
         s = chat.slots.get(slot) if chat else None
@@ -198,8 +217,10 @@ class Outbox:
         for name, s in chat.slots.items():
             if s.pending is None:
                 continue
-            passive = not s.urgent and chat.chat_id > 0 and s.message_id is not None and not s.fresh
-            when = max(ready, s.last_sent + self.passive_interval) if passive else ready
+            # A player with nothing to decide sees the table lazily: a state waits passive_interval after it
+            # arrived (and after the last write), so their next prompt, if it comes soon, carries it for free.
+            passive = not s.urgent and chat.chat_id > 0
+            when = max(ready, max(s.last_sent, s.pending_since) + self.passive_interval) if passive else ready
             key = (when, 0 if s.urgent else 1, s.pending_since, name)
             if best is None or key < best:
                 best = key
@@ -269,12 +290,17 @@ class Outbox:
         if content is None:
             return
         s.pending, s.urgent = None, False
+        news = list(s.news)
+        lines = news or ([] if s.fresh else s.told)
+        told = replace(content, text="\n".join([content.text, *lines])) if lines else content
         try:
-            await self._write(chat.chat_id, s, content)
+            await self._write(chat.chat_id, s, told)
         except (RetryAfter, NetworkError) as e:
             if s.pending is None and not isinstance(e, BadRequest):  # nothing newer arrived: retry this one
                 s.pending = content
             raise
+        s.shown, s.told = content, lines
+        del s.news[: len(news)]  # lines told meanwhile wait for the next write
         s.last_sent = time.monotonic()
         self.writes += 1
 

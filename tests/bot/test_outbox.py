@@ -108,3 +108,25 @@ async def test_throttle_serves_lower_priority_numbers_first() -> None:
     await throttle.acquire(0)  # the next grant is 50 ms away, so the others queue
     await asyncio.gather(take("lazy", 1), take("lazy2", 1), take("urgent", 0))
     assert order[0] == "urgent"
+
+
+async def test_told_lines_ride_on_the_slots_next_write_and_stay_until_newer(fake_telegram: FakeTelegram,
+                                                                             bot: Bot) -> None:
+    group = fake_telegram.add_group("g")
+    outbox = Outbox(bot, group_interval=0.05)
+    outbox.tell(group.id, "spectator", "before any picture")  # nothing to ride on yet: a message of its own
+    outbox.show(group.id, "spectator", Content("table 1"))
+    await _drain(outbox)
+    outbox.tell(group.id, "spectator", "东 碰 五万")
+    outbox.tell(group.id, "spectator", "南 杠 九条")
+    await _drain(outbox)
+    texts = [m.text for m in fake_telegram.messages(group.id)]
+    assert texts == ["before any picture", "table 1\n东 碰 五万\n南 杠 九条"]
+    outbox.show(group.id, "spectator", Content("table 2"))
+    await _drain(outbox)
+    assert fake_telegram.messages(group.id)[-1].text == "table 2\n东 碰 五万\n南 杠 九条"  # still the latest news
+    outbox.tell(group.id, "spectator", "西 碰 一筒")
+    await _drain(outbox)
+    assert fake_telegram.messages(group.id)[-1].text == "table 2\n西 碰 一筒"
+    assert len(fake_telegram.messages(group.id)) == 2  # no announcement besides the first
+    await outbox.close()
