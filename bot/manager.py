@@ -556,7 +556,7 @@ class TableManager:
         last = match.hands_played >= table.hands_planned or (session is not None and session.over(table))
         self.outbox.show(table.chat_id, "result", result_content(table, totals, None), fresh=True)
         for _, s in table.humans():
-            content = result_content(table, totals, None if last else self.config.next_hand_seconds)
+            content = result_content(table, totals, None if last else self.config.next_hand_seconds, s.lang)
             self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", content, urgent=True)
         for r in closed.results:
             if r.title_changed and r.title_after is not None:

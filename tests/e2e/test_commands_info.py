@@ -79,7 +79,7 @@ def test_command_menu_in_both_languages(world: World) -> None:
 def test_help_and_rules_in_the_group_language_and_the_players_own(world: World) -> None:
     assert "/newgame" in world.ask(world.zh, "/help", world.group, "入座")
     rules = world.ask(world.zh, "/rules", world.group, "红中赖子杠")
-    assert "开口翻" in rules and "封顶 300" in rules and "吃碰 15 秒" in rules
+    assert "开口翻" in rules and "封顶 300" in rules and "吃碰 10 秒" in rules
     assert "/settings" in world.ask(world.en, "/help", expect="group settings")
     english = world.ask(world.en, "/rules", expect="Wildcard Kong")
     assert "Cap 300; golden cap 400" in english and "minimum payment 20" in english
