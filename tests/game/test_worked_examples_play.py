@@ -8,6 +8,7 @@ import pytest
 
 from game.rules import Rules
 from game.table import Hand
+from game.tiles import parse_tile
 from tests.game.test_table import ROB_SCRIPT, layout, play, rob_hand
 
 
@@ -272,3 +273,39 @@ def test_example_h_all_258_soft_self_draw() -> None:
     )
     assert settled(hand) == ((-30, -30, 90, -30), ("jiang_yi_se",), None)
     assert (hand.result.how, hand.result.soft) == ("self_draw", True)  # type: ignore[union-attr]
+
+
+def example_e(rules: Rules) -> Hand:
+    # Dealer 0, 赖子 5s. Seat 1 pengs 3z from seat 0, then seat 3 discards 8p into 123m 456m 789m 8p:
+    # a 屁胡 whose raw payments are 8 (seat 0, dealer), 4 and 8 (seat 3).
+    hand = layout(0, ["3z", "3z3z123m456m789m8p1z", "9s", "8p"], head="2z4z", indicator="4s", rules=rules, pad=20)
+    play(hand, "0 discard 3z", "1 peng 3z", "1 discard 1z", "2 discard 9s", "3 discard 8p")
+    return hand
+
+
+def test_example_e_below_the_minimum_is_not_offered() -> None:
+    assert "hu" not in {a.kind for a in example_e(Rules()).legal_actions(1)}
+    # Only the minimum stands in the way: without it the same discard is a win.
+    free = example_e(Rules(min_payment=0))
+    assert "hu" in {a.kind for a in free.legal_actions(1)}
+    play(free, "1 hu")
+    assert settled(free) == ((-8, 20, -4, -8), ("pi_hu",), None)
+
+
+def example_f(rules: Rules, draw: str) -> Hand:
+    # Dealer 0, 赖子 5s. Seat 1 chis 678m from seat 0 and, a round later, draws ``draw`` into 234p 789p 34s 5s 2m.
+    hand = layout(
+        0, ["6m1p", "7m8m234p789p34s5s2m1z", "9s", "9m"], head=f"2z4z3z{draw}", indicator="4s", rules=rules, pad=20
+    )
+    play(hand, "0 discard 6m", "1 chi 6m", "1 discard 1z", "2 discard 9s", "3 discard 9m", "0 discard 1p", "1 pass")
+    view = hand.view(1)
+    assert (view.phase, view.turn, view.drawn) == ("turn", 1, parse_tile(draw))
+    return hand
+
+
+def test_example_f_two_laizi_small_win_is_not_offered() -> None:
+    # Drawing the second 赖子 (5s) makes only a 屁胡 holding two 赖子: no 胡 button.
+    assert "hu" not in {a.kind for a in example_f(Rules(min_payment=0), "5s").legal_actions(1)}
+    # Drawing a natural 2m instead (one 赖子 left, standing for 2s or 5s) is a win.
+    natural = example_f(Rules(min_payment=0), "2m")
+    assert "hu" in {a.kind for a in natural.legal_actions(1)}
