@@ -31,6 +31,7 @@ from telegram.ext import (
     filters,
 )
 
+from bot.handlers import manager_of
 from bot.i18n import LANGUAGES, commands, language_for, private_language, t
 from bot.settings_menu import OPTIONS, shown
 from game.calc import CalcError, calculate
@@ -38,15 +39,10 @@ from game.scoring import Settlement
 from storage.chats import ChatSettings
 
 if TYPE_CHECKING:
-    from bot.manager import TableManager
+    pass
 
 LANG_PREFIX: Final = "ln1"
 MAX_ERROR: Final = 300  # characters of a calculator error shown back
-
-
-def _manager(context: ContextTypes.DEFAULT_TYPE) -> TableManager:
-    manager: TableManager = context.application.bot_data["manager"]
-    return manager
 
 
 def _private(update: Update) -> bool:
@@ -79,7 +75,7 @@ async def rules_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     chat = update.effective_chat
     if chat is None:
         return
-    manager = _manager(context)
+    manager = manager_of(context)
     lang = await language_for(manager.db, chat.id, update.effective_user)
     settings = await manager.db.chats.get(chat.id) if chat.id < 0 else ChatSettings(chat.id)
     manager.outbox.announce(chat.id, rules_text(settings, lang))
@@ -109,7 +105,7 @@ async def calc_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     chat, message = update.effective_chat, update.effective_message
     if chat is None or message is None or not message.text:
         return
-    manager = _manager(context)
+    manager = manager_of(context)
     lang = await language_for(manager.db, chat.id, update.effective_user)
     if not _private(update):
         manager.outbox.announce(chat.id, t("calc_private_only", lang))
@@ -123,7 +119,7 @@ async def calc_message(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     chat, message = update.effective_chat, update.effective_message
     if chat is None or message is None or not message.text:
         return
-    manager = _manager(context)
+    manager = manager_of(context)
     lang = await language_for(manager.db, chat.id, update.effective_user)
     manager.outbox.announce(chat.id, calc_answer(message.text, lang))
 
@@ -133,7 +129,7 @@ async def help_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     chat = update.effective_chat
     if chat is None:
         return
-    manager = _manager(context)
+    manager = manager_of(context)
     lang = await language_for(manager.db, chat.id, update.effective_user)
     manager.outbox.announce(chat.id, t("help", lang))
     raise ApplicationHandlerStop  # this /help replaces bot.handlers' shorter one
@@ -150,7 +146,7 @@ async def lang_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     user, chat = update.effective_user, update.effective_chat
     if user is None or chat is None:
         return
-    manager = _manager(context)
+    manager = manager_of(context)
     lang = await language_for(manager.db, chat.id, user)
     if not _private(update):
         manager.outbox.announce(chat.id, t("lang_group", lang))
@@ -169,7 +165,7 @@ async def lang_press(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     query = update.callback_query
     if query is None:
         return
-    manager = _manager(context)
+    manager = manager_of(context)
     wanted = (query.data or "").split("|")[-1]
     await private_language(manager.db, query.from_user)  # registers someone the bot has not met yet
     await manager.db.players.set_language(query.from_user.id, wanted)
@@ -185,7 +181,7 @@ async def remember_language(update: Update, context: ContextTypes.DEFAULT_TYPE) 
         return
     met: set[int] = context.application.bot_data.setdefault("languages_met", set())
     if user.id not in met:
-        await private_language(_manager(context).db, user)
+        await private_language(manager_of(context).db, user)
         met.add(user.id)
 
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.ext import Application, ApplicationHandlerStop, CallbackQueryHandler, CommandHandler, ContextTypes
 
-from bot.handlers import _is_admin
+from bot.handlers import _is_admin, manager_of
 from bot.i18n import LANGUAGES, language_for, t
 from bot.outbox import Content
 from game.ai import LEVELS
@@ -193,16 +193,11 @@ def _shown_choice(option: Option, choice: str) -> Any:
 
 
 # --- handlers -----------------------------------------------------------------------------------------------
-def _manager(context: ContextTypes.DEFAULT_TYPE) -> TableManager:
-    manager: TableManager = context.application.bot_data["manager"]
-    return manager
-
-
 async def settings_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     user, chat = update.effective_user, update.effective_chat
     if user is None or chat is None:
         return
-    manager = _manager(context)
+    manager = manager_of(context)
     if chat.type not in (Chat.GROUP, Chat.SUPERGROUP):
         manager.outbox.announce(chat.id, t("settings_group_only", await language_for(manager.db, chat.id, user)))
         return
@@ -217,7 +212,7 @@ async def settings_press(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     query = update.callback_query
     if query is None or query.message is None:
         return
-    manager = _manager(context)
+    manager = manager_of(context)
     chat_id = query.message.chat.id
     settings = await manager.db.chats.get(chat_id)
     parts = (query.data or "").split("|")

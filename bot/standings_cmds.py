@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.ext import Application, ApplicationHandlerStop, CallbackQueryHandler, CommandHandler, ContextTypes
 
+from bot.handlers import manager_of
 from bot.i18n import language_for, t
 from bot.outbox import Content
 from bot.views import tile_label
@@ -36,7 +37,7 @@ from storage.errors import StorageError
 from storage.standings import HistoryEntry, Period
 
 if TYPE_CHECKING:
-    from bot.manager import TableManager
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -48,11 +49,6 @@ PERIODS: Final = ("all", "month")
 _MONTH_WORDS: Final = frozenset({"month", "m", "月", "本月", "这个月"})
 
 
-def _manager(context: ContextTypes.DEFAULT_TYPE) -> TableManager:
-    manager: TableManager = context.application.bot_data["manager"]
-    return manager
-
-
 def _lang_of(lang: str) -> Lang:
     return "zh" if lang == "zh" else "en"
 
@@ -62,7 +58,7 @@ async def me_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     user, chat = update.effective_user, update.effective_chat
     if user is None or chat is None:
         return
-    manager = _manager(context)
+    manager = manager_of(context)
     lang = await language_for(manager.db, chat.id, user)
     await manager.db.players.upsert(user.id, user.full_name)  # the card shows their name as it is now
     card = await manager.db.standings.card(user.id)
@@ -97,7 +93,7 @@ async def top_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     chat = update.effective_chat
     if chat is None:
         return
-    manager = _manager(context)
+    manager = manager_of(context)
     lang = await language_for(manager.db, chat.id, update.effective_user)
     if chat.type not in (Chat.GROUP, Chat.SUPERGROUP):
         manager.outbox.announce(chat.id, t("top_group_only", lang))
@@ -122,7 +118,7 @@ async def rank_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     user, chat = update.effective_user, update.effective_chat
     if user is None or chat is None:
         return
-    manager = _manager(context)
+    manager = manager_of(context)
     lang = await language_for(manager.db, chat.id, user)
     player = await manager.db.players.upsert(user.id, user.full_name)
     manager.outbox.announce(chat.id, rank_text(player.skill, lang))
@@ -155,7 +151,7 @@ async def history_command(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
     user, chat = update.effective_user, update.effective_chat
     if user is None or chat is None:
         return
-    manager = _manager(context)
+    manager = manager_of(context)
     lang = await language_for(manager.db, chat.id, user)
     entries = await manager.db.standings.history(user.id, HISTORY_HANDS)
     buttons = [
@@ -236,7 +232,7 @@ async def standings_press(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
     query = update.callback_query
     if query is None or query.message is None:
         return
-    manager = _manager(context)
+    manager = manager_of(context)
     chat = query.message.chat
     lang = await language_for(manager.db, chat.id, query.from_user)
     parts = (query.data or "").split("|")
