@@ -62,14 +62,6 @@ async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     manager.outbox.announce(chat.id, text(key, lang) + "\n\n" + text("help", lang))
 
 
-async def help_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    chat = update.effective_chat
-    if chat is not None:
-        manager = manager_of(context)
-        lang = await language_for(manager.db, chat.id, update.effective_user)
-        manager.outbox.announce(chat.id, text("help", lang))
-
-
 async def group_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """/newgame, /join, /leave, /begin, /flee and /stop: group commands for the group's table."""
     user, chat, message = update.effective_user, update.effective_chat, update.effective_message
@@ -133,7 +125,6 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 def add_handlers(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     application.add_handler(CommandHandler("start", start))
-    application.add_handler(CommandHandler("help", help_command))
     application.add_handler(CommandHandler(list(COMMANDS), group_command))
     application.add_handler(CallbackQueryHandler(press))
     application.add_error_handler(on_error)

@@ -132,7 +132,6 @@ async def help_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     manager = manager_of(context)
     lang = await language_for(manager.db, chat.id, update.effective_user)
     manager.outbox.announce(chat.id, t("help", lang))
-    raise ApplicationHandlerStop  # this /help replaces bot.handlers' shorter one
 
 
 def _lang_markup() -> InlineKeyboardMarkup:
