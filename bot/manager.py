@@ -181,6 +181,14 @@ class TableManager:
         return True
 
     async def leave(self, chat_id: int, user_id: int) -> Reply:
+        """/leave: free a seat when no hand is running (a running hand needs /flee)."""
+        return await self._leave(chat_id, user_id, flee=False)
+
+    async def flee(self, chat_id: int, user_id: int) -> Reply:
+        """/flee: leave even a running hand, with the flee penalty (RULES.md §10)."""
+        return await self._leave(chat_id, user_id, flee=True)
+
+    async def _leave(self, chat_id: int, user_id: int, flee: bool) -> Reply:
         async with self._locked(chat_id):
             table = self.tables.get(chat_id)
             if table is None:
@@ -188,10 +196,21 @@ class TableManager:
             seat = table.seat_of(user_id)
             if seat is None:
                 return Reply(text("not_seated", table.lang))
-            if table.state == "playing":
+            if table.state != "playing":
+                return await self._leave_unplayed(table, seat, user_id)
+            if not flee or table.hand_id is None or table.match is None:
                 penalty = table.match.rules.flee_penalty if table.match else 0
                 return Reply(text("hand_running", table.lang, penalty=penalty))
-            return await self._leave_unplayed(table, seat, user_id)
+            label = seat_label(table, seat)
+            # Stored before anyone is told, and settled with this hand by storage (nothing lost in a crash).
+            await self.db.hands.add_penalty(table.hand_id, table.match.flee(seat))
+            await self._seat_automatic(table, seat)
+            self.outbox.announce(chat_id, text("announce_flee", table.lang, seat=label,
+                                               penalty=table.match.rules.flee_penalty))
+            if not await self._end_if_no_humans(table) and table.state == "playing":
+                self._publish(table, set())
+                self._arm(table)
+            return Reply(None)
 
     async def _leave_unplayed(self, table: Table, seat: int, user_id: int) -> Reply:
         """Leave a table with no hand running: no penalty (RULES.md §10 charges leaving a running hand)."""
@@ -567,27 +586,6 @@ class TableManager:
             await self._finish(table, "done")
         else:
             self._arm(table)
-
-    async def flee(self, chat_id: int, user_id: int) -> Reply:
-        async with self._locked(chat_id):
-            table = self.tables.get(chat_id)
-            if table is None:
-                return Reply(text("no_table", self.config.lang))
-            seat = table.seat_of(user_id)
-            if seat is None:
-                return Reply(text("not_seated", table.lang))
-            if table.state != "playing" or table.hand_id is None or table.match is None:
-                return await self._leave_unplayed(table, seat, user_id)
-            label = seat_label(table, seat)
-            # Stored before anyone is told, and settled with this hand by storage (nothing lost in a crash).
-            await self.db.hands.add_penalty(table.hand_id, table.match.flee(seat))
-            await self._seat_automatic(table, seat)
-            self.outbox.announce(chat_id, text("announce_flee", table.lang, seat=label,
-                                               penalty=table.match.rules.flee_penalty))
-            if not await self._end_if_no_humans(table) and table.state == "playing":
-                self._publish(table, set())
-                self._arm(table)
-            return Reply(None)
 
     async def _seat_automatic(self, table: Table, seat: int) -> None:
         """An automatic player takes a human's seat for the rest of the match; their message is closed."""
