@@ -68,12 +68,15 @@ class Rules:
     def with_options(self, opts: dict[str, Any]) -> Rules:
         """A copy with the named options changed; values are checked and normalised."""
         names = {f.name for f in dataclasses.fields(self)} - {"preset"}
-        changes: dict[str, Any] = {}
-        for key, value in opts.items():
-            if key not in names:
-                raise RulesError(f"unknown rules option {key!r}")
-            changes[key] = _coerce(self, key, value)
-        return dataclasses.replace(self, **changes)
+        unknown = [key for key in opts if key not in names]
+        if unknown:
+            raise RulesError(f"unknown rules option {unknown[0]!r}")
+        # bright_cap last: `true` is read against the golden cap these same options may set.
+        others = {k: _coerce(self, k, v) for k, v in opts.items() if k != "bright_cap"}
+        changed = dataclasses.replace(self, **others)
+        if "bright_cap" in opts:
+            changed = dataclasses.replace(changed, bright_cap=_coerce(changed, "bright_cap", opts["bright_cap"]))
+        return changed
 
     def to_json(self) -> dict[str, Any]:
         """Only what differs from the preset, so stored rules stay short and readable."""

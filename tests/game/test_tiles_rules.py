@@ -50,3 +50,11 @@ def test_presets_and_options() -> None:
     for bad in ("nope", {"preset": "kaikoufan", "cap": -1}, {"unknown": 1}, {"multi_win_order": "x"}, 5):
         with pytest.raises(RulesError):
             Rules.from_json(bad)
+
+
+def test_bright_cap_true_follows_the_golden_cap_set_beside_it() -> None:
+    # 光明顶 `true` is 100 above the 金顶, whatever order the options come in.
+    assert Rules.from_json({"bright_cap": True}).bright_cap == 500
+    assert Rules.from_json({"preset": "koukoufan", "bright_cap": True}).bright_cap == 600
+    for opts in ({"golden_cap": 600, "bright_cap": True}, {"bright_cap": True, "golden_cap": 600}):
+        assert Rules.from_json(opts).bright_cap == 700
