@@ -103,6 +103,16 @@ async def _load_hand(tx: aiosqlite.Connection, hand_id: int) -> HandRecord:
     return _hand_from_row(rows[0], tuple(seat_from_row(s) for s in seats))
 
 
+async def _penalty_totals(tx: aiosqlite.Connection, hand_id: int) -> tuple[int, ...]:
+    """The flee penalties stored with a hand, per seat."""
+    totals = [0] * SEATS
+    for row in await tx.execute_fetchall(
+        "SELECT seat, SUM(points) AS points FROM hand_penalties WHERE hand_id = ? GROUP BY seat", (hand_id,)
+    ):
+        totals[row["seat"]] = row["points"]
+    return tuple(totals)
+
+
 async def _load_playing_hand(tx: aiosqlite.Connection, hand_id: int) -> HandRecord:
     """The hand, which must still be in play: a closed or abandoned hand takes no more changes."""
     hand = await _load_hand(tx, hand_id)
@@ -239,10 +249,7 @@ class Hands:
         ended_at = timestamp(ended)
         async with self._db.transaction() as tx:
             hand = await _load_playing_hand(tx, hand_id)
-            for row in await tx.execute_fetchall(
-                "SELECT seat, SUM(points) AS points FROM hand_penalties WHERE hand_id = ? GROUP BY seat", (hand_id,)
-            ):
-                points[row["seat"]] += row["points"]
+            points = [p + f for p, f in zip(points, await _penalty_totals(tx, hand_id), strict=True)]
             league = list(
                 await tx.execute_fetchall(
                     """SELECT n.league_id, n.season FROM matches m JOIN league_nights n ON n.id = m.league_night_id
@@ -328,10 +335,8 @@ class Hands:
 
     async def penalties(self, hand_id: int) -> tuple[int, ...]:
         """The flee penalties stored with a hand so far, per seat."""
-        totals = [0] * SEATS
-        for row in await self._db.fetchall("SELECT seat, points FROM hand_penalties WHERE hand_id = ?", (hand_id,)):
-            totals[row["seat"]] += row["points"]
-        return tuple(totals)
+        async with self._db.transaction(write=False) as tx:
+            return await _penalty_totals(tx, hand_id)
 
     async def count_since(self, moment: datetime) -> int:
         """How many hands started at or after moment (e.g. today's, for the operators' /status)."""
