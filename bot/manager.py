@@ -41,14 +41,13 @@ from bot.views import (
     seat_content,
     seat_label,
     spectator_content,
-    tile_label,
 )
 from game.ai import LEVELS, choose
 from game.match import Match
 from game.patterns import PATTERNS
 from game.rules import Rules
 from game.table import Action, Event, Hand, IllegalAction
-from game.tiles import parse_tile
+from game.tiles import parse_tile, tile_label
 from storage.database import Database
 from storage.errors import StorageError
 from storage.hands import HandRecord

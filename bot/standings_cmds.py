@@ -25,10 +25,9 @@ from telegram.ext import Application, ApplicationHandlerStop, CallbackQueryHandl
 from bot.handlers import manager_of
 from bot.i18n import language_for, t
 from bot.outbox import Content
-from bot.views import tile_label
 from game.patterns import PATTERNS
 from game.table import Action, Event, Hand
-from game.tiles import format_tiles, parse_tile
+from game.tiles import format_tiles, parse_tile, tile_label
 from game.titles import TITLES, title_for
 from rendering.labels import Lang
 from rendering.standings import LeaderboardRow, PlayerCard, render_leaderboard, render_player_card

@@ -14,7 +14,7 @@ from bot.outbox import Content
 from bot.table import Table
 from bot.texts import text
 from game.table import Action
-from game.tiles import parse_tile, rank_of, suit_of, tile_cn, tile_name
+from game.tiles import parse_tile, rank_of, suit_of, tile_cn, tile_label
 from rendering import render_exhausted, render_result, render_spectator_view, render_table_view
 from rendering.labels import Lang
 
@@ -26,10 +26,6 @@ _ORDER = ("hu", "chong_gang", "peng", "chi", "an_gang", "xu_gang", "hongzhong_ga
 def picture_lang(lang: str) -> Lang:
     """The pictures speak zh or en; any other language gets the Chinese ones."""
     return "en" if lang == "en" else "zh"
-
-
-def tile_label(t: int, lang: str) -> str:
-    return tile_cn(t) if lang == "zh" else tile_name(t)
 
 
 def seat_label(table: Table, seat: int, lang: str | None = None) -> str:

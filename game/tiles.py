@@ -83,6 +83,15 @@ def tile_en(t: Tile) -> str:
     return f"{rank_of(t)} {SUIT_EN[suit_of(t)]}"
 
 
+def tile_label(t: Tile, lang: str) -> str:
+    """A tile in words for people (never the ``1m…7z`` code): 五万 · 东 · 中, or 5 Characters · East · Red.
+
+    >>> tile_label(parse_tile("7z"), "en"), tile_label(parse_tile("9s"), "zh")
+    ('Red', '九条')
+    """
+    return tile_cn(t) if lang == "zh" else tile_en(t)
+
+
 def parse_tile(s: str) -> Tile:
     s = s.strip()
     if len(s) != 2 or not s[0].isdigit() or s[1] not in SUITS:

@@ -16,7 +16,7 @@ from typing import Final, Literal
 from game.melds import WinHow
 from game.patterns import PATTERNS
 from game.scoring import FACTOR_NAMES, REASON_NAMES
-from game.tiles import HONOR_CN, HONOR_EN, Tile, tile_cn, tile_en
+from game.tiles import HONOR_CN, HONOR_EN, tile_cn, tile_en
 from game.titles import TITLES
 
 Lang = Literal["zh", "en"]
@@ -121,10 +121,6 @@ def seat_wind(seat: int, lang: Lang) -> str:
 def pattern_name(pattern_id: str, lang: Lang) -> str:
     p = PATTERNS[pattern_id]
     return p.zh if lang == "zh" else p.en
-
-
-def tile_label(tile: Tile, lang: Lang) -> str:
-    return tile_cn(tile) if lang == "zh" else tile_en(tile)
 
 
 def all_label_text() -> str:
