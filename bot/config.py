@@ -6,6 +6,9 @@
 >>> Config.from_env({"TELEGRAM_BOT_TOKEN": "1:a", "TELEGRAM_API_BASE_URL": "http://127.0.0.1:8081"}).api_base_url
 'http://127.0.0.1:8081/bot'
 
+``check_config(env)`` reads the configuration as ``python -m bot`` would and checks what can be checked without
+Telegram (``python -m bot --check-config``): exit status 0, or 2 with the reason.
+
 ``load_dotenv(path)`` reads ``KEY=value`` lines (``#`` comments, optional quotes, ``export`` prefix) into
 ``os.environ`` without overriding what the environment already sets.
 """
@@ -19,6 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from bot.i18n import CatalogueError
+from bot.i18n import load as load_catalogues
+from storage.players import LANGUAGES
+
 TOKEN_HELP = (
     "TELEGRAM_BOT_TOKEN is not set.\n"
     "Create a bot with @BotFather in Telegram (send /newbot), copy the token it gives you, then either\n"
@@ -26,6 +33,10 @@ TOKEN_HELP = (
     "and run `make run` again. In @BotFather, also turn off privacy mode (/setprivacy → Disable) or make the\n"
     "bot a group admin, so that it sees /commands in groups."
 )
+
+
+# A bot token as @BotFather issues them: the bot's id, a colon, a secret.
+_TOKEN = re.compile(r"^[0-9]{1,20}:[A-Za-z0-9_-]{20,}$")
 
 
 class ConfigError(ValueError):
@@ -162,8 +173,8 @@ class Config:
         except ValueError:
             raise ConfigError(f"MAHJONG_SEED must be an integer, got {seed_raw!r}") from None
         lang = env.get("MAHJONG_LANG", "zh").strip() or "zh"
-        if lang not in ("zh", "en"):
-            raise ConfigError(f"MAHJONG_LANG must be zh or en, got {lang!r}")
+        if lang not in LANGUAGES:
+            raise ConfigError(f"MAHJONG_LANG must be {' or '.join(LANGUAGES)}, got {lang!r}")
         level = (env.get("MAHJONG_LOG_LEVEL", "INFO").strip() or "INFO").upper()
         if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
             raise ConfigError(f"MAHJONG_LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, got {level!r}")
@@ -187,3 +198,39 @@ class Config:
             webhook_secret=_webhook_secret(env),
             admin_ids=_user_ids(env, "MAHJONG_ADMIN_IDS"),
         )
+
+
+def check_config(env: Mapping[str, str] | None = None, dotenv: str | Path = ".env") -> tuple[int, str]:
+    """(exit status, message) for ``python -m bot --check-config``: 0 and a summary, or 2 and what is wrong."""
+    if env is None:
+        try:
+            load_dotenv(dotenv)
+        except ConfigError as e:
+            return 2, f"configuration error: {e}"
+        env = os.environ
+    try:
+        config = Config.from_env(env)
+        if not _TOKEN.match(config.token):
+            raise ConfigError("TELEGRAM_BOT_TOKEN does not look like a bot token (123456:ABC-...) from @BotFather")
+        _check_writable_dir(Path(config.db_path).parent, "MAHJONG_DB")
+        load_catalogues()
+    except (ConfigError, CatalogueError) as e:
+        return 2, f"configuration error: {e}"
+    mode = (
+        f"webhook {config.webhook_url} (listening on {config.webhook_listen[0]}:{config.webhook_listen[1]})"
+        if config.webhook_url
+        else "long polling"
+    )
+    admins = ", ".join(str(i) for i in sorted(config.admin_ids)) or "none"
+    return 0, f"configuration OK: {mode}; database {config.db_path}; language {config.lang}; /status admins: {admins}"
+
+
+def _check_writable_dir(directory: Path, key: str) -> None:
+    """The database's directory exists (or can be made) and is writable; nothing is created here."""
+    existing = directory
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ConfigError(f"{key}: {existing} is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(f"{key}: cannot write to {existing} (the database and its WAL files live there)")

@@ -7,6 +7,7 @@ files are the source, edited by hand or with any PO editor). A message id is a s
 
     from bot.i18n import t, language_of_code
     t("settings_saved", "en", setting="Claim timer", value="10 s")
+    t("btn_peng", "zh", tile="五万")      # -> "碰 五万"
     language_of_code("en-GB")            # -> "en"; "zh-hans" or no code -> "zh"
 
 Which language: in a group, the group's setting (``/settings``); in a private chat, the player's own
@@ -18,15 +19,15 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol, TypeVar
 
 from babel.messages.pofile import read_po
 from telegram import User
 
 from storage.database import Database
+from storage.players import LANGUAGES
 
-DEFAULT_LANG: Final = "zh"
-LANGUAGES: Final = ("zh", "en")
+DEFAULT_LANG: Final = LANGUAGES[0]
 # Our language codes -> the catalogue's directory (a Babel locale identifier).
 LOCALES: Final = {"zh": "zh_Hans", "en": "en"}
 LOCALE_DIR: Final = Path(__file__).with_name("locales")
@@ -35,6 +36,24 @@ COMMANDS: Final = (
     "newgame", "join", "leave", "begin", "flee", "stop",
     "me", "top", "rank", "history", "rules", "calc", "settings", "lang", "league", "help",
 )
+
+
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Bilingual(Protocol[T_co]):
+    """Anything that says itself in both languages: a pattern, a title, a settlement's breakdown."""
+
+    @property
+    def zh(self) -> T_co: ...
+
+    @property
+    def en(self) -> T_co: ...
+
+
+def pick(names: Bilingual[T_co], lang: str) -> T_co:
+    """The one zh/en chooser: ``names`` in ``lang`` (Chinese for any language but English)."""
+    return names.en if lang == "en" else names.zh
 
 
 class CatalogueError(ValueError):

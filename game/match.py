@@ -68,15 +68,10 @@ class Match:
         """Charge ``seat`` the flee penalty, shared by the others (zero-sum); returns the four amounts."""
         if not 0 <= seat <= 3:
             raise MatchError("a seat is 0-3")
-        penalty = self.rules.flee_penalty
-        share, odd = divmod(penalty, 3)
-        amounts = [0, 0, 0, 0]
-        amounts[seat] = -penalty
-        for k in (1, 2, 3):
-            amounts[(seat + k) % 4] = share + (1 if k <= odd else 0)
+        amounts = flee_amounts(self.rules.flee_penalty, seat)
         for s in range(4):
             self.totals[s] += amounts[s]
-        return amounts[0], amounts[1], amounts[2], amounts[3]
+        return amounts
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -102,6 +97,20 @@ class Match:
         match.hands_played = played
         match.totals = list(totals)
         return match
+
+
+def flee_amounts(penalty: int, seat: int) -> tuple[int, int, int, int]:
+    """What a flight costs each seat: ``seat`` pays ``penalty``, shared by the others (odd points to 下家 first).
+
+    >>> flee_amounts(400, 2)
+    (133, 133, -400, 134)
+    """
+    share, odd = divmod(penalty, 3)
+    amounts = [0, 0, 0, 0]
+    amounts[seat] = -penalty
+    for k in (1, 2, 3):
+        amounts[(seat + k) % 4] = share + (1 if k <= odd else 0)
+    return amounts[0], amounts[1], amounts[2], amounts[3]
 
 
 def _is_int(x: Any) -> TypeGuard[int]:

@@ -9,11 +9,13 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Final, Literal
 
 PresetName = Literal["kaikoufan", "koukoufan"]
+PRESETS: Final[tuple[PresetName, ...]] = ("kaikoufan", "koukoufan")
 MultiWinOrder = Literal["dealer", "discarder"]
 YI_SE_PATTERNS: Final = ("qing_yi_se", "jiang_yi_se", "feng_yi_se")
 
@@ -97,39 +99,63 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _bright_cap(rules: Rules, value: Any) -> int | None:
+    if value is None or value is False or value == 0:
+        return None
+    if value is True:
+        # RULES.md gives no amount: 光明顶 is read as 100 above the 金顶 (500 over 400 in 开口翻).
+        return rules.golden_cap + 100
+    if isinstance(value, int) and value > 0:
+        return value
+    raise RulesError("bright_cap must be false, true or a positive whole number")
+
+
+def _per_meld_opening(rules: Rules, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise RulesError("per_meld_opening must be true or false")
+    return value
+
+
+def _multi_win_order(rules: Rules, value: Any) -> str:
+    if value not in ("dealer", "discarder"):
+        raise RulesError("multi_win_order must be 'dealer' or 'discarder'")
+    return str(value)
+
+
+def _liable_yi_se(rules: Rules, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list | tuple) or any(v not in YI_SE_PATTERNS for v in value):
+        raise RulesError(f"liable_yi_se must be a list drawn from {list(YI_SE_PATTERNS)}")
+    return tuple(v for v in YI_SE_PATTERNS if v in value)
+
+
+# Options that are not plain numbers, each with its own check.
+_SPECIAL: Final[dict[str, Callable[[Rules, Any], Any]]] = {
+    "bright_cap": _bright_cap,
+    "per_meld_opening": _per_meld_opening,
+    "multi_win_order": _multi_win_order,
+    "liable_yi_se": _liable_yi_se,
+}
+
+
+def _fraction(key: str, value: Any) -> Fraction:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise RulesError(f"{key} must be a number")
+    try:
+        frac = Fraction(str(value))
+    except ValueError:
+        raise RulesError(f"{key} must be a number") from None
+    if frac <= 0:
+        raise RulesError(f"{key} must be positive")
+    return frac
+
+
 def _coerce(rules: Rules, key: str, value: Any) -> Any:
+    special = _SPECIAL.get(key)
+    if special is not None:
+        return special(rules, value)
     current = getattr(rules, key)
-    if key == "bright_cap":
-        if value is None or value is False or value == 0:
-            return None
-        if value is True:
-            # RULES.md gives no amount: 光明顶 is read as 100 above the 金顶 (500 over 400 in 开口翻).
-            return rules.golden_cap + 100
-        if isinstance(value, int) and value > 0:
-            return value
-        raise RulesError("bright_cap must be false, true or a positive whole number")
-    if key == "per_meld_opening":
-        if not isinstance(value, bool):
-            raise RulesError("per_meld_opening must be true or false")
-        return value
-    if key == "multi_win_order":
-        if value not in ("dealer", "discarder"):
-            raise RulesError("multi_win_order must be 'dealer' or 'discarder'")
-        return value
-    if key == "liable_yi_se":
-        if not isinstance(value, list | tuple) or any(v not in YI_SE_PATTERNS for v in value):
-            raise RulesError(f"liable_yi_se must be a list drawn from {list(YI_SE_PATTERNS)}")
-        return tuple(v for v in YI_SE_PATTERNS if v in value)
     if isinstance(current, Fraction):
-        if isinstance(value, bool) or not isinstance(value, int | float | str):
-            raise RulesError(f"{key} must be a number")
-        try:
-            frac = Fraction(str(value))
-        except ValueError:
-            raise RulesError(f"{key} must be a number") from None
-        if frac <= 0:
-            raise RulesError(f"{key} must be positive")
-        return frac
+        return _fraction(key, value)
     if isinstance(current, int):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise RulesError(f"{key} must be a whole number ≥ 0")

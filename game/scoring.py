@@ -32,7 +32,11 @@ CapKind = Literal["none", "capped", "golden"]
 # §9's fixed multipliers: the 开口 doubling and each kind of gang.
 OPEN_FACTOR: Final = 2
 GANG_FACTORS: Final[dict[str, int]] = {
-    "chong_gang": 2, "xu_gang": 2, "an_gang": 4, "hongzhong_gang": 2, "laizi_gang": 4,
+    "chong_gang": 2,
+    "xu_gang": 2,
+    "an_gang": 4,
+    "hongzhong_gang": 2,
+    "laizi_gang": 4,
 }
 
 # (中文, English) labels, from the glossary of RULES.md §13.
@@ -193,6 +197,65 @@ def seat_multiplier(rules: Rules, seat: SeatMelds) -> Fraction:
     return _product(seat_factors(rules, seat))
 
 
+def _winner_extras(rules: Rules, how: WinHow, analysis: WinAnalysis) -> tuple[Factor, ...]:
+    extras: list[Factor] = []
+    if analysis.valid and not analysis.soft:
+        extras.append(Factor("hard", rules.hard_factor))
+    if how in SELF_DRAWN:
+        small = analysis.small
+        extras.append(
+            Factor("self_draw", rules.self_draw_small) if small else Factor("self_draw_big", rules.self_draw_big)
+        )
+    return tuple(extras)
+
+
+def _loser_extras(
+    rules: Rules, seat: int, dealer: int, winner: int, how: WinHow, from_seat: int | None, small: bool
+) -> tuple[Factor, ...]:
+    mine: list[Factor] = []
+    if seat == from_seat and how in ("discard", "rob_gang"):
+        mine.append(Factor("discarder" if how == "discard" else "robbed", rules.discarder_factor))
+    if small and dealer == winner:
+        mine.append(Factor("dealer_won", rules.dealer_factor))
+    elif small and seat == dealer:
+        mine.append(Factor("dealer", rules.dealer_factor))
+    return tuple(mine)
+
+
+def _capped(
+    rules: Rules, raw: dict[int, Fraction], losers: Sequence[int], seats: Sequence[SeatMelds]
+) -> tuple[dict[int, int], dict[int, str | None], CapKind]:
+    """What each loser owes after rounding, the cap and 金顶/光明顶; which limit each met; the table's cap."""
+    owed = {seat: 0 for seat in range(4)}
+    limit: dict[int, str | None] = {seat: None for seat in range(4)}
+    cap: CapKind = "none"
+    for seat in losers:
+        owed[seat] = min(_round_half_up(raw[seat]), rules.cap)
+        if owed[seat] == rules.cap:
+            limit[seat], cap = "cap", "capped"
+    if all(limit[s] for s in losers):
+        cap = "golden"
+        for seat in losers:
+            # 光明顶: a loser who never opened pays bright_cap instead of the 金顶.
+            bright = None if seats[seat].opened else rules.bright_cap
+            owed[seat] = rules.golden_cap if bright is None else bright
+            limit[seat] = "golden" if bright is None else "bright"
+    return owed, limit, cap
+
+
+def _payments(winner: int, owed: dict[int, int], losers: Sequence[int], liable: int | None) -> tuple[int, ...]:
+    """Zero-sum payments: the winner gets all that is owed; a liable seat pays it alone."""
+    total = sum(owed[s] for s in losers)
+    pay = [0, 0, 0, 0]
+    pay[winner] = total
+    for seat in losers:
+        if liable is None:
+            pay[seat] = -owed[seat]
+        elif seat == liable:
+            pay[seat] = -total
+    return tuple(pay)
+
+
 def settle_win(
     rules: Rules,
     dealer: int,
@@ -203,75 +266,39 @@ def settle_win(
     analysis: WinAnalysis,
 ) -> Settlement:
     """Pay a verdict (§9): raw payments, the minimum, rounding, caps, 金顶/光明顶 and liability."""
-    small = analysis.small
-    winner_extras: list[Factor] = []
-    if analysis.valid and not analysis.soft:
-        winner_extras.append(Factor("hard", rules.hard_factor))
-    if how in SELF_DRAWN:
-        winner_extras.append(
-            Factor("self_draw", rules.self_draw_small) if small else Factor("self_draw_big", rules.self_draw_big)
-        )
     factors = [seat_factors(rules, s) for s in seats]
+    winner_extras = _winner_extras(rules, how, analysis)
     winner_mult = _product(factors[winner]) * _product(winner_extras)
     losers = [s for s in range(4) if s != winner]
-
-    extras: dict[int, tuple[Factor, ...]] = {winner: tuple(winner_extras)}
+    extras: dict[int, tuple[Factor, ...]] = {winner: winner_extras}
     raw: dict[int, Fraction] = {winner: Fraction(0)}
     for seat in losers:
-        mine: list[Factor] = []
-        if seat == from_seat and how in ("discard", "rob_gang"):
-            mine.append(Factor("discarder" if how == "discard" else "robbed", rules.discarder_factor))
-        if small and dealer == winner:
-            mine.append(Factor("dealer_won", rules.dealer_factor))
-        elif small and seat == dealer:
-            mine.append(Factor("dealer", rules.dealer_factor))
-        extras[seat] = tuple(mine)
-        raw[seat] = analysis.base * winner_mult * _product(factors[seat]) * _product(mine)
+        extras[seat] = _loser_extras(rules, seat, dealer, winner, how, from_seat, analysis.small)
+        raw[seat] = analysis.base * winner_mult * _product(factors[seat]) * _product(extras[seat])
 
     reason = analysis.reason
     if reason is None and rules.min_payment and max(raw[s] for s in losers) < rules.min_payment:
         reason = "below_minimum"
     valid = reason is None
-
-    owed = {seat: 0 for seat in range(4)}
-    limit: dict[int, str | None] = {seat: None for seat in range(4)}
+    owed: dict[int, int] = {s: 0 for s in range(4)}
+    limit: dict[int, str | None] = {s: None for s in range(4)}
     cap: CapKind = "none"
     liable: tuple[int, str] | None = None
+    pay: tuple[int, ...] = (0, 0, 0, 0)
     if valid:
-        for seat in losers:
-            owed[seat] = min(_round_half_up(raw[seat]), rules.cap)
-            if owed[seat] == rules.cap:
-                limit[seat], cap = "cap", "capped"
-        if all(limit[s] for s in losers):
-            cap = "golden"
-            for seat in losers:
-                # 光明顶: a loser who never opened pays bright_cap instead of the 金顶.
-                bright = None if seats[seat].opened else rules.bright_cap
-                owed[seat] = rules.golden_cap if bright is None else bright
-                limit[seat] = "golden" if bright is None else "bright"
+        owed, limit, cap = _capped(rules, raw, losers, seats)
         liable = liable_seat(rules, winner, how, from_seat, analysis.patterns, seats)
-
-    total = sum(owed[s] for s in losers)
-    pay = [0, 0, 0, 0]
-    if valid:
-        pay[winner] = total
-        for seat in losers:
-            if liable is None:
-                pay[seat] = -owed[seat]
-            elif seat == liable[0]:
-                pay[seat] = -total
+        pay = _payments(winner, owed, losers, liable[0] if liable else None)
     scores = tuple(
-        SeatScore(seat, factors[seat], extras[seat], raw[seat], owed[seat], limit[seat])
-        for seat in range(4)
+        SeatScore(seat, factors[seat], extras[seat], raw[seat], owed[seat], limit[seat]) for seat in range(4)
     )
-    payments = (pay[0], pay[1], pay[2], pay[3])
     settlement = Settlement(
         valid=valid,
         reason=reason,
         patterns=analysis.patterns,
         soft=analysis.soft,
         base=analysis.base,
-        payments=payments,
+        payments=(pay[0], pay[1], pay[2], pay[3]),
         liable=liable[0] if liable else None,
         cap=cap,
         winner=winner,
@@ -335,8 +362,9 @@ def _lines(s: Settlement, rules: Rules, dealer: int, lang: int) -> list[str]:
         out.append(f"三家封顶 → 金顶 {golden}" if zh else f"All three at the cap → golden cap {golden}")
     if s.liable is not None and s.liable_rule is not None:
         out.append(_liability_line(s, zh))
-    pays = " · ".join(f"{_seat_word(i, zh)} {p:+d}" if p else f"{_seat_word(i, zh)} 0"
-                      for i, p in enumerate(s.payments))
+    pays = " · ".join(
+        f"{_seat_word(i, zh)} {p:+d}" if p else f"{_seat_word(i, zh)} 0" for i, p in enumerate(s.payments)
+    )
     out.append(f"结算: {pays}" if zh else f"Payments: {pays}")
     return out
 

@@ -11,16 +11,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from game.ai import LEVELS as AUTO_LEVELS
-from game.rules import Rules, RulesError
+from game.rules import PRESETS, Rules, RulesError
 from storage.codec import check_choice, check_int, dump_json, dump_rules, load_json
 from storage.errors import CorruptDataError, InvalidInputError
 from storage.players import LANGUAGES
 
 if TYPE_CHECKING:
     from storage.database import Database
-
-PRESETS = ("kaikoufan", "koukoufan")
-
 
 @dataclass(frozen=True)
 class ChatSettings:

@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import aiosqlite
@@ -29,12 +29,14 @@ from storage.codec import (
     timestamp,
 )
 from storage.errors import AlreadyClosedError, InvalidInputError, NotFoundError
-from storage.matches import Match, load_match
+from storage.matches import MAX_MATCH_HANDS, Match, load_match
 from storage.players import PLAYER_COLUMNS, Player, player_from_row
 from storage.standings import LeaderboardEntry, ranked
 
 if TYPE_CHECKING:
     from storage.database import Database
+
+MAX_NIGHT_MINUTES: Final = 24 * 60  # a timed night lasts at most a day
 
 LeagueStatus = Literal["active", "paused", "ended"]
 NightStatus = Literal["scheduled", "announced", "reminded", "running", "done", "called_off"]
@@ -162,9 +164,9 @@ class Leagues:
         if not isinstance(auto_fill, bool):
             raise InvalidInputError(f"auto_fill must be true or false, not {auto_fill!r}")
         if night_hands is not None:
-            check_int(night_hands, "night hands", 1, 1000)
+            check_int(night_hands, "night hands", 1, MAX_MATCH_HANDS)
         if night_minutes is not None:
-            check_int(night_minutes, "night minutes", 1, 24 * 60)
+            check_int(night_minutes, "night minutes", 1, MAX_NIGHT_MINUTES)
         rules_json = dump_rules(rules)
         async with self._db.transaction() as tx:
             taken = list(
@@ -257,9 +259,9 @@ class Leagues:
             )
             hands, minutes = league.night_hands, league.night_minutes
             if "night_hands" in changes:
-                hands, minutes = check_int(changes["night_hands"], "night hands", 1, 1000), None
+                hands, minutes = check_int(changes["night_hands"], "night hands", 1, MAX_MATCH_HANDS), None
             if "night_minutes" in changes:
-                hands, minutes = None, check_int(changes["night_minutes"], "night minutes", 1, 24 * 60)
+                hands, minutes = None, check_int(changes["night_minutes"], "night minutes", 1, MAX_NIGHT_MINUTES)
             rules_json = dump_rules(changes.get("rules", league.rules))
             auto_fill = changes.get("auto_fill", league.auto_fill)
             if not isinstance(auto_fill, bool):

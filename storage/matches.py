@@ -9,7 +9,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 import aiosqlite
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 MatchStatus = Literal["running", "done", "abandoned"]
 SEATS = 4
+MAX_MATCH_HANDS: Final = 1000  # the most hands one match (a league night included) may plan
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,7 @@ class Matches:
         """A running match; every human seat must be a registered player."""
         check_int(chat_id, "chat id")
         check_int(seed, "seed", 0, SQLITE_INT_MAX)
-        check_int(hands_planned, "hands planned", 1, 1000)
+        check_int(hands_planned, "hands planned", 1, MAX_MATCH_HANDS)
         rules_json = dump_rules(rules)
         seat_list = checked_seats(seats)
         async with self._db.transaction() as tx:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.callbacks import MAX_BYTES, BadCallback, code_of, decode, encode, parse_action_code
 from bot.config import Config, ConfigError, load_dotenv
+from bot.play.callback_data import MAX_BYTES, BadCallback, code_of, decode, encode, parse_action_code
 from game.table import ACTION_KINDS, TILE_ACTIONS, Action
 
 ROOT = Path(__file__).resolve().parents[2]

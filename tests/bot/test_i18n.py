@@ -12,8 +12,8 @@ from babel.messages.pofile import read_po
 
 from bot import i18n
 from bot.i18n import LANGUAGES, catalogue, catalogue_path, commands, language_of_code, t
-from bot.settings_menu import OPTIONS
-from bot.standings_cmds import PERIODS
+from bot.settings_options import OPTIONS
+from bot.views.standings_views import PERIODS
 from game.melds import WIN_HOWS
 from game.table import ACTION_KINDS, TILE_ACTIONS
 
@@ -41,7 +41,7 @@ def test_catalogues_are_well_formed_po_files_of_their_locales() -> None:
 
 def test_every_key_the_code_names_is_in_the_catalogues() -> None:
     named: set[str] = set()
-    for path in (ROOT / "bot").glob("*.py"):  # t(...) and bot.texts' text(...), the same lookup
+    for path in (ROOT / "bot").rglob("*.py"):  # every t(...) lookup
         named |= set(re.findall(r'\b(?:t|text)\(\s*"([a-z0-9_]+)"', path.read_text(encoding="utf-8")))
     assert {"help", "rules_text", "settings_main", "status", "replay_head", "btn_peng", "league_usage"} <= named
     # Keys built at run time, from the values they stand for.

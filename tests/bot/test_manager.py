@@ -10,8 +10,9 @@ from pathlib import Path
 from telegram.ext import Application
 
 from bot.config import Config
-from bot.manager import TableManager
 from bot.outbox import Outbox
+from bot.play.manager import TableManager
+from bot.play.resume import resume_tables
 from storage.database import Database
 from tests.fake_telegram import FakeTelegram
 
@@ -32,7 +33,7 @@ async def test_a_flight_then_stop_settles_the_penalty(fake_telegram: FakeTelegra
         await manager.begin(group.id, alice.id)
         assert manager.tables[group.id].state == "playing"
         penalty = manager.tables[group.id].match.rules.flee_penalty  # type: ignore[union-attr]
-        await manager.flee(group.id, bob.id)
+        await manager.leave(group.id, bob.id, flee=True)
         assert manager.tables[group.id].seat(1).user_id is None  # an automatic player sits there now
         await manager.stop(group.id, alice.id, is_admin=False)
         await app.job_queue.stop()
@@ -62,11 +63,11 @@ async def test_a_flight_survives_a_crash_before_its_hand_ends(fake_telegram: Fak
                 await manager.new_table(group.id, "g", alice.id, "Alice")
                 await manager.join(group.id, bob.id, "Bob")
                 await manager.begin(group.id, alice.id)
-                await manager.flee(group.id, bob.id)  # then the process dies: nothing settled yet
+                await manager.leave(group.id, bob.id, flee=True)  # then the process dies: nothing settled yet
                 hand_id = manager.tables[group.id].hand_id
                 assert hand_id is not None and (await db.hands.get(hand_id)).status == "playing"
             else:
-                assert await manager.resume() == 1
+                assert await resume_tables(manager) == 1
                 await manager.stop(group.id, alice.id, is_admin=False)
             await app.job_queue.stop()
             await manager.outbox.close()

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.ops import check_config, log_action, log_event
+from bot.config import check_config
+from bot.logs import log_action, log_event
 from game.table import Action
 from game.tiles import parse_tile
 

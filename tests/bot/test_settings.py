@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.callbacks import MAX_BYTES
-from bot.info_cmds import rules_text
-from bot.settings_menu import OPTIONS, RULE_OPTIONS, TABLE_OPTIONS, SettingRefused, changes_for, current, menu, shown
+from bot.play.callback_data import MAX_BYTES
+from bot.settings_options import OPTIONS, RULE_OPTIONS, TABLE_OPTIONS, SettingRefused, changes_for, current, shown
+from bot.views.info_views import rules_text
+from bot.views.menu_views import menu
 from game.rules import Rules
 from storage.chats import ChatSettings
 from storage.database import Database

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.table import Table
+from bot.play.table_state import Table
 from game.match import Match
 from game.rules import Rules
 from game.table import Action
@@ -13,7 +13,7 @@ def _table(humans: int = 4, seed: int = 852) -> Table:
     table = Table(chat_id=-100, title="g", creator_id=1, creator_name="A", claim_seconds=10, turn_seconds=30)
     for user in range(1, humans + 1):
         table.sit(user, f"P{user}")
-    table.fill_with_automatic("Bot")
+    table.fill_with_automatic(lambda seat: f"Bot {seat + 1}")
     table.match = Match(Rules(), seed)
     table.start_hand(table.match.new_hand(), hand_id=7, now=100.0)
     return table

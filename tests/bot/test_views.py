@@ -1,11 +1,11 @@
-"""bot.views: each player's buttons are exactly their legal actions, and each picture comes from the view its
+"""bot.views.game_views: each player's buttons are exactly their legal actions, and each picture comes from the view its
 chat may see (the group's from the spectator view, which holds no hidden tile)."""
 
 from __future__ import annotations
 
-from bot.callbacks import decode, parse_action_code
-from bot.table import Table
-from bot.views import seat_content, spectator_content
+from bot.play.callback_data import decode, parse_action_code
+from bot.play.table_state import Table
+from bot.views.game_views import seat_content, spectator_content
 from game.match import Match
 from game.rules import Rules
 from rendering import render_spectator_view, render_table_view
@@ -31,7 +31,7 @@ def test_buttons_are_exactly_the_legal_actions_of_each_seat() -> None:
     hand = table.hand
     assert hand is not None
     for seat in range(4):
-        content = seat_content(table, seat, [0, 0, 0, 0])
+        content = seat_content(table, seat)
         buttons = [b for row in content.markup.inline_keyboard for b in row] if content.markup else []
         offered = [parse_action_code(decode(b.callback_data).code, seat) for b in buttons]  # type: ignore[arg-type]
         assert sorted(offered) == sorted(hand.legal_actions(seat))
@@ -43,11 +43,11 @@ def test_each_picture_is_drawn_from_the_view_its_chat_may_see() -> None:
     hand = table.hand
     assert hand is not None
     names, scores = table.names(), [0, 0, 0, 0]
-    spectator = spectator_content(table, scores)
+    spectator = spectator_content(table)
     assert spectator.render is not None and spectator.markup is None
     assert spectator.render() == render_spectator_view(hand.view(None), names, scores, "zh")
     assert hand.view(None).hand == () and hand.view(None).drawn is None
     seat = hand.waiting_on()[0]
-    private = seat_content(table, seat, scores)
+    private = seat_content(table, seat)
     assert private.render is not None
     assert private.render() == render_table_view(hand.view(seat), names, scores, "zh")

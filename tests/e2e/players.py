@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import TracebackType
 
-from bot.callbacks import BadCallback, decode, parse_action_code
+from bot.play.callback_data import BadCallback, decode, parse_action_code
 from game.table import Action
 from tests.e2e.policy import pick
 from tests.fake_telegram import FakeTelegram

@@ -9,7 +9,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from bot.callbacks import decode
+from bot.play.callback_data import decode
 from tests.e2e.players import BotProcess, Players, game_buttons, group_texts
 from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.records import Button, Chat, Message

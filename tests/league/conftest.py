@@ -13,9 +13,9 @@ from unittest import mock
 
 from telegram.ext import AIORateLimiter, Application
 
-import bot.__main__ as bot_main
+import bot.app as bot_main
 from bot.config import Config
-from bot.league_handlers import LeagueNights
+from bot.league.nights import LeagueNights
 from storage.database import Database
 from tests.fake_telegram import FakeTelegram
 
@@ -58,7 +58,7 @@ async def running_bot(
     fast_limiter = functools.partial(AIORateLimiter, group_max_rate=1000)
     with mock.patch.object(bot_main, "AIORateLimiter", fast_limiter):
         app = bot_main.build_application(config)
-    app.bot_data["clock"] = clock
+    app.bot_data.clock = clock
     await app.initialize()
     assert app.post_init is not None and app.updater is not None
     await app.post_init(app)
@@ -76,12 +76,12 @@ async def running_bot(
 
 
 def nights_of(app: Application[Any, Any, Any, Any, Any, Any]) -> LeagueNights:
-    nights = app.bot_data["league_nights"]
+    nights = app.bot_data.nights
     assert isinstance(nights, LeagueNights)
     return nights
 
 
 def db_of(app: Application[Any, Any, Any, Any, Any, Any]) -> Database:
-    db = app.bot_data["db"]
+    db = app.bot_data.db
     assert isinstance(db, Database)
     return db

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from telegram.ext import Application
 
-from bot.league_handlers import LeagueNights
+from bot.league.nights import LeagueNights
+from bot.league.subcommands import run_subcommand
 from game.titles import START_SKILL
 from storage.standings import Period
 from tests.fake_telegram import FakeTelegram, Message
@@ -27,7 +28,7 @@ FRIDAY = datetime(2027, 1, 8, 12, 0, tzinfo=UTC)
 
 async def settled(app: App) -> None:
     """Wait until the outbox has sent everything queued (the bot writes asynchronously)."""
-    outbox = app.bot_data["outbox"]
+    outbox = app.bot_data.outbox
     for _ in range(500):
         if outbox.pending() == 0:
             return
@@ -45,7 +46,7 @@ def world(tg: FakeTelegram, names: list[str]) -> tuple[list[SimUser], Chat]:
 
 
 async def create(app: App, group: Chat, command: str) -> int:
-    reply = await nights_of(app).command(group.id, "create", command)
+    reply = await run_subcommand(nights_of(app), group.id, "create", command)
     assert reply is not None and "已创建" in reply, reply
     league = await nights_of(app).current(group.id)
     assert league is not None
@@ -116,7 +117,7 @@ async def test_reminders_once_and_a_restart_before_the_start(fake_telegram: Fake
         await settled(app)
         assert len(tg.messages(group.id)) == before  # nothing re-sent at start-up
         clock.now = FRIDAY + timedelta(seconds=30)
-        racing = LeagueNights(db_of(app), app.bot_data["manager"], app.job_queue, clock)  # a second scheduler
+        racing = LeagueNights(db_of(app), app.bot_data.manager, app.job_queue, clock)  # a second scheduler
         await asyncio.gather(nights_of(app).run_due(), racing.run_due(), nights_of(app).run_due())
         await wait_night_over(tg, group, 1)
         await settled(app)
@@ -170,7 +171,7 @@ async def test_six_players_rotate_seats_and_the_season_table_adds_up(
                 assert len(by_hand) == 3 and all(None not in p and len(set(p)) == 4 for p in by_hand.values())
                 for a, b in zip(by_hand[1], by_hand[2], strict=True):
                     assert a == b or a not in by_hand[2]
-                assert "1 局" in (await nights.command(group.id, "set", "length 1 hands") or "")
+                assert "1 局" in (await run_subcommand(nights, group.id, "set", "length 1 hands") or "")
         league = await db.leagues.get(league_id)
         table = await db.standings.leaderboard(group.id, Period.league_season(league_id, league.season))
         assert {e.display_name: e.points for e in table} == played
@@ -202,7 +203,7 @@ async def test_a_night_without_four_is_called_off_and_the_next_follows_dst(
         assert text.count("取消: 只有 2 人报名 (Ann, Bob), 需要四人") == 1
         assert "周五 2027-11-05 20:00 (Europe/Berlin)" in text  # the next night, still 20:00 local
         assert (await db.leagues.night(night.id)).status == "called_off"
-        assert "manager" in app.bot_data and group.id not in app.bot_data["manager"].tables
+        assert app.bot_data.manager is not None and group.id not in app.bot_data.manager.tables
         following = await night_of(app, league_id)
         assert following.starts_at == datetime(2027, 11, 5, 19, 0, tzinfo=UTC)  # CET: UTC+1
 
@@ -238,8 +239,8 @@ async def test_pause_calls_the_night_off_and_resume_schedules_the_next(
         nights, db = nights_of(app), db_of(app)
         league_id = await create(app, group, "Friday | fri 20:00 | Asia/Shanghai | 2 hands | kaikoufan")
         night = await night_of(app, league_id)
-        assert "已暂停" in (await nights.command(group.id, "pause", "") or "")
-        assert "没有在进行" in (await nights.command(group.id, "pause", "") or "")
+        assert "已暂停" in (await run_subcommand(nights, group.id, "pause", "") or "")
+        assert "没有在进行" in (await run_subcommand(nights, group.id, "pause", "") or "")
         clock.now = FRIDAY - timedelta(minutes=30)
         await nights.run_due()  # no reminder while paused
         clock.now = FRIDAY
@@ -248,7 +249,7 @@ async def test_pause_calls_the_night_off_and_resume_schedules_the_next(
         assert "暂停中, 周五 2027-01-08 20:00 (Asia/Shanghai) 的场次取消" in group_text(tg, group)
         assert "一小时后" not in group_text(tg, group)
         assert (await db.leagues.night(night.id)).status == "called_off"
-        reply = await nights.command(group.id, "resume", "")
+        reply = await run_subcommand(nights, group.id, "resume", "")
         assert reply is not None and "下一场: 周五 2027-01-15 20:00" in reply
 
 
@@ -260,26 +261,26 @@ async def test_set_end_and_table_commands(fake_telegram: FakeTelegram, tmp_path:
         nights, db = nights_of(app), db_of(app)
         league_id = await create(app, group, "Friday | fri 20:00 | Asia/Shanghai | 2 hands | kaikoufan")
         night = await night_of(app, league_id)
-        reply = await nights.command(group.id, "set", "schedule sat 19:30")
+        reply = await run_subcommand(nights, group.id, "set", "schedule sat 19:30")
         assert reply is not None and "下一场: 周六 2027-01-09 19:30" in reply
         assert (await db.leagues.night(night.id)).starts_at == datetime(2027, 1, 9, 11, 30, tzinfo=UTC)
         before = await db.leagues.get(league_id)
         for bad in ("schedule someday 19:30", "colour red", "length 0 hands"):
-            reply = await nights.command(group.id, "set", bad)
+            reply = await run_subcommand(nights, group.id, "set", bad)
             assert reply is not None and reply.startswith("格式不对"), reply
         assert await db.leagues.get(league_id) == before
-        reply = await nights.command(group.id, "end", "")
+        reply = await run_subcommand(nights, group.id, "end", "")
         assert reply is not None and "第 1 赛季结束" in reply
         assert (await db.leagues.get(league_id)).season == 2
         assert (await db.leagues.night(night.id)).season == 2  # the coming night counts for the new season
-        assert await nights.command(group.id, "table", "") is None
+        assert await run_subcommand(nights, group.id, "table", "") is None
         await settled(app)
         captions = [m.caption or "" for m in tg.messages(group.id) if m.photo is not None]
         assert "联赛「Friday」第 1 赛季积分榜" in captions and "联赛「Friday」第 2 赛季积分榜" in captions
-        assert "下一场: 周六 2027-01-09 19:30" in (await nights.command(group.id, "next", "") or "")
-        assert "已解散" in (await nights.command(group.id, "close", "") or "")
+        assert "下一场: 周六 2027-01-09 19:30" in (await run_subcommand(nights, group.id, "next", "") or "")
+        assert "已解散" in (await run_subcommand(nights, group.id, "close", "") or "")
         assert (await db.leagues.night(night.id)).status == "called_off"
-        assert "还没有联赛" in (await nights.command(group.id, "next", "") or "")
+        assert "还没有联赛" in (await run_subcommand(nights, group.id, "next", "") or "")
 
 
 async def test_league_commands_typed_in_the_group(fake_telegram: FakeTelegram, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.league import (
+from bot.league.schedule import (
     ANNOUNCE_LEAD,
     LATE_START_LIMIT,
     REMIND_LEAD,

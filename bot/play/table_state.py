@@ -1,6 +1,6 @@
 """One group's table: the seats, the match, the hand in play and who is being asked what since when.
 
-No I/O here: ``bot.manager`` feeds it presses and timer ticks under the table's lock and turns what it
+No I/O here: ``bot.play.manager`` feeds it presses and timer ticks under the table's lock and turns what it
 returns into messages. A *prompt* is one decision a seat is asked to make; its stamp goes into the
 buttons' callback data, so a press of an older prompt's button is recognised as stale.
 
@@ -13,11 +13,14 @@ buttons' callback data, so a press of an older prompt's button is recognised as 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from bot.config import Config
 from game.match import Match
 from game.table import Action, Event, Hand
+from storage.chats import ChatSettings
 
 State = Literal["lobby", "playing", "between"]
 SEATS = 4
@@ -66,8 +69,17 @@ class Table:
     hand: Hand | None = None
     hand_id: int | None = None
     hand_number: int = 0
+    totals: list[int] = field(default_factory=lambda: [0] * SEATS)  # the match's, as storage settled them
     prompts: dict[int, Prompt] = field(default_factory=dict)
     between_since: float = 0.0  # when the last hand ended
+
+    def follow(self, settings: ChatSettings, config: Config) -> None:
+        """Take the group's settings: language, automatic players, timers (the operator's timers win)."""
+        self.lang = settings.language
+        self.auto_players = settings.auto_players
+        self.auto_level = settings.auto_level
+        self.claim_seconds = config.claim_seconds or settings.claim_seconds
+        self.turn_seconds = config.turn_seconds or settings.turn_seconds
 
     # --- seats ---------------------------------------------------------------------------------------
     def seat_of(self, user_id: int) -> int | None:
@@ -90,10 +102,11 @@ class Table:
             self.seats[seat] = None
         return seat
 
-    def fill_with_automatic(self, name: str) -> None:
+    def fill_with_automatic(self, name_of: Callable[[int], str]) -> None:
+        """Automatic players in the empty seats, named ``name_of(seat)``."""
         for i, s in enumerate(self.seats):
             if s is None:
-                self.seats[i] = Seat(None, f"{name} {i + 1}")
+                self.seats[i] = Seat(None, name_of(i))
 
     def humans(self) -> list[tuple[int, Seat]]:
         return [(i, s) for i, s in enumerate(self.seats) if s is not None and s.user_id is not None]

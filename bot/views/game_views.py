@@ -7,13 +7,17 @@ A player's content only ever comes from ``hand.view(their seat)``; the group's o
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from typing import Final, Literal
+
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.callbacks import code_of, encode
+from bot.i18n import pick, t
 from bot.outbox import Content
-from bot.table import Table
-from bot.texts import text
-from game.table import Action
+from bot.play.callback_data import code_of, encode
+from bot.play.table_state import Table
+from game.patterns import PATTERNS
+from game.table import Action, Event
 from game.tiles import parse_tile, rank_of, suit_of, tile_cn, tile_label
 from rendering import render_exhausted, render_result, render_spectator_view, render_table_view
 from rendering.labels import Lang
@@ -28,24 +32,35 @@ def picture_lang(lang: str) -> Lang:
     return "en" if lang == "en" else "zh"
 
 
+# The events the group's picture caption tells (besides the pictures).
+_TOLD: Final = {"peng": "announce_peng", "chong_gang": "announce_gang", "an_gang": "announce_gang",
+                "xu_gang": "announce_gang", "hongzhong_gang": "announce_hongzhong_gang",
+                "laizi_gang": "announce_laizi_gang"}
+
+
+def automatic_name(seat: int, lang: str) -> str:
+    """An automatic player's name: ``电脑 2`` / ``Bot 2``."""
+    return f"{t('seat_bot', lang)} {seat + 1}"
+
+
 def seat_label(table: Table, seat: int, lang: str | None = None) -> str:
     """``东 Ann`` — the wind and the name of a seat, for captions and announcements (in the table's language
     unless ``lang`` says otherwise)."""
     lang = lang or table.lang
     s = table.seats[seat]
-    name = s.name if s is not None else text("seat_empty", lang)
-    return f"{text(f'wind_{seat}', lang)} {name}"
+    name = s.name if s is not None else t("seat_empty", lang)
+    return f"{t(f'wind_{seat}', lang)} {name}"
 
 
 def action_label(action: Action, lang: str) -> str:
-    t = action.tile
-    if action.kind == "chi" and t is not None:
-        ranks = "".join(str(rank_of(t) + k) for k in range(3))
-        suit = tile_cn(t)[-1] if lang == "zh" else suit_of(t)
-        return text("btn_chi", lang, tiles=ranks + suit)
-    if t is None:
-        return text(f"btn_{action.kind}", lang)
-    return text(f"btn_{action.kind}", lang, tile=tile_label(t, lang))
+    tile = action.tile
+    if action.kind == "chi" and tile is not None:
+        ranks = "".join(str(rank_of(tile) + k) for k in range(3))
+        suit = tile_cn(tile)[-1] if lang == "zh" else suit_of(tile)
+        return t("btn_chi", lang, tiles=ranks + suit)
+    if tile is None:
+        return t(f"btn_{action.kind}", lang)
+    return t(f"btn_{action.kind}", lang, tile=tile_label(tile, lang))
 
 
 def action_keyboard(table: Table, seat: int, lang: str) -> list[list[InlineKeyboardButton]]:
@@ -67,7 +82,7 @@ def action_keyboard(table: Table, seat: int, lang: str) -> list[list[InlineKeybo
 
 
 def command_button(table: Table, code: str, label_key: str, lang: str | None = None) -> InlineKeyboardButton:
-    label = text(label_key, lang or table.lang)
+    label = t(label_key, lang or table.lang)
     return InlineKeyboardButton(label, callback_data=encode(table.chat_id, "0", code))
 
 
@@ -78,20 +93,20 @@ def _prompt_line(table: Table, seat: int, lang: str) -> str:
     if seat not in table.prompts:  # refreshed lazily: whom the table waits for would soon be out of date
         return ""
     if hand.phase == "turn":
-        return text("your_turn", lang, seconds=round(turn_seconds))
+        return t("your_turn", lang, seconds=round(turn_seconds))
     view_discard = hand.view(seat).last_discard
     seconds = round(claim_seconds)
     if hand.phase == "claim" and view_discard is not None:
         by, tile = view_discard
-        return text("your_claim", lang, seat=seat_label(table, by, lang), tile=tile_label(tile, lang), seconds=seconds)
+        return t("your_claim", lang, seat=seat_label(table, by, lang), tile=tile_label(tile, lang), seconds=seconds)
     if hand.phase == "rob":
         claimable = hand.view(seat).claimable
         label = tile_label(claimable, lang) if claimable is not None else ""
-        return text("your_rob", lang, seat=seat_label(table, hand.view(None).turn, lang), tile=label, seconds=seconds)
-    return text("your_haidi", lang, seconds=seconds)
+        return t("your_rob", lang, seat=seat_label(table, hand.view(None).turn, lang), tile=label, seconds=seconds)
+    return t("your_haidi", lang, seconds=seconds)
 
 
-def seat_content(table: Table, seat: int, scores: list[int]) -> Content:
+def seat_content(table: Table, seat: int) -> Content:
     """A player's one private message: the table from their seat, with buttons for exactly their legal actions,
     in the player's own language."""
     hand = table.hand
@@ -99,13 +114,13 @@ def seat_content(table: Table, seat: int, scores: list[int]) -> Content:
     s = table.seat(seat)
     lang = s.lang
     view = hand.view(seat)
-    dealer = text("dealer_mark", lang) if hand.dealer == seat else ""
+    dealer = t("dealer_mark", lang) if hand.dealer == seat else ""
     lines = [
-        text(
+        t(
             "caption_seat",
             lang,
             group=table.title,
-            wind=text(f"wind_{seat}", lang),
+            wind=t(f"wind_{seat}", lang),
             dealer=dealer,
             laizi=tile_label(hand.laizi, lang),
             wall=view.wall_remaining,
@@ -113,12 +128,12 @@ def seat_content(table: Table, seat: int, scores: list[int]) -> Content:
     ]
     rows: list[list[InlineKeyboardButton]] = []
     if s.auto:
-        lines.append(text("tuoguan_on", lang))
+        lines.append(t("tuoguan_on", lang))
         rows.append([command_button(table, "back", "btn_back", lang)])
     else:
         lines.append(_prompt_line(table, seat, lang))
         rows = action_keyboard(table, seat, lang)
-    names = table.names()
+    names, scores = table.names(), list(table.totals)
     return Content(
         "\n".join(line for line in lines if line),
         InlineKeyboardMarkup(rows) if rows else None,
@@ -126,13 +141,13 @@ def seat_content(table: Table, seat: int, scores: list[int]) -> Content:
     )
 
 
-def spectator_content(table: Table, scores: list[int]) -> Content:
+def spectator_content(table: Table) -> Content:
     hand = table.hand
     assert hand is not None
     lang = table.lang
     view = hand.view(None)
     waiting = ", ".join(seat_label(table, s) for s in hand.waiting_on()) or "-"
-    caption = text(
+    caption = t(
         "spectator_caption",
         lang,
         number=table.hand_number,
@@ -141,26 +156,27 @@ def spectator_content(table: Table, scores: list[int]) -> Content:
         wall=view.wall_remaining,
         waiting=waiting,
     )
-    names = table.names()
+    names, scores = table.names(), list(table.totals)
     return Content(caption, None, render=lambda: render_spectator_view(view, names, scores, picture_lang(lang)))
 
 
-def result_content(table: Table, totals: list[int], next_seconds: float | None, lang: str | None = None) -> Content:
+def result_content(table: Table, next_seconds: float | None, lang: str | None = None) -> Content:
     """The end of a hand: the result picture, everyone's points and running totals; with ``next_seconds``,
     a Ready button and when the next hand starts anyway. In the table's language unless ``lang`` (a player's)."""
     hand = table.hand
     assert hand is not None and hand.finished
     lang = lang or table.lang
     view = hand.view(None)
+    totals = list(table.totals)
     payments = hand.result.payments if hand.result is not None else (0, 0, 0, 0)
     lines = "\n".join(
-        text("result_line", lang, seat=seat_label(table, s, lang), delta=payments[s], total=totals[s])
+        t("result_line", lang, seat=seat_label(table, s, lang), delta=payments[s], total=totals[s])
         for s in range(4)
     )
-    caption = text("result_caption", lang, number=table.hand_number, lines=lines)
+    caption = t("result_caption", lang, number=table.hand_number, lines=lines)
     markup = None
     if next_seconds is not None:
-        caption += "\n" + text("next_hand", lang, seconds=round(next_seconds))
+        caption += "\n" + t("next_hand", lang, seconds=round(next_seconds))
         markup = InlineKeyboardMarkup([[command_button(table, "ready", "btn_ready", lang)]])
     names = table.names()
     if hand.result is None:
@@ -173,15 +189,15 @@ def result_content(table: Table, totals: list[int], next_seconds: float | None, 
 def lobby_content(table: Table, bot_username: str) -> Content:
     lang = table.lang
     seats = "\n".join(
-        f"{text(f'wind_{i}', lang)}: {s.name if s is not None else text('seat_empty', lang)}"
+        f"{t(f'wind_{i}', lang)}: {s.name if s is not None else t('seat_empty', lang)}"
         for i, s in enumerate(table.seats)
     )
     if table.state != "lobby":
-        return Content(text("lobby_started", lang, creator=table.creator_name, seats=seats))
+        return Content(t("lobby_started", lang, creator=table.creator_name, seats=seats))
     key = "lobby" if table.auto_players else "lobby_no_bots"
-    caption = text(key, lang, creator=table.creator_name, seats=seats)
+    caption = t(key, lang, creator=table.creator_name, seats=seats)
     rows = [
-        [InlineKeyboardButton(text("btn_join", lang), url=join_link(bot_username, table.chat_id))],
+        [InlineKeyboardButton(t("btn_join", lang), url=join_link(bot_username, table.chat_id))],
         [command_button(table, "start", "btn_start")],
     ]
     return Content(caption, InlineKeyboardMarkup(rows))
@@ -193,4 +209,31 @@ def join_link(bot_username: str, chat_id: int) -> str:
 
 def join_markup(table: Table, bot_username: str) -> InlineKeyboardMarkup:
     url = join_link(bot_username, table.chat_id)
-    return InlineKeyboardMarkup([[InlineKeyboardButton(text("btn_join_private", table.lang), url=url)]])
+    return InlineKeyboardMarkup([[InlineKeyboardButton(t("btn_join_private", table.lang), url=url)]])
+
+
+def event_notices(table: Table, events: Sequence[Event]) -> Iterator[tuple[Literal["tell", "announce"], str]]:
+    """What the group is told of these events: 碰 and 杠 in its picture's caption (``tell``), a win or a drawn
+    hand as a message (``announce``); only what every player may see."""
+    lang = table.lang
+    for event in events:
+        public = event.for_seat(None)
+        key, seat = _TOLD.get(public.kind), public.seat
+        if key is not None and seat is not None:
+            raw = public.data.get("tile")
+            tile = tile_label(parse_tile(raw), lang) if isinstance(raw, str) else ""
+            yield "tell", t(key, lang, seat=seat_label(table, seat), tile=tile)
+        elif public.kind == "win" and seat is not None:
+            settlement = public.data.get("settlement", {})
+            names = " · ".join(pick(PATTERNS[p], lang) for p in settlement.get("patterns", ()))
+            yield "announce", t("announce_win", lang, seat=seat_label(table, seat), patterns=names)
+        elif public.kind == "exhausted":
+            yield "announce", t("announce_exhausted", lang)
+
+
+def stopped_text(table: Table) -> str:
+    """The closing summary: every seat's match total, best first."""
+    totals = table.totals
+    order = sorted(range(4), key=lambda s: -totals[s])
+    lines = "\n".join(f"{seat_label(table, s)}: {totals[s]:+d}" for s in order)
+    return t("stopped", table.lang, lines=lines)

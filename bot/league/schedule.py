@@ -1,6 +1,6 @@
 """League nights, the pure part: the /league syntax, a night's timeline, seat rotation and when a night ends.
 
-No I/O here (``bot.league_handlers`` does the talking, storing and scheduling); every function that depends
+No I/O here (``bot.league.nights`` does the talking, storing and scheduling); every function that depends
 on the time takes ``now``, so tests drive it with any clock.
 
     spec = parse_create("Friday Night | fri 20:00 | Asia/Shanghai | 8 hands | kaikoufan")
@@ -24,13 +24,13 @@ from typing import Any, Final, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from game.rules import Rules, RulesError
-from storage.leagues import UNSTARTED_NIGHT_STATUSES, NightStatus
+from storage.leagues import MAX_NIGHT_MINUTES, UNSTARTED_NIGHT_STATUSES, NightStatus
+from storage.matches import MAX_MATCH_HANDS
 
 ANNOUNCE_LEAD: Final = timedelta(hours=24)
 REMIND_LEAD: Final = timedelta(hours=1)
 LATE_START_LIMIT: Final = timedelta(hours=2)
 SEATS: Final = 4
-MAX_NIGHT_HANDS: Final = 1000  # storage's limit on a match's planned hands; a timed night plans this many
 
 _DAY_NAMES: Final = (
     ("mon", "monday", "周一", "星期一"),
@@ -113,12 +113,12 @@ def parse_length(text: str) -> tuple[int | None, int | None]:
     """``8 hands`` / ``8局`` / ``8`` → (8, None); ``90 minutes`` / ``90 min`` / ``90分钟`` → (None, 90)."""
     match = re.fullmatch(r"(\d{1,4})\s*([^\d\s]*)", text.strip().lower())
     unit = match.group(2) if match else None
-    if match is not None and unit in ("", *_HANDS_UNITS) and 1 <= int(match.group(1)) <= MAX_NIGHT_HANDS:
+    if match is not None and unit in ("", *_HANDS_UNITS) and 1 <= int(match.group(1)) <= MAX_MATCH_HANDS:
         return int(match.group(1)), None
-    if match is not None and unit in _MINUTES_UNITS and 1 <= int(match.group(1)) <= 24 * 60:
+    if match is not None and unit in _MINUTES_UNITS and 1 <= int(match.group(1)) <= MAX_NIGHT_MINUTES:
         return None, int(match.group(1))
     raise LeagueSyntaxError(
-        f"the night's length must be a number of hands (1–{MAX_NIGHT_HANDS}) or minutes (1–1440), "
+        f"the night's length must be a number of hands (1–{MAX_MATCH_HANDS}) or minutes (1–{MAX_NIGHT_MINUTES}), "
         f"e.g. '8 hands' or '90 minutes', not {text.strip()!r}"
     )
 

@@ -1,0 +1,166 @@
+"""Run the bot: ``python -m bot`` or ``mahjong-bot`` (long polling, or a webhook: bot.webhook). Configuration:
+see bot.config; ``python -m bot --check-config`` checks it without connecting.
+
+``build_application(config)`` makes the PTB Application (used by the tests and the bench as well): every
+handler is registered from the one list ``HANDLERS`` below; ``main()`` reads the configuration (and ``.env``),
+sets up logging and serves until interrupted. Start-up (``_start``), in this order: open the database, make
+the outbox and the TableManager, publish the command menu, resume every unfinished table, then start the
+league nights (as the job queue's first job, so the tables they open get timers from a running scheduler).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from telegram import BotCommand, Update
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    BaseHandler,
+    CallbackQueryHandler,
+    CommandHandler,
+    MessageHandler,
+    TypeHandler,
+    filters,
+)
+
+from bot import i18n
+from bot.config import Config, ConfigError, check_config, load_dotenv
+from bot.context import CONTEXT_TYPES, BotApplication, BotContext
+from bot.handlers import (
+    info_commands,
+    league_commands,
+    ops_commands,
+    settings_commands,
+    standings_commands,
+    table_commands,
+)
+from bot.league.nights import LeagueNights
+from bot.logs import setup_logging
+from bot.outbox import Outbox
+from bot.play.callback_data import (
+    LANGUAGE_PATTERN,
+    LEAGUE_PATTERN,
+    PLAY_PATTERN,
+    SETTINGS_PATTERN,
+    STANDINGS_PATTERN,
+)
+from bot.play.manager import TableManager
+from bot.play.resume import resume_tables
+from bot.webhook import serve
+from storage.database import Database
+
+log = logging.getLogger("bot")
+
+# Every handler of the bot. A button press goes to the first pattern it matches; one that matches none is stale.
+HANDLERS: list[BaseHandler[Any, BotContext, Any]] = [
+    CommandHandler("start", table_commands.start),
+    CommandHandler("newgame", table_commands.newgame),
+    CommandHandler("join", table_commands.join),
+    CommandHandler("leave", table_commands.leave),
+    CommandHandler("begin", table_commands.begin),
+    CommandHandler("flee", table_commands.flee),
+    CommandHandler("stop", table_commands.stop),
+    CommandHandler("help", info_commands.help_command),
+    CommandHandler("rules", info_commands.rules_command),
+    CommandHandler("calc", info_commands.calc_command),
+    MessageHandler(filters.ChatType.PRIVATE & filters.Regex(r"^\s*\{"), info_commands.calc_message),
+    CommandHandler("lang", info_commands.lang_command),
+    CommandHandler("me", standings_commands.me_command),
+    CommandHandler("top", standings_commands.top_command),
+    CommandHandler("rank", standings_commands.rank_command),
+    CommandHandler("history", standings_commands.history_command),
+    CommandHandler("settings", settings_commands.settings_command),
+    CommandHandler("league", league_commands.league_command),
+    CommandHandler("status", ops_commands.status_command),
+    CallbackQueryHandler(table_commands.press, pattern=PLAY_PATTERN),
+    CallbackQueryHandler(settings_commands.settings_press, pattern=SETTINGS_PATTERN),
+    CallbackQueryHandler(standings_commands.standings_press, pattern=STANDINGS_PATTERN),
+    CallbackQueryHandler(league_commands.signup_press, pattern=LEAGUE_PATTERN),
+    CallbackQueryHandler(info_commands.lang_press, pattern=LANGUAGE_PATTERN),
+    CallbackQueryHandler(table_commands.stale_press),
+]
+
+
+def build_application(config: Config) -> BotApplication:
+    application: BotApplication = (
+        Application.builder()
+        .token(config.token)
+        .base_url(config.api_base_url)
+        .base_file_url(config.file_base_url)
+        .context_types(CONTEXT_TYPES)
+        # The outbox paces every write; PTB's limiter is the safety net, retrying a 429 it meets.
+        .rate_limiter(AIORateLimiter(max_retries=3))
+        .concurrent_updates(256)  # a slow table never holds another table's updates
+        .connection_pool_size(64)
+        .pool_timeout(30)
+        .post_init(_start)
+        .post_shutdown(_stop)
+        .build()
+    )
+    application.bot_data.config = config
+    # First, for every update: the first time the bot meets someone, their Telegram language is stored.
+    application.add_handler(TypeHandler(Update, info_commands.remember_language), group=-1)
+    application.add_handlers(HANDLERS)
+    application.add_error_handler(table_commands.on_error)
+    return application
+
+
+async def _start(application: BotApplication) -> None:
+    data = application.bot_data
+    config: Config = data.require("config")
+    Path(config.db_path).parent.mkdir(parents=True, exist_ok=True)
+    data.db = db = await Database.open(config.db_path)
+    data.outbox = outbox = Outbox(
+        application.bot,
+        group_interval=config.group_interval,
+        private_interval=config.private_interval,
+        passive_interval=config.passive_interval,
+        global_rate=config.global_rate,
+    )
+    jobs = application.job_queue
+    assert jobs is not None, "install python-telegram-bot[job-queue]"
+    data.manager = manager = TableManager(config, db, outbox, jobs, application.bot)
+    await publish_commands(application)
+    resumed = await resume_tables(manager)
+    log.info("bot @%s started; %d unfinished hand(s) resumed", application.bot.username, resumed)
+    data.nights = nights = LeagueNights(db, manager, jobs, data.clock)
+
+    async def catch_up(context: BotContext) -> None:
+        await nights.start()
+
+    jobs.run_once(catch_up, 0, name="league start-up", job_kwargs={"misfire_grace_time": None})
+
+
+async def _stop(application: BotApplication) -> None:
+    data = application.bot_data
+    if data.outbox is not None:
+        await data.outbox.close()
+    if data.db is not None:
+        await data.db.close()
+
+
+async def publish_commands(application: BotApplication) -> None:
+    """The command menu: Chinese for everyone, English for Telegram clients set to English."""
+    bot = application.bot
+    await bot.set_my_commands([BotCommand(name, about) for name, about in i18n.commands("zh")])
+    await bot.set_my_commands([BotCommand(name, about) for name, about in i18n.commands("en")], language_code="en")
+
+
+def main() -> None:
+    if sys.argv[1:] == ["--check-config"]:  # validate without connecting: exit 0, or 2 with the reason
+        status, message = check_config()
+        print(message, file=sys.stderr if status else sys.stdout)
+        sys.exit(status)
+    load_dotenv(".env")
+    try:
+        config = Config.from_env()
+    except ConfigError as e:
+        print(e, file=sys.stderr)
+        sys.exit(2)
+    setup_logging(config.log_level)
+    i18n.load()
+    serve(build_application(config), config)

@@ -1,0 +1,84 @@
+"""The application's typed context: what every handler and timer reaches through ``context``.
+
+PTB keeps one ``bot_data`` object per application; here it is ``BotData``, whose fields are filled once by the
+start-up sequence (``bot.app``). Handlers are typed ``async def h(update: Update, context: BotContext)`` and read
+``context.manager``, ``context.db``, ``context.outbox``, ``context.nights`` and ``context.config``: no string
+keys, no casts.
+
+    application = Application.builder().context_types(CONTEXT_TYPES)...build()
+    application.bot_data.config = config          # before run; the rest is set by bot.app's start-up
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from telegram.ext import Application, CallbackContext, ContextTypes, ExtBot, JobQueue
+
+from bot.config import Config
+from storage.codec import Clock, utc_now
+from storage.database import Database
+
+if TYPE_CHECKING:
+    from bot.league.nights import LeagueNights
+    from bot.outbox import Outbox
+    from bot.play.manager import TableManager
+
+
+class NotStarted(RuntimeError):
+    """A service read before the application's start-up made it."""
+
+
+@dataclass
+class BotData:
+    """The application's services; each is set once by the start-up sequence."""
+
+    config: Config | None = None
+    db: Database | None = None
+    outbox: Outbox | None = None
+    manager: TableManager | None = None
+    nights: LeagueNights | None = None
+    clock: Clock = utc_now  # the league nights' clock (UTC); tests set a controlled one
+    languages_met: set[int] = field(default_factory=set)  # users whose Telegram language is stored
+
+    def require(self, name: str) -> Any:
+        value = getattr(self, name)
+        if value is None:
+            raise NotStarted(f"{name} is not ready: the application has not started")
+        return value
+
+
+class BotContext(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], BotData]):
+    """``CallbackContext`` with the application's services as typed properties."""
+
+    @property
+    def config(self) -> Config:
+        config: Config = self.bot_data.require("config")
+        return config
+
+    @property
+    def db(self) -> Database:
+        db: Database = self.bot_data.require("db")
+        return db
+
+    @property
+    def outbox(self) -> Outbox:
+        outbox: Outbox = self.bot_data.require("outbox")
+        return outbox
+
+    @property
+    def manager(self) -> TableManager:
+        manager: TableManager = self.bot_data.require("manager")
+        return manager
+
+    @property
+    def nights(self) -> LeagueNights:
+        nights: LeagueNights = self.bot_data.require("nights")
+        return nights
+
+
+CONTEXT_TYPES: ContextTypes[BotContext, dict[Any, Any], dict[Any, Any], BotData] = ContextTypes(
+    context=BotContext, bot_data=BotData
+)
+BotApplication: TypeAlias = Application[ExtBot[Any], BotContext, dict[Any, Any], dict[Any, Any], BotData, JobQueue[Any]]

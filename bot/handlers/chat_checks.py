@@ -1,0 +1,33 @@
+"""Who is asking, and where: the checks every command family shares."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Chat, Update
+from telegram.constants import ChatMemberStatus
+from telegram.error import TelegramError
+
+from bot.context import BotContext
+
+log = logging.getLogger(__name__)
+
+
+def in_group(update: Update) -> bool:
+    chat = update.effective_chat
+    return chat is not None and chat.type in (Chat.GROUP, Chat.SUPERGROUP)
+
+
+def in_private(update: Update) -> bool:
+    chat = update.effective_chat
+    return chat is not None and chat.type == Chat.PRIVATE
+
+
+async def is_admin(context: BotContext, chat_id: int, user_id: int) -> bool:
+    """Whether the user administers the group (asked of Telegram; no answer counts as no)."""
+    try:
+        member = await context.bot.get_chat_member(chat_id, user_id)
+    except TelegramError as e:
+        log.warning("cannot check whether %s is an admin of %s: %s", user_id, chat_id, e)
+        return False
+    return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)

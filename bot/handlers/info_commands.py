@@ -1,0 +1,102 @@
+"""Information commands: /help, /rules, /calc and /lang, each answered in the asker's language.
+
+- /help: what the bot does and its commands.
+- /rules: the rules, short, with the group's own options and timers (in a private chat: the defaults);
+  the whole rule book is docs/RULES.md.
+- /calc (private chat): the settlement calculator of RULES.md §11, as ``python -m game.calc``. The §11 JSON
+  goes after /calc or as a message of its own; the answer is the verdict, the breakdown and the payments;
+  malformed input gets the calculator's error message.
+- /lang (private chat): the player's language, ``/lang en`` or buttons (``callback_data.language_data``).
+  A group's language is a /settings choice.
+- ``remember_language`` runs first on every update: the first time the bot meets a user, their Telegram
+  language becomes their language (``bot.i18n.private_language``) until they choose with /lang.
+"""
+
+from __future__ import annotations
+
+from telegram import Update
+
+from bot.context import BotContext
+from bot.handlers.chat_checks import in_private
+from bot.i18n import language_for, private_language, t
+from bot.play.callback_data import fields
+from bot.views.info_views import calc_answer, lang_markup, rules_text
+from storage.chats import ChatSettings
+from storage.players import LANGUAGES
+
+
+async def rules_command(update: Update, context: BotContext) -> None:
+    chat = update.effective_chat
+    if chat is None:
+        return
+    lang = await language_for(context.db, chat.id, update.effective_user)
+    settings = await context.db.chats.get(chat.id) if chat.id < 0 else ChatSettings(chat.id)
+    context.outbox.announce(chat.id, rules_text(settings, lang))
+
+
+async def calc_command(update: Update, context: BotContext) -> None:
+    chat, message = update.effective_chat, update.effective_message
+    if chat is None or message is None or not message.text:
+        return
+    lang = await language_for(context.db, chat.id, update.effective_user)
+    if not in_private(update):
+        context.outbox.announce(chat.id, t("calc_private_only", lang))
+        return
+    _, *rest = message.text.split(maxsplit=1)  # the JSON may follow on the same line or the next
+    context.outbox.announce(chat.id, calc_answer(rest[0], lang) if rest else t("calc_usage", lang))
+
+
+async def calc_message(update: Update, context: BotContext) -> None:
+    """A private message that is a JSON object: the calculator's input without /calc."""
+    chat, message = update.effective_chat, update.effective_message
+    if chat is None or message is None or not message.text:
+        return
+    lang = await language_for(context.db, chat.id, update.effective_user)
+    context.outbox.announce(chat.id, calc_answer(message.text, lang))
+
+
+async def help_command(update: Update, context: BotContext) -> None:
+    chat = update.effective_chat
+    if chat is None:
+        return
+    lang = await language_for(context.db, chat.id, update.effective_user)
+    context.outbox.announce(chat.id, t("help", lang))
+
+
+async def lang_command(update: Update, context: BotContext) -> None:
+    user, chat = update.effective_user, update.effective_chat
+    if user is None or chat is None:
+        return
+    lang = await language_for(context.db, chat.id, user)
+    if not in_private(update):
+        context.outbox.announce(chat.id, t("lang_group", lang))
+        return
+    wanted = (context.args or [""])[0].lower()
+    if wanted in LANGUAGES:
+        await context.db.players.set_language(user.id, wanted)
+        context.outbox.announce(chat.id, t("lang_set", wanted))
+    elif wanted:
+        context.outbox.announce(chat.id, t("lang_unknown", lang, choices=" · ".join(LANGUAGES)))
+    else:
+        context.outbox.announce(chat.id, t("lang_choose", lang), lang_markup())
+
+
+async def lang_press(update: Update, context: BotContext) -> None:
+    query = update.callback_query
+    if query is None:
+        return
+    wanted = fields(query.data)[0]
+    await private_language(context.db, query.from_user)  # registers someone the bot has not met yet
+    await context.db.players.set_language(query.from_user.id, wanted)
+    await query.answer(t("lang_set", wanted))
+
+
+async def remember_language(update: Update, context: BotContext) -> None:
+    """The first update from a user stores their Telegram language as theirs (once per user and process)."""
+    user = update.effective_user
+    if user is None or user.is_bot:
+        return
+    met = context.bot_data.languages_met
+    if user.id not in met:
+        await private_language(context.db, user)
+        met.add(user.id)

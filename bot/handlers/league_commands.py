@@ -1,0 +1,54 @@
+"""/league and the league nights' sign-up buttons (``lg1|<night>|in|out``).
+
+``/league [create|pause|resume|end|close|set|table|next|help] …``: the work is ``bot.league.subcommands``;
+the admin-only subcommands are checked here.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Update
+
+from bot.context import BotContext
+from bot.handlers.chat_checks import in_group, is_admin
+from bot.i18n import t
+from bot.league.subcommands import ADMIN_SUBCOMMANDS, run_subcommand
+from bot.play.callback_data import fields
+from storage.errors import StorageError
+
+log = logging.getLogger(__name__)
+
+
+async def league_command(update: Update, context: BotContext) -> None:
+    user, chat, message = update.effective_user, update.effective_chat, update.effective_message
+    if user is None or chat is None or message is None or not message.text:
+        return
+    if not in_group(update):
+        context.outbox.announce(chat.id, t("group_only", context.config.lang))
+        return
+    words = message.text.split(maxsplit=2)
+    sub = words[1].lower() if len(words) > 1 else ""
+    rest = words[2] if len(words) > 2 else ""
+    nights = context.nights
+    if sub in ADMIN_SUBCOMMANDS and not await is_admin(context, chat.id, user.id):
+        reply: str | None = t("league_admin_only", await nights.lang(chat.id))
+    else:
+        reply = await run_subcommand(nights, chat.id, sub, rest)
+    if reply:
+        context.outbox.announce(chat.id, reply)
+
+
+async def signup_press(update: Update, context: BotContext) -> None:
+    """A press of "I'm in" / "Not this time"."""
+    query = update.callback_query
+    if query is None:
+        return
+    night_id, choice = fields(query.data)
+    nights = context.nights
+    try:
+        notice = await nights.sign(int(night_id), query.from_user.id, query.from_user.full_name, choice == "in")
+    except StorageError as e:
+        log.info("sign-up press refused: %s", e)
+        notice = t("league_signups_closed", context.config.lang)
+    await query.answer(notice)

@@ -1,0 +1,81 @@
+"""/settings: a group's admins set its table and rules from an inline menu; changes apply from the next hand.
+
+The menu is ``bot.views.menu_views``, the options and their choices ``bot.settings_options``. Every change is
+stored with ``storage.chats`` and announced in the group; the TableManager reads the settings before each hand
+of the group's own table (``follow_settings``), so a hand in play keeps the rules it was dealt with. Hands per
+game applies from the next game. Only group admins may open the menu or press its buttons.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Final
+
+from telegram import Update
+
+from bot.context import BotContext
+from bot.handlers.chat_checks import in_group, is_admin
+from bot.i18n import language_for, t
+from bot.play.callback_data import fields
+from bot.settings_options import OPTIONS, Option, SettingRefused, changes_for, current, shown
+from bot.views.menu_views import menu
+from storage.chats import ChatSettings
+from storage.errors import StorageError
+
+log = logging.getLogger(__name__)
+
+SLOT: Final = "settings"
+
+
+async def settings_command(update: Update, context: BotContext) -> None:
+    user, chat = update.effective_user, update.effective_chat
+    if user is None or chat is None:
+        return
+    if not in_group(update):
+        context.outbox.announce(chat.id, t("settings_group_only", await language_for(context.db, chat.id, user)))
+        return
+    settings = await context.db.chats.get(chat.id)
+    if not await is_admin(context, chat.id, user.id):
+        context.outbox.announce(chat.id, t("settings_admins_only", settings.language))
+        return
+    context.outbox.show(chat.id, SLOT, menu(settings, "main"), fresh=True)
+
+
+async def settings_press(update: Update, context: BotContext) -> None:
+    """``st1|p|<page>`` opens a page; ``st1|s|<key>|<choice>`` sets a choice."""
+    query = update.callback_query
+    if query is None or query.message is None:
+        return
+    chat_id = query.message.chat.id
+    settings = await context.db.chats.get(chat_id)
+    parts = fields(query.data)
+    notice: str | None = None
+    if not await is_admin(context, chat_id, query.from_user.id):
+        notice = t("settings_admins_only", settings.language)
+    elif len(parts) == 2 and parts[0] == "p" and (parts[1] in ("main", "rules") or parts[1] in OPTIONS):
+        context.outbox.show(chat_id, SLOT, menu(settings, parts[1]))
+    elif len(parts) == 3 and parts[0] == "s" and parts[1] in OPTIONS:
+        notice = await _set(context, chat_id, settings, OPTIONS[parts[1]], parts[2], query.from_user.full_name)
+    else:
+        notice = t("settings_stale", settings.language)
+    await query.answer(notice)
+
+
+async def _set(context: BotContext, chat_id: int, settings: ChatSettings, option: Option, choice: str,
+               who: str) -> str:
+    """Store one change, announce it, refresh the menu; the press's short answer."""
+    try:
+        updated = await context.db.chats.update(chat_id, **changes_for(settings, option, choice))
+    except (SettingRefused, StorageError) as e:
+        log.info("chat %s: setting %s=%s refused: %s", chat_id, option.key, choice, e)
+        return t("settings_refused", settings.language)
+    lang = updated.language
+    if updated != settings:
+        key = "settings_changed_next_game" if option.key == "hands_per_game" else "settings_changed"
+        context.outbox.announce(chat_id, t(key, lang, name=who, setting=t(f"set_{option.key}", lang),
+                                           value=shown(option, current(updated, option), lang)))
+        table = context.manager.tables.get(chat_id)
+        if table is not None and table.state == "lobby":  # nothing dealt yet: the next hand is the first
+            await context.manager.follow_settings(table)
+    context.outbox.show(chat_id, SLOT, menu(updated, option.key))
+    return t("settings_saved", lang)

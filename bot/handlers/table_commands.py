@@ -1,0 +1,138 @@
+"""The table's commands and buttons: /newgame, /join, /leave, /begin, /flee, /stop, the join deep link, and
+every play button (``v1|…``). Each is a thin ``async def`` that hands the update to the TableManager.
+
+Every write to a chat goes through the outbox (paced and coalesced); only the answers to button presses are
+sent here directly. A press that no handler claims gets ``stale_press``: a short notice, nothing changes.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Final
+
+from telegram import Update
+from telegram.error import TelegramError
+
+from bot.context import BotContext
+from bot.handlers.chat_checks import in_group, in_private, is_admin
+from bot.i18n import language_for, private_language, t
+from bot.play.callback_data import BadCallback, decode
+from bot.play.manager import Reply
+
+log = logging.getLogger(__name__)
+
+JOIN_PREFIX: Final = "join_"
+
+
+def _say(context: BotContext, chat_id: int, reply: Reply) -> None:
+    if reply.text:
+        context.outbox.announce(chat_id, reply.text, reply.markup)
+
+
+async def start(update: Update, context: BotContext) -> None:
+    """/start in private: a plain hello, or ``join_<chat>`` from the lobby's Join button."""
+    user, chat = update.effective_user, update.effective_chat
+    if user is None or chat is None:
+        return
+    payload = context.args[0] if context.args else ""
+    if payload.startswith(JOIN_PREFIX) and in_private(update):
+        try:
+            group_id = int(payload[len(JOIN_PREFIX) :])
+        except ValueError:
+            group_id = 0
+        await private_language(context.db, user)  # someone new sits down speaking their Telegram language
+        _say(context, chat.id, await context.manager.join(group_id, user.id, user.full_name, from_private=True))
+        return
+    key = "start_hello" if in_private(update) else "help"
+    lang = await language_for(context.db, chat.id, user)  # in private: the player's own language
+    context.outbox.announce(chat.id, t(key, lang) + "\n\n" + t("help", lang))
+
+
+async def _group_only(update: Update, context: BotContext) -> bool:
+    """True in a group; elsewhere says the command is for groups."""
+    chat = update.effective_chat
+    if chat is not None and not in_group(update):
+        context.outbox.announce(chat.id, t("group_only", context.config.lang))
+    return chat is not None and update.effective_user is not None and in_group(update)
+
+
+async def newgame(update: Update, context: BotContext) -> None:
+    if not await _group_only(update, context):
+        return
+    user, chat = update.effective_user, update.effective_chat
+    assert user is not None and chat is not None
+    await private_language(context.db, user)  # someone new sits down speaking their Telegram language
+    _say(context, chat.id, await context.manager.new_table(chat.id, chat.title or "", user.id, user.full_name))
+
+
+async def join(update: Update, context: BotContext) -> None:
+    if not await _group_only(update, context):
+        return
+    user, chat = update.effective_user, update.effective_chat
+    assert user is not None and chat is not None
+    await private_language(context.db, user)
+    _say(context, chat.id, await context.manager.join(chat.id, user.id, user.full_name))
+
+
+async def leave(update: Update, context: BotContext) -> None:
+    if await _group_only(update, context):
+        assert update.effective_user is not None and update.effective_chat is not None
+        chat_id = update.effective_chat.id
+        _say(context, chat_id, await context.manager.leave(chat_id, update.effective_user.id))
+
+
+async def flee(update: Update, context: BotContext) -> None:
+    if await _group_only(update, context):
+        assert update.effective_user is not None and update.effective_chat is not None
+        chat_id = update.effective_chat.id
+        _say(context, chat_id, await context.manager.leave(chat_id, update.effective_user.id, flee=True))
+
+
+async def begin(update: Update, context: BotContext) -> None:
+    if await _group_only(update, context):
+        assert update.effective_user is not None and update.effective_chat is not None
+        chat_id = update.effective_chat.id
+        _say(context, chat_id, await context.manager.begin(chat_id, update.effective_user.id))
+
+
+async def stop(update: Update, context: BotContext) -> None:
+    if not await _group_only(update, context):
+        return
+    user, chat = update.effective_user, update.effective_chat
+    assert user is not None and chat is not None
+    table = context.manager.tables.get(chat.id)
+    admin = table is not None and table.creator_id != user.id and await is_admin(context, chat.id, user.id)
+    _say(context, chat.id, await context.manager.stop(chat.id, user.id, admin))
+
+
+async def _answer(update: Update, notice: str | None) -> None:
+    query = update.callback_query
+    assert query is not None
+    try:
+        await query.answer(notice)
+    except TelegramError as e:  # an answer too late or lost changes nothing in the game
+        log.info("could not answer a press: %s", e)
+
+
+async def press(update: Update, context: BotContext) -> None:
+    """A play button: decoded, checked and played by the manager; always answered, with a notice if refused."""
+    query = update.callback_query
+    if query is None:
+        return
+    try:
+        data = decode(query.data)
+    except BadCallback:
+        notice: str | None = t("press_stale", context.config.lang)
+    else:
+        notice = await context.manager.press(data.table, query.from_user.id, data.stamp, data.code)
+    await _answer(update, notice)
+
+
+async def stale_press(update: Update, context: BotContext) -> None:
+    """A press no handler claims: an old version's button, or forged data."""
+    if update.callback_query is not None:
+        await _answer(update, t("press_stale", context.config.lang))
+
+
+async def on_error(update: object, context: BotContext) -> None:
+    log.error("error while handling %s", update, exc_info=context.error)

@@ -1,0 +1,117 @@
+"""The /league subcommands: create, set, pause, resume, end (a season), close, next, table, help.
+
+    reply = await run_subcommand(nights, chat_id, "pause", "")     # the reply, or None when a picture says it
+
+Admin-only subcommands are ``ADMIN_SUBCOMMANDS`` (the handler checks). Malformed input gets the syntax
+error and the usage; storage's refusals are quoted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Final
+
+from bot.i18n import t
+from bot.league.nights import LeagueNights
+from bot.league.schedule import LeagueSyntaxError, parse_create, parse_set
+from bot.views.league_views import league_summary, local_when, names_text
+from storage.errors import StorageError
+from storage.leagues import League
+
+ADMIN_SUBCOMMANDS: Final = frozenset({"create", "pause", "resume", "end", "close", "set"})
+
+Subcommand = Callable[[LeagueNights, League, str, str], Awaitable[str | None]]
+
+
+async def run_subcommand(nights: LeagueNights, chat_id: int, sub: str, rest: str) -> str | None:
+    """Run ``/league <sub> <rest>``; the reply (None when a picture says it all)."""
+    lang = await nights.lang(chat_id)
+    usage = t("league_usage", lang)
+    league = await nights.current(chat_id)
+    if sub in ("", "help"):
+        return usage + ("\n\n" + await next_text(nights, league, lang) if league is not None else "")
+    if sub != "create" and sub not in _SUBCOMMANDS:
+        return t("league_syntax", lang, error=f"unknown subcommand {sub!r}", usage=usage)
+    try:
+        if sub == "create":
+            return await _create(nights, chat_id, rest, league, lang)
+        if league is None:
+            return t("league_none", lang)
+        return await _SUBCOMMANDS[sub](nights, league, rest, lang)
+    except LeagueSyntaxError as e:
+        return t("league_syntax", lang, error=e, usage=usage)
+    except StorageError as e:
+        return t("league_refused", lang, error=e)
+
+
+async def _create(nights: LeagueNights, chat_id: int, rest: str, existing: League | None, lang: str) -> str:
+    spec = parse_create(rest)
+    if existing is not None:
+        return t("league_exists", lang, name=existing.name)
+    league = await nights.db.leagues.create(
+        chat_id, spec.name, spec.weekdays, spec.start_time, spec.time_zone, spec.rules,
+        night_hands=spec.night_hands, night_minutes=spec.night_minutes, auto_fill=spec.auto_fill,
+    )  # fmt: skip
+    night = await nights.ensure_night(league.id)
+    await nights.run_due()  # the first night may already be due for its announcement
+    return t("league_created", lang, summary=league_summary(league, lang), when=nights.when(night, league, lang))
+
+
+async def next_text(nights: LeagueNights, league: League, lang: str) -> str:
+    summary = league_summary(league, lang)
+    upcoming = [n for n in await nights.db.leagues.open_nights() if n.league_id == league.id]
+    if not upcoming:
+        return t("league_no_next", lang, summary=summary)
+    players = await nights.db.leagues.signups(upcoming[0].id)
+    return t("league_next", lang, summary=summary, when=local_when(upcoming[0].starts_at, league.time_zone, lang),
+             count=len(players), names=names_text([p.display_name for p in players], lang))
+
+
+async def _next(nights: LeagueNights, league: League, rest: str, lang: str) -> str | None:
+    return await next_text(nights, league, lang)
+
+
+async def _table(nights: LeagueNights, league: League, rest: str, lang: str) -> str | None:
+    await nights.show_season_table(league, league.season, lang)
+    return None
+
+
+async def _pause(nights: LeagueNights, league: League, rest: str, lang: str) -> str | None:
+    if league.status != "active":
+        return t("league_not_active", lang, name=league.name)
+    await nights.db.leagues.set_status(league.id, "paused")
+    return t("league_paused", lang, name=league.name)
+
+
+async def _resume(nights: LeagueNights, league: League, rest: str, lang: str) -> str | None:
+    if league.status != "paused":
+        return t("league_not_paused", lang, name=league.name)
+    await nights.db.leagues.set_status(league.id, "active")
+    night = await nights.ensure_night(league.id)
+    await nights.run_due()
+    return t("league_resumed", lang, name=league.name, when=nights.when(night, league, lang))
+
+
+async def _end(nights: LeagueNights, league: League, rest: str, lang: str) -> str | None:
+    await nights.show_season_table(league, league.season, lang)
+    await nights.db.leagues.new_season(league.id)
+    return t("league_season_over", lang, name=league.name, season=league.season, next=league.season + 1)
+
+
+async def _close(nights: LeagueNights, league: League, rest: str, lang: str) -> str | None:
+    await nights.db.leagues.set_status(league.id, "ended")
+    await nights.arm()
+    return t("league_closed", lang, name=league.name)
+
+
+async def _set(nights: LeagueNights, league: League, rest: str, lang: str) -> str | None:
+    field, _, value = rest.strip().partition(" ")
+    updated = await nights.db.leagues.update(league.id, nights.clock(), **parse_set(field, value))
+    night = await nights.ensure_night(updated.id)
+    await nights.run_due()
+    return t("league_updated", lang, summary=league_summary(updated, lang), when=nights.when(night, updated, lang))
+
+
+_SUBCOMMANDS: Final[dict[str, Subcommand]] = {
+    "next": _next, "table": _table, "pause": _pause, "resume": _resume, "end": _end, "close": _close, "set": _set,
+}  # fmt: skip

@@ -1,0 +1,136 @@
+"""Callback data of every inline button the bot makes: compact, versioned, at most 64 bytes, one prefix a kind.
+
+| kind      | data                                    | routed by               |
+|-----------|-----------------------------------------|-------------------------|
+| play      | ``v1|<table>|<stamp>|<code>``           | ``PLAY_PATTERN``        |
+| settings  | ``st1|p|<page>`` · ``st1|s|<key>|<choice>`` | ``SETTINGS_PATTERN`` |
+| standings | ``sd1|top|<period>`` · ``sd1|h|<hand>`` | ``STANDINGS_PATTERN``   |
+| league    | ``lg1|<night>|in`` · ``lg1|<night>|out`` | ``LEAGUE_PATTERN``     |
+| language  | ``ln1|<lang>``                          | ``LANGUAGE_PATTERN``    |
+
+``bot.app`` routes each kind with ``CallbackQueryHandler(pattern=...)``; a press matching none is stale.
+Play buttons: ``table`` is the group chat id, ``stamp`` says which prompt the button belongs to
+(``<hand>.<counter>.<seat>``, or ``0`` for buttons outside a hand), ``code`` is the action or command.
+
+>>> encode(-1001234567890, "7.42.1", action_code("discard", 4))
+'v1|-1001234567890|7.42.1|d5m'
+>>> decode('v1|-1001234567890|7.42.1|d5m')
+Press(table=-1001234567890, stamp='7.42.1', code='d5m')
+>>> parse_action_code("c3p", seat=2)
+Action(seat=2, kind='chi', tile=11)
+>>> settings_data("s", "cap", "500"), league_data(12, "in"), standings_data("top", "month")
+('st1|s|cap|500', 'lg1|12|in', 'sd1|top|month')
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from game.table import TILE_ACTIONS, Action, ActionKind
+from game.tiles import TileError, parse_tile, tile_name
+from storage.players import LANGUAGES
+
+VERSION: Final = "v1"
+SETTINGS_PREFIX: Final = "st1"
+STANDINGS_PREFIX: Final = "sd1"
+LEAGUE_PREFIX: Final = "lg1"
+LANGUAGE_PREFIX: Final = "ln1"
+MAX_BYTES: Final = 64
+_SEP: Final = "|"
+
+PLAY_PATTERN: Final = rf"^{VERSION}\|"
+SETTINGS_PATTERN: Final = rf"^{SETTINGS_PREFIX}\|"
+STANDINGS_PATTERN: Final = rf"^{STANDINGS_PREFIX}\|(top\|(all|month)|h\|\d{{1,18}})$"
+LEAGUE_PATTERN: Final = rf"^{LEAGUE_PREFIX}\|\d{{1,18}}\|(in|out)$"
+LANGUAGE_PATTERN: Final = rf"^{LANGUAGE_PREFIX}\|({'|'.join(LANGUAGES)})$"
+
+# One or two letters per action kind; the tile follows where the kind has one.
+_KIND_CODE: Final[dict[str, str]] = {
+    "discard": "d", "hu": "h", "hongzhong_gang": "hz", "laizi_gang": "lz", "an_gang": "a",
+    "xu_gang": "x", "chong_gang": "g", "peng": "p", "chi": "c", "pass": "-",
+}  # fmt: skip
+_CODE_KIND: Final[dict[str, str]] = {v: k for k, v in _KIND_CODE.items()}
+_STAMP = re.compile(r"^[0-9]{1,12}(\.[0-9]{1,6}\.[0-3])?$")
+_TABLE = re.compile(r"^-?[0-9]{1,18}$")  # a chat id: fits in 64 bits, so a forged one cannot overflow anything
+
+
+class BadCallback(ValueError):
+    """Callback data this bot did not make (or made by an older version)."""
+
+
+@dataclass(frozen=True)
+class Press:
+    table: int
+    stamp: str
+    code: str
+
+
+def _checked(data: str) -> str:
+    if len(data.encode()) > MAX_BYTES:
+        raise ValueError(f"callback data over {MAX_BYTES} bytes: {data!r}")
+    return data
+
+
+def encode(table: int, stamp: str, code: str) -> str:
+    """A play button's data."""
+    return _checked(_SEP.join((VERSION, str(table), stamp, code)))
+
+
+def settings_data(*parts: str) -> str:
+    return _checked(_SEP.join((SETTINGS_PREFIX, *parts)))
+
+
+def standings_data(kind: str, value: str | int) -> str:
+    return _checked(_SEP.join((STANDINGS_PREFIX, kind, str(value))))
+
+
+def league_data(night_id: int, choice: str) -> str:
+    return _checked(_SEP.join((LEAGUE_PREFIX, str(night_id), choice)))
+
+
+def language_data(lang: str) -> str:
+    return _checked(_SEP.join((LANGUAGE_PREFIX, lang)))
+
+
+def fields(data: str | None) -> list[str]:
+    """The parts of any button's data after its prefix (the router already matched the prefix)."""
+    return (data or "").split(_SEP)[1:]
+
+
+def decode(data: str | None) -> Press:
+    parts = (data or "").split(_SEP)
+    if len(parts) != 4 or parts[0] != VERSION:
+        raise BadCallback(f"not {VERSION} callback data: {data!r}")
+    _, table, stamp, code = parts
+    if not _TABLE.match(table):
+        raise BadCallback(f"bad table id in {data!r}")
+    if not _STAMP.match(stamp) or not code:
+        raise BadCallback(f"bad stamp or code in {data!r}")
+    return Press(int(table), stamp, code)
+
+
+def action_code(kind: ActionKind, tile: int | None = None) -> str:
+    return _KIND_CODE[kind] + ("" if tile is None else tile_name(tile))
+
+
+def code_of(action: Action) -> str:
+    return action_code(action.kind, action.tile)
+
+
+def parse_action_code(code: str, seat: int) -> Action:
+    """The action a code stands for, played by ``seat``; BadCallback if it is no action code."""
+    for length in (2, 1):  # two-letter codes first ("hz" before "h")
+        kind = _CODE_KIND.get(code[:length])
+        if kind is None:
+            continue
+        rest = code[length:]
+        if bool(rest) != (kind in TILE_ACTIONS):  # a tile exactly where the kind has one
+            continue
+        try:
+            tile = parse_tile(rest) if rest else None
+        except TileError:
+            continue
+        return Action(seat, kind, tile)  # type: ignore[arg-type]
+    raise BadCallback(f"unknown action code {code!r}")

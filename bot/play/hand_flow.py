@@ -1,0 +1,298 @@
+"""The hand in motion: apply → store → show, the timers' ticks, the end of a hand and closing a table.
+
+``HandFlow`` is the part of the TableManager (``bot.play.manager``) that runs once a hand is dealt; the
+manager adds the lobby and the presses. Everything here runs under the table's lock (``locked``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, Protocol
+
+from telegram import Bot
+from telegram.ext import Job, JobQueue
+
+from bot.config import Config
+from bot.i18n import t
+from bot.logs import log_action, log_event
+from bot.outbox import Content, Outbox
+from bot.play.table_state import Seat, Table
+from bot.play.timers import TableTimers
+from bot.views.game_views import (
+    automatic_name,
+    event_notices,
+    result_content,
+    seat_content,
+    seat_label,
+    spectator_content,
+    stopped_text,
+)
+from game.ai import choose
+from game.table import Action, Hand
+from storage.database import Database
+from storage.errors import StorageError
+from storage.matches import Seat as StoredSeat
+
+log = logging.getLogger(__name__)
+
+_RETRY_SECONDS = 5.0  # after a timed step failed unexpectedly
+
+
+class TableSession(Protocol):
+    """A table opened by ``open_table`` (a league night) decides who sits for each hand and when it ends."""
+
+    def seating(self, table: Table) -> Sequence[Seat | None]:
+        """The four seats for the hand about to start (None: an automatic player)."""
+        ...
+
+    def over(self, table: Table) -> bool:
+        """Whether the table ends after the hand just settled (besides its planned number of hands)."""
+        ...
+
+    async def closed(self, table: Table, status: str) -> None:
+        """The table has finished ('done' or 'abandoned'); its match is closed in storage."""
+        ...
+
+
+class HandFlow:
+    def __init__(self, config: Config, db: Database, outbox: Outbox, jobs: JobQueue[Any], bot: Bot) -> None:
+        self.config = config
+        self.db = db
+        self.outbox = outbox
+        self.bot = bot
+        self.timers = TableTimers(jobs, config, self.tick)
+        self.tables: dict[int, Table] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
+        self.sessions: dict[int, TableSession] = {}  # per table opened by open_table
+        self.max_wait_ms = 0.0  # the longest any update waited for its table's lock (the bench reads it)
+
+    @contextlib.asynccontextmanager
+    async def locked(self, chat_id: int) -> AsyncIterator[None]:
+        lock = self._locks.setdefault(chat_id, asyncio.Lock())
+        started = time.monotonic()
+        async with lock:
+            self.max_wait_ms = max(self.max_wait_ms, (time.monotonic() - started) * 1000)
+            yield
+
+    # --- a new hand ---------------------------------------------------------------------------------------
+    async def start_hand(self, table: Table) -> None:
+        assert table.match is not None and table.match_id is not None
+        session = self.sessions.get(table.chat_id)
+        if session is not None:
+            for seat, new in enumerate(session.seating(table)):
+                if new is None or new.user_id != table.seat(seat).user_id:
+                    await self._replace_seat(table, seat, new, t("sitting_out", table.lang))
+        else:  # a group's own table: the group's /settings as they are now
+            await self.follow_settings(table)
+        hand = table.match.new_hand()
+        record = await self.db.hands.start(table.match_id, hand.seed, hand.dealer)
+        table.hand_number = record.hand_no
+        log_event("hand_start", table=table.chat_id, hand=record.id, number=record.hand_no, dealer=hand.dealer,
+                  rules=hand.rules.preset)
+        await self.learn_languages(table)
+        changed = table.start_hand(hand, record.id, time.monotonic())
+        self._publish(table, changed, new_hand=True)
+        self.timers.arm(table)
+
+    async def learn_languages(self, table: Table) -> None:
+        """Each human's own language (their /lang, else their Telegram one) for their private messages; read
+        before every hand, so a /lang between hands applies to the next one."""
+        for _, s in table.humans():
+            player = await self.db.players.get(s.user_id or 0)
+            if player is not None:
+                s.lang = player.language
+
+    async def follow_settings(self, table: Table) -> None:
+        """Bring a group's own table up to the group's /settings: language, timers, automatic players, rules.
+
+        Called before each hand (and by /settings while the table is a lobby), so a change applies from the
+        next hand; the match's stored rules follow, so a resumed match deals under them too."""
+        settings = await self.db.chats.get(table.chat_id)
+        table.follow(settings, self.config)
+        if table.match is not None and table.match_id is not None and table.match.rules != settings.rules:
+            await self.db.matches.set_rules(table.match_id, settings.rules)
+            table.match.rules = settings.rules
+
+    # --- playing --------------------------------------------------------------------------------------------
+    async def play(self, table: Table, action: Action, also_urgent: Sequence[int] = ()) -> None:
+        """Apply, store, then show. A storage failure undoes the action (nothing was shown yet)."""
+        hand = table.hand
+        assert hand is not None and table.hand_id is not None
+        now = time.monotonic()
+        events, changed = table.apply(action, now)
+        try:
+            await self.db.hands.append_action(table.hand_id, len(hand.actions) - 1, action.to_json())
+        except (StorageError, OSError) as e:
+            log.error("table %s: could not store %s (%s); undoing it", table.chat_id, action, e)
+            table.hand = Hand.replay(hand.rules, hand.seed, hand.dealer, hand.actions[:-1])
+            self._publish(table, table.refresh_prompts(now))
+            self.timers.arm(table)
+            return
+        log_action(table.chat_id, table.hand_id, len(hand.actions) - 1, action)
+        for kind, notice in event_notices(table, events):
+            if kind == "tell":  # the group's picture is edited after every action anyway: its caption tells it
+                self.outbox.tell(table.chat_id, "spectator", notice)
+            else:
+                self.outbox.announce(table.chat_id, notice)
+        if hand.finished:
+            try:
+                await self.end_hand(table)
+            except Exception:  # a storage failure: the settlement is tried again by the table's timer
+                log.exception("table %s: hand %s could not be settled; retrying", table.chat_id, table.hand_id)
+                self.timers.arm(table, not_before=time.monotonic() + _RETRY_SECONDS)
+            return
+        self._publish(table, changed | set(also_urgent))
+        self.timers.arm(table)
+
+    def _publish(self, table: Table, changed: set[int], *, new_hand: bool = False) -> None:
+        """Queue the views that changed: a player's picture when their decision changed (urgent when they must
+        act now, lazily when their buttons only went away), and the group's picture. A player with nothing to
+        decide sees the table again at their next decision (and live in the group): that keeps the writes
+        near one per action."""
+        for seat, s in table.humans():
+            if seat in changed or new_hand:
+                urgent = seat in table.prompts or s.auto  # a new hand's other players see it lazily
+                self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", seat_content(table, seat), urgent=urgent)
+        self.outbox.show(table.chat_id, "spectator", spectator_content(table), fresh=new_hand)
+
+    async def _automatic_action(self, table: Table, seat: int) -> Action:
+        hand = table.hand
+        assert hand is not None
+        level = table.auto_level if table.seat(seat).user_id is None else "normal"
+        # The automatic player thinks in a thread: a slow decision never stalls the other tables.
+        return await asyncio.to_thread(choose, hand.view(seat), level, hand.seed ^ len(hand.actions))
+
+    async def tick(self, chat_id: int, job: Job[Any] | None = None) -> None:
+        """The table's timer: play every decision that is due (automatic players, timeouts), start hands."""
+        async with self.locked(chat_id):
+            table = self.tables.get(chat_id)
+            if table is None:
+                return
+            self.timers.fired(chat_id, job)
+            try:
+                await self._play_due(table)
+            except Exception:  # a bug or a storage failure must not leave the table without a timer
+                log.exception("table %s: a timed step failed; trying again in %.0f s", chat_id, _RETRY_SECONDS)
+                if self.tables.get(chat_id) is table:
+                    self.timers.arm(table, not_before=time.monotonic() + _RETRY_SECONDS)
+
+    async def _play_due(self, table: Table) -> None:
+        if table.state == "playing" and table.hand is not None and table.hand.finished:
+            await self.end_hand(table)  # its settlement failed before
+            return
+        if table.state == "between":
+            if time.monotonic() >= table.between_since + self.config.next_hand_seconds - 0.01:
+                await self.start_hand(table)
+            else:
+                self.timers.arm(table)
+            return
+        while table.state == "playing" and table.hand is not None:
+            due = table.next_due(self.config.bot_delay)
+            if due is None or due[0] > time.monotonic() + 0.01:
+                break
+            await self.play(table, *await self._due_action(table, due[1]))
+        if self.tables.get(table.chat_id) is table:
+            self.timers.arm(table)
+
+    async def _due_action(self, table: Table, seat: int) -> tuple[Action, tuple[int, ...]]:
+        """What a due seat plays: the automatic player's choice, a timed-out claim's pass, or 托管."""
+        hand = table.hand
+        assert hand is not None
+        s = table.seat(seat)
+        if s.automatic:
+            return await self._automatic_action(table, seat), ()
+        if hand.phase != "turn":  # silence on a claim is a pass (RULES.md §5)
+            return Action(seat, "pass"), ()
+        s.auto = True
+        self.outbox.announce(table.chat_id, t("announce_tuoguan", table.lang, seat=seat_label(table, seat)))
+        return await self._automatic_action(table, seat), (seat,)
+
+    # --- the end of a hand, seats changing hands, closing ---------------------------------------------------
+    async def end_hand(self, table: Table) -> None:
+        hand, match = table.hand, table.match
+        assert hand is not None and match is not None and table.hand_id is not None
+        # Settled in storage first: should that fail, nothing has changed and the next tick tries again.
+        result = hand.result
+        payments = result.payments if result is not None else (0, 0, 0, 0)
+        winner = result.winner if result is not None else None
+        summary = result.to_json() if result is not None else {"exhausted": True}
+        # Storage adds the flee penalties it holds for this hand: its totals are the one truth.
+        closed = await self.db.hands.close(table.hand_id, payments, winner, summary)
+        match.finish_hand(hand)
+        table.totals = list(closed.match_totals)
+        log_event("hand_end", table=table.chat_id, hand=table.hand_id, winner=winner,
+                  payments=",".join(str(r.points) for r in closed.results),
+                  patterns=",".join(result.patterns) if result else None, exhausted=hand.exhausted or None)
+        table.state, table.between_since, table.prompts = "between", time.monotonic(), {}
+        session = self.sessions.get(table.chat_id)
+        last = match.hands_played >= table.hands_planned or (session is not None and session.over(table))
+        self.outbox.show(table.chat_id, "result", result_content(table, None), fresh=True)
+        for _, s in table.humans():
+            content = result_content(table, None if last else self.config.next_hand_seconds, s.lang)
+            self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", content, urgent=True)
+        for r in closed.results:
+            if r.title_changed and r.title_after is not None:
+                title = r.title_after.zh if table.lang == "zh" else r.title_after.en
+                self.outbox.announce(table.chat_id, t("title_changed", table.lang, seat=seat_label(table, r.seat),
+                                                      title=title))
+        if last:
+            await self.finish(table, "done")
+        else:
+            self.timers.arm(table)
+
+    async def seat_automatic(self, table: Table, seat: int) -> None:
+        """An automatic player takes a human's seat for the rest of the match; their message is closed."""
+        await self._replace_seat(table, seat, None, t("left", table.lang, name=table.seat(seat).name))
+
+    async def _replace_seat(self, table: Table, seat: int, new: Seat | None, farewell: str) -> None:
+        """Someone else (None: an automatic player) takes a seat for the next hands; the one leaving it is told."""
+        old = table.seat(seat)
+        if new is None and old.user_id is None:
+            return  # an automatic player stays an automatic player
+        table.seats[seat] = new or Seat(None, automatic_name(seat, table.lang))
+        if table.match_id is not None:
+            stored = StoredSeat.human(new.user_id) if new and new.user_id else StoredSeat.auto(table.auto_level)
+            await self.db.matches.replace_seat(table.match_id, seat, stored)
+        if old.user_id is not None:
+            self.outbox.show(old.user_id, f"hand{table.chat_id}", Content(farewell))
+
+    async def end_if_no_humans(self, table: Table) -> bool:
+        if table.humans():
+            return False
+        await self.finish(table, "abandoned" if table.state == "playing" else "done")
+        return True
+
+    async def finish(self, table: Table, status: str) -> None:
+        """End the table: storage's match closed, the summary in the group, every private message closed."""
+        self.timers.cancel(table.chat_id)
+        self.tables.pop(table.chat_id, None)
+        session = self.sessions.pop(table.chat_id, None)
+        if table.match is None or table.match_id is None:
+            self.outbox.show(table.chat_id, "lobby", Content(t("closed", table.lang)))
+        else:
+            status = await self._close_match(table, status)
+            closing = stopped_text(table)
+            if session is None:  # a session's seats change hands, so it tells the results its own way
+                self.outbox.announce(table.chat_id, closing)
+            for _, s in table.humans():  # their message may still have buttons: close it
+                self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", Content(closing))
+        if session is not None:
+            await session.closed(table, status)
+
+    async def _close_match(self, table: Table, status: str) -> str:
+        """Close the match in storage; the status it closed with."""
+        assert table.match_id is not None
+        if table.state == "playing" and table.hand_id is not None:
+            flee = await self.db.hands.penalties(table.hand_id)
+            if any(flee):
+                # A stopped hand with a flight in it is settled with the penalty alone, so nobody escapes it.
+                closed = await self.db.hands.close(table.hand_id, (0, 0, 0, 0), None,
+                                                   {"stopped": True, "flee": list(flee)})
+                table.totals = list(closed.match_totals)
+                status = "done"
+        await self.db.matches.finish(table.match_id, "done" if status == "done" else "abandoned")
+        return status

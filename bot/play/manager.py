@@ -1,0 +1,269 @@
+"""The TableManager: every group's table, driven by commands, button presses and timers (orchestration only).
+
+Each table has its own ``asyncio.Lock``; everything that reads or changes a table runs under it, so tables
+run concurrently and each one serially. Within the lock an action is applied to the hand, then appended
+to storage, and only then are its effects handed to the outbox (which sends them later, outside the lock):
+a crash loses no move, and a slow Telegram never holds a table. What each chat is shown comes from
+``bot.views.game_views``; the timers are ``bot.play.timers``; resuming after a restart is ``bot.play.resume``.
+
+    manager = TableManager(config, db, outbox, job_queue, bot)
+    await resume_tables(manager)                         # at start-up: every unfinished hand goes on
+    reply = await manager.new_table(chat_id, title, user_id, name)
+    notice = await manager.press(chat_id, user_id, stamp, code)
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from telegram import InlineKeyboardMarkup
+from telegram.error import Forbidden, TelegramError
+
+from bot.i18n import t
+from bot.play.callback_data import BadCallback, parse_action_code
+from bot.play.hand_flow import HandFlow, TableSession
+from bot.play.table_state import Seat, Table
+from bot.views.game_views import automatic_name, join_markup, lobby_content, seat_label
+from game.match import Match, flee_amounts
+from game.rules import Rules
+from storage.matches import Seat as StoredSeat
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a command answers in the chat it came from (None text = nothing to say)."""
+
+    text: str | None
+    markup: InlineKeyboardMarkup | None = None
+
+
+class TableManager(HandFlow):
+    """The lobby, dealing and presses; the hand in motion is ``HandFlow``."""
+
+    # --- the lobby ----------------------------------------------------------------------------------------
+    async def new_table(self, chat_id: int, title: str, user_id: int, name: str) -> Reply:
+        """Open the group's table, its creator seated (if the bot can reach them privately)."""
+        async with self.locked(chat_id):
+            table = self.tables.get(chat_id)
+            if table is not None:
+                return Reply(t("table_exists", table.lang))
+            settings = await self.db.chats.get(chat_id)
+            table = Table(chat_id=chat_id, title=title, creator_id=user_id, creator_name=name,
+                          hands_planned=settings.hands_per_game)
+            table.follow(settings, self.config)
+            self.tables[chat_id] = table
+            reply = await self._join(table, user_id, name, from_private=False)  # the creator sits down first
+            self._show_lobby(table)
+            return reply
+
+    async def join(self, chat_id: int, user_id: int, name: str, *, from_private: bool = False) -> Reply:
+        """Seat a player. From the group, only once a private message reached them (else: how to start me)."""
+        async with self.locked(chat_id):
+            table = self.tables.get(chat_id)
+            if table is None:
+                return Reply(t("start_no_table" if from_private else "no_table", self.config.lang))
+            return await self._join(table, user_id, name, from_private)
+
+    async def _join(self, table: Table, user_id: int, name: str, from_private: bool) -> Reply:
+        lang = table.lang
+        if table.seat_of(user_id) is not None:
+            return Reply(t("already_seated", lang))
+        if table.state != "lobby":
+            return Reply(t("already_playing", lang))
+        if None not in table.seats:
+            return Reply(t("table_full", lang))
+        player = await self.db.players.get(user_id)  # the handler registered them with their own language
+        hello = t("joined_private", player.language if player else lang, group=table.title)
+        if from_private:
+            self.outbox.announce(user_id, hello)
+        elif not await self.reaches(user_id, hello):
+            return Reply(t("not_reachable", lang, name=name), join_markup(table, self.bot.username))
+        await self.db.players.upsert(user_id, name)
+        seat = table.sit(user_id, name)
+        assert seat is not None
+        self._show_lobby(table)
+        return Reply(None if from_private else t("joined", lang, name=name, wind=t(f"wind_{seat}", lang)))
+
+    async def reaches(self, user_id: int, message: str) -> bool:
+        """Whether the bot can write to the user privately: it tries (403 = they never started it)."""
+        self.outbox.unreachable.discard(user_id)  # they may have started the bot since
+        try:
+            await self.bot.send_message(user_id, message)
+        except Forbidden:
+            return False
+        except TelegramError as e:  # a flood limit or a network error: say "not now" rather than break
+            log.warning("could not reach user %s: %s", user_id, e)
+            return False
+        return True
+
+    async def leave(self, chat_id: int, user_id: int, *, flee: bool = False) -> Reply:
+        """/leave frees a seat when no hand is running; /flee (``flee``) leaves even a running hand, with the
+        flee penalty (RULES.md §10)."""
+        async with self.locked(chat_id):
+            table = self.tables.get(chat_id)
+            if table is None:
+                return Reply(t("no_table", self.config.lang))
+            seat = table.seat_of(user_id)
+            if seat is None:
+                return Reply(t("not_seated", table.lang))
+            if table.state != "playing":
+                return await self._leave_unplayed(table, seat, user_id)
+            if not flee or table.hand_id is None or table.match is None:
+                penalty = table.match.rules.flee_penalty if table.match else 0
+                return Reply(t("hand_running", table.lang, penalty=penalty))
+            await self._flee(table, seat)
+            return Reply(None)
+
+    async def _flee(self, table: Table, seat: int) -> None:
+        assert table.match is not None and table.hand_id is not None
+        label = seat_label(table, seat)
+        penalty = table.match.rules.flee_penalty
+        # Stored before anyone is told, and settled with this hand by storage (nothing lost in a crash).
+        await self.db.hands.add_penalty(table.hand_id, flee_amounts(penalty, seat))
+        await self.seat_automatic(table, seat)
+        self.outbox.announce(table.chat_id, t("announce_flee", table.lang, seat=label, penalty=penalty))
+        if not await self.end_if_no_humans(table) and table.state == "playing":
+            self._publish(table, set())
+            self.timers.arm(table)
+
+    async def _leave_unplayed(self, table: Table, seat: int, user_id: int) -> Reply:
+        """Leave a table with no hand running: no penalty (RULES.md §10 charges leaving a running hand)."""
+        name = table.seat(seat).name
+        if table.state == "lobby":
+            table.stand(user_id)
+            self._show_lobby(table)
+        else:  # between hands: an automatic player takes the seat
+            await self.seat_automatic(table, seat)
+            await self.end_if_no_humans(table)
+        return Reply(t("left", table.lang, name=name))
+
+    def _show_lobby(self, table: Table) -> None:
+        self.outbox.show(table.chat_id, "lobby", lobby_content(table, self.bot.username))
+
+    # --- starting -----------------------------------------------------------------------------------------
+    async def begin(self, chat_id: int, user_id: int) -> Reply:
+        async with self.locked(chat_id):
+            table = self.tables.get(chat_id)
+            if table is None:
+                return Reply(t("no_table", self.config.lang))
+            return Reply(await self._begin(table, user_id))
+
+    async def _begin(self, table: Table, user_id: int) -> str | None:
+        """Deal the first hand: empty seats get automatic players; a notice when it cannot start."""
+        lang = table.lang
+        if table.state != "lobby":
+            return t("already_playing", lang)
+        if table.seat_of(user_id) is None and user_id != table.creator_id:
+            return t("not_seated", lang)
+        if not table.humans():
+            return t("need_human", lang)
+        if None in table.seats and not table.auto_players:
+            return t("need_players", lang)
+        table.fill_with_automatic(lambda seat: automatic_name(seat, table.lang))
+        settings = await self.db.chats.get(table.chat_id)
+        await self._deal(table, settings.rules)
+        return None
+
+    async def _deal(self, table: Table, rules: Rules, league_night_id: int | None = None) -> None:
+        """Store the match with the table's seats (all taken) and deal its first hand."""
+        seed = self.config.match_seed if self.config.match_seed is not None else secrets.randbits(62)
+        seats = [
+            StoredSeat.human(s.user_id) if s.user_id is not None else StoredSeat.auto(table.auto_level)
+            for s in (table.seat(i) for i in range(4))
+        ]
+        record = await self.db.matches.create(table.chat_id, seed, rules, seats, table.hands_planned, league_night_id)
+        table.match, table.match_id = Match(rules, seed), record.id
+        await self.start_hand(table)
+        self._show_lobby(table)  # the seats as dealt, without the buttons
+
+    async def open_table(self, chat_id: int, title: str, seats: Sequence[Seat | None], rules: Rules,
+                         hands_planned: int, session: TableSession, league_night_id: int | None = None) -> bool:
+        """Open a table with these seats (None: an automatic player) and deal at once; False if the chat has one.
+
+        Every human must be a stored player the bot can write to privately. The session is asked for the
+        seats before each hand and whether to stop after each, and told when the table has finished.
+        """
+        async with self.locked(chat_id):
+            if chat_id in self.tables:
+                return False
+            settings = await self.db.chats.get(chat_id)
+            # Nobody's table (creator 0): only group admins may /stop it.
+            table = Table(chat_id=chat_id, title=title, creator_id=0, creator_name="", hands_planned=hands_planned,
+                          seats=list(seats))
+            table.follow(settings, self.config)
+            table.fill_with_automatic(lambda seat: automatic_name(seat, table.lang))
+            self.tables[chat_id] = table
+            self.sessions[chat_id] = session
+            await self._deal(table, rules, league_night_id)
+            return True
+
+    # --- presses ------------------------------------------------------------------------------------------
+    async def press(self, chat_id: int, user_id: int, stamp: str, code: str) -> str | None:
+        """Handle a button press; the short notice to answer it with (None = no notice)."""
+        async with self.locked(chat_id):
+            table = self.tables.get(chat_id)
+            if table is None:
+                return t("press_stale", self.config.lang)
+            if code == "start":
+                return await self._begin(table, user_id)
+            seat = table.seat_of(user_id)
+            if seat is None:
+                return t("press_foreign", table.lang)
+            if code == "ready":
+                return await self._ready(table, seat)
+            if code == "back":
+                return self._back(table, seat)
+            return await self._press_action(table, seat, stamp, code)
+
+    async def _press_action(self, table: Table, seat: int, stamp: str, code: str) -> str | None:
+        lang = table.lang
+        if table.state != "playing" or table.hand is None:
+            return t("press_stale", lang)
+        if stamp.count(".") == 2 and stamp.rsplit(".", 1)[1] != str(seat):
+            return t("press_foreign", lang)  # another seat's button, forwarded or forged
+        try:
+            action = parse_action_code(code, seat)
+        except BadCallback:
+            return t("press_stale", lang)
+        if table.seat(seat).auto or not table.accepts(seat, stamp, action):
+            return t("press_stale", lang)
+        await self.play(table, action)
+        return None
+
+    async def _ready(self, table: Table, seat: int) -> str | None:
+        if table.state != "between":
+            return t("press_stale", table.lang)
+        s = table.seat(seat)
+        s.ready, s.auto = True, False  # pressing Ready is being back
+        if all(s.ready for _, s in table.humans() if not s.auto):
+            await self.start_hand(table)
+        return t("press_ok", table.lang)
+
+    def _back(self, table: Table, seat: int) -> str | None:
+        s = table.seat(seat)
+        if not s.auto:
+            return t("press_stale", table.lang)
+        s.auto = False
+        if table.state == "playing":
+            prompt = table.prompts.get(seat)
+            if prompt is not None:
+                prompt.since = time.monotonic()  # a fresh timer for the decision in front of them
+            self._publish(table, {seat})
+            self.timers.arm(table)
+        return t("back_ok", table.lang)
+
+    async def stop(self, chat_id: int, user_id: int, is_admin: bool) -> Reply:
+        async with self.locked(chat_id):
+            table = self.tables.get(chat_id)
+            if table is None:
+                return Reply(t("no_table", self.config.lang))
+            if user_id != table.creator_id and not is_admin:
+                return Reply(t("stop_denied", table.lang))
+            await self.finish(table, "abandoned" if table.state == "playing" else "done")
+            return Reply(None)

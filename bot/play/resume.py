@@ -1,0 +1,140 @@
+"""Resume after a restart: every table that was playing is rebuilt from storage and goes on.
+
+Unfinished hands are rebuilt by replaying their stored actions (``Hand.replay``); matches stopped between two
+hands wait for the next one. Each player's and the group's view is re-sent as a new message.
+
+    resumed = await resume_tables(manager)      # once, at start-up (bot.app)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from telegram.error import TelegramError
+
+from bot.i18n import t
+from bot.play.table_state import Seat, Table
+from bot.views.game_views import automatic_name, result_content, seat_content, spectator_content
+from game.match import Match
+from game.table import Action, Hand, IllegalAction
+from storage.errors import StorageError
+from storage.hands import HandRecord
+from storage.matches import Match as StoredMatch
+
+if TYPE_CHECKING:
+    from bot.play.manager import TableManager
+
+log = logging.getLogger(__name__)
+_UNRESUMABLE = (IllegalAction, ValueError, StorageError, TelegramError)
+
+
+async def resume_tables(manager: TableManager) -> int:
+    """Take up every table that was playing; how many tables resumed."""
+    resumed = 0
+    for stored in await manager.db.hands.unfinished():
+        record, match_record = stored.hand, stored.match
+        try:
+            await _resume_hand(manager, match_record, record, [Action.from_json(a) for a in stored.actions])
+            resumed += 1
+        except _UNRESUMABLE as e:
+            log.error("hand %s of chat %s cannot be resumed (%s); abandoning it", record.id, record.chat_id, e)
+            await _abandon(manager, match_record)
+    for match_record in await manager.db.matches.all_running():
+        if match_record.chat_id in manager.tables:
+            continue
+        try:
+            resumed += await _resume_between(manager, match_record)
+        except _UNRESUMABLE as e:
+            log.error("match %s of chat %s cannot be resumed (%s); abandoning it", match_record.id,
+                      match_record.chat_id, e)
+            await _abandon(manager, match_record)
+    return resumed
+
+
+async def _abandon(manager: TableManager, match_record: StoredMatch) -> None:
+    with contextlib.suppress(StorageError):
+        await manager.db.matches.finish(match_record.id, "abandoned")
+
+
+async def _stored_seats(manager: TableManager, match_record: StoredMatch, lang: str) -> list[Seat | None]:
+    seats: list[Seat | None] = []
+    for i, stored_seat in enumerate(match_record.seats):
+        if stored_seat.player_id is None:
+            seats.append(Seat(None, automatic_name(i, lang)))
+        else:
+            player = await manager.db.players.get(stored_seat.player_id)
+            seats.append(Seat(stored_seat.player_id, player.display_name if player else "?"))
+    return seats
+
+
+async def _rebuilt_table(
+    manager: TableManager, match_record: StoredMatch, record: HandRecord, actions: list[Action]
+) -> Table:
+    """The table of a stored match, with ``record``'s hand replayed from ``actions``."""
+    chat_id = match_record.chat_id
+    settings = await manager.db.chats.get(chat_id)
+    try:
+        title = (await manager.bot.get_chat(chat_id)).title or ""
+    except TelegramError:
+        title = ""
+    seats = await _stored_seats(manager, match_record, settings.language)
+    humans = [s for s in seats if s is not None and s.user_id is not None]
+    creator = humans[0] if humans else None  # who opened it is not stored: the first human may /stop it
+    table = Table(chat_id=chat_id, title=title, creator_id=creator.user_id or 0 if creator else 0,
+                  creator_name=creator.name if creator else "", hands_planned=match_record.hands_planned, seats=seats)
+    table.follow(settings, manager.config)
+    match = Match(match_record.rules, match_record.seed, record.dealer)
+    match.hands_played = record.hand_no - 1
+    table.match, table.match_id, table.totals = match, match_record.id, list(match_record.totals)
+    table.hand_number = record.hand_no
+    await manager.learn_languages(table)
+    table.start_hand(Hand.replay(record.rules, record.seed, record.dealer, actions), record.id, time.monotonic())
+    return table
+
+
+async def _resume_hand(manager: TableManager, match_record: StoredMatch, record: HandRecord,
+                       actions: list[Action]) -> None:
+    chat_id = record.chat_id
+    async with manager.locked(chat_id):
+        table = await _rebuilt_table(manager, match_record, record, actions)
+        assert table.hand is not None
+        manager.tables[chat_id] = table
+        if table.hand.finished:  # stored to the last action, stopped before the settlement
+            await manager.end_hand(table)
+            return
+        manager.outbox.announce(chat_id, t("resumed", table.lang))
+        # Re-sent as new messages: the old ones may be far up the chat, and their buttons are stale.
+        for seat, s in table.humans():
+            content = seat_content(table, seat)
+            manager.outbox.show(s.user_id or 0, f"hand{chat_id}", content, urgent=seat in table.prompts, fresh=True)
+        manager.outbox.show(chat_id, "spectator", spectator_content(table), fresh=True)
+        manager.timers.arm(table)
+
+
+async def _resume_between(manager: TableManager, match_record: StoredMatch) -> int:
+    """A match stopped between two hands: its last result shown again, the next hand on its way (1 if so)."""
+    chat_id = match_record.chat_id
+    async with manager.locked(chat_id):
+        last = await manager.db.hands.latest(match_record.id)
+        if last is None or last.status != "done":  # stopped before its first deal: nothing to take up
+            await manager.db.matches.finish(match_record.id, "abandoned")
+            return 0
+        actions = [Action.from_json(a) for a in await manager.db.hands.actions(last.id)]
+        table = await _rebuilt_table(manager, match_record, last, actions)
+        assert table.match is not None and table.hand is not None
+        table.match.finish_hand(table.hand)  # the dealer rotates as it did before the restart
+        manager.tables[chat_id] = table
+        if table.match.hands_played >= table.hands_planned:
+            await manager.finish(table, "done")
+            return 0
+        table.state, table.between_since, table.prompts = "between", time.monotonic(), {}
+        seconds = round(manager.config.next_hand_seconds)
+        manager.outbox.announce(chat_id, t("resumed_between", table.lang, seconds=seconds))
+        for _, s in table.humans():
+            content = result_content(table, manager.config.next_hand_seconds)
+            manager.outbox.show(s.user_id or 0, f"hand{chat_id}", content, urgent=True, fresh=True)
+        manager.timers.arm(table)
+        return 1
