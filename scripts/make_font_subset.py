@@ -7,7 +7,7 @@ Run once, by hand, when a label or a tile face needs a new character (never at r
 
 It keeps the Simplified Chinese bold face of the collection, cut down to exactly the characters the
 pictures use: every label of rendering.labels (which already holds the pattern names, titles, tiles and
-winds), the RULES.md §13 glossary terms, the traditional tile glyphs (萬 東 發 ...), printable ASCII and
+winds), the docs/RULES.md §13 glossary terms, the traditional tile glyphs (萬 東 發 ...), printable ASCII and
 Latin-1 for player names and English labels. It writes the font, ``charset.txt`` (the characters it covers,
 which rendering.fonts reads to replace anything else with '?') and the OFL licence text.
 """
@@ -29,7 +29,7 @@ from rendering.labels import all_label_text  # noqa: E402
 
 DEFAULT_SOURCE = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc")
 DEBIAN_COPYRIGHT = Path("/usr/share/doc/fonts-noto-cjk/copyright")
-RULES_CANDIDATES = (ROOT / "../shared/RULES.md", ROOT / "RULES.md")
+RULES_PATH = ROOT / "docs" / "RULES.md"
 SC_NAME = "Noto Sans CJK SC Bold"
 # Player names are free text: the most common surnames and given-name characters, so most Chinese names
 # show in full (anything else falls back to '?').
@@ -50,12 +50,9 @@ EXTRA = "·—–…×←→↑↓✓、，。：；！？（）《》「」【�
 
 
 def glossary_text() -> str:
-    """The Chinese column of RULES.md §13 (the glossary), when the rule book is beside the clone."""
-    for path in RULES_CANDIDATES:
-        if path.exists():
-            section = path.read_text(encoding="utf-8").split("## 13.", 1)[-1]
-            return "".join(re.findall(r"^\| ([^|]+) \|", section, flags=re.M))
-    raise SystemExit("RULES.md not found beside the clone (../shared/RULES.md)")
+    """The Chinese column of the docs/RULES.md §13 glossary."""
+    section = RULES_PATH.read_text(encoding="utf-8").split("## 13.", 1)[-1]
+    return "".join(re.findall(r"^\| ([^|]+) \|", section, flags=re.M))
 
 
 def wanted_characters() -> str:

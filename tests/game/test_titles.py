@@ -10,11 +10,11 @@ import pytest
 
 from game.titles import START_SKILL, TITLES, title_for, title_named
 
-RULES = Path(__file__).resolve().parents[3] / "shared" / "RULES.md"  # beside the clone, as in CI
+RULES = Path(__file__).resolve().parents[2] / "docs" / "RULES.md"  # the project's rule book
 
 
 def thresholds_in_rules() -> dict[str, int | None]:
-    """The §10 table as RULES.md prints it: title -> lowest skill (None for 'below 0')."""
+    """The §10 table as docs/RULES.md prints it: title -> lowest skill (None for 'below 0')."""
     section = RULES.read_text(encoding="utf-8").split("## 10.")[1].split("## 11.")[0]
     table: dict[str, int | None] = {}
     for row in section.splitlines():
