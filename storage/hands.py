@@ -264,6 +264,26 @@ async def _settle_seat(
     return SeatResult(seat_no, player_id, pts, before, after, title_before, title_after)
 
 
+async def _insert_settlements(
+    tx: aiosqlite.Connection,
+    hand: HandRecord,
+    results: Sequence[SeatResult],
+    winner: int | None,
+    columns: Sequence[FactColumns],
+    ended_at: str,
+) -> None:
+    await tx.executemany(
+        """INSERT INTO settlements (hand_id, seat, player_id, chat_id, ended_at, points, won, skill_before,
+               skill_after, how, dealt_in, opened, patterns, hard, cap, tuoguan)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        [
+            (hand.id, r.seat, r.player_id, hand.chat_id, ended_at, r.points, int(r.seat == winner), r.skill_before,
+             r.skill_after, *columns[r.seat])
+            for r in results
+        ],
+    )  # fmt: skip
+
+
 async def _give_share_code(
     tx: aiosqlite.Connection, hand_id: int, settle: str = "", params: tuple[Any, ...] = ()
 ) -> str:
@@ -404,26 +424,7 @@ class Hands:
                 await _settle_seat(tx, hand, seat_no, pts, seat_no == winner, periods)
                 for seat_no, pts in enumerate(points)
             ]
-            await tx.executemany(
-                """INSERT INTO settlements (hand_id, seat, player_id, chat_id, ended_at, points, won, skill_before,
-                       skill_after, how, dealt_in, opened, patterns, hard, cap, tuoguan)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                [
-                    (
-                        hand_id,
-                        r.seat,
-                        r.player_id,
-                        hand.chat_id,
-                        timestamp(ended),
-                        r.points,
-                        int(r.seat == winner),
-                        r.skill_before,
-                        r.skill_after,
-                        *columns[r.seat],
-                    )
-                    for r in results
-                ],
-            )
+            await _insert_settlements(tx, hand, results, winner, columns, timestamp(ended))
             await tx.executemany(
                 "UPDATE match_seats SET total = total + ? WHERE match_id = ? AND seat = ?",
                 [(pts, hand.match_id, seat_no) for seat_no, pts in enumerate(points)],
