@@ -1,9 +1,11 @@
-"""Storage benchmark: appending an action, closing a hand, and a leaderboard over 100,000 stored hands.
+"""Storage benchmark: appending an action, closing a hand, a leaderboard and a player's statistics over
+100,000 stored hands.
 
     .venv/bin/python bench/storage.py
 
 Runs against a real database file in a temporary directory (WAL, synchronous=NORMAL, as the bot runs).
-The last line is one JSON object: append_ms_median, append_ms_p99, close_hand_ms_median, leaderboard_ms.
+The last line is one JSON object: append_ms_median, append_ms_p99, close_hand_ms_median, leaderboard_ms,
+stats_ms (db.stats.player: all time, month and season for the player with the most hands, median).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ CHATS = 10
 PLAYERS_PER_CHAT = 40
 HANDS_PER_MATCH = 8
 LEADERBOARD_RUNS = 50
+STATS_RUNS = 30
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
 
@@ -130,9 +133,14 @@ async def fill(db: Database) -> tuple[int, int]:
                     '{"patterns":["pi_hu"]}',
                 )
             )
+            feeder = rng.choice([None, (winner + 1) % 4, (winner + 2) % 4])
             for s, pid in enumerate(seated):
                 points = sum(losses) - losses[s] if s == winner else -losses[s]
-                settlements.append((hand_id, s, pid, chat_id, ended, points, int(s == winner), None, None))
+                won = s == winner
+                facts = ("discard" if feeder is not None else "self_draw", int(s == feeder), rng.randrange(2),
+                         rng.choice((1, 1, 2, 4, 66)) if won else 0, rng.randrange(2) if won else None,
+                         rng.choice(("none", "capped", "golden")), int(rng.random() < 0.02))  # fmt: skip
+                settlements.append((hand_id, s, pid, chat_id, ended, points, int(won), None, None, *facts))
     async with db.transaction() as tx:
         await tx.executemany("INSERT INTO players VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", players)
         await tx.executemany(
@@ -148,7 +156,8 @@ async def fill(db: Database) -> tuple[int, int]:
         )
         await tx.executemany(
             """INSERT INTO settlements (hand_id, seat, player_id, chat_id, ended_at, points, won, skill_before,
-                                        skill_after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                                        skill_after, how, dealt_in, opened, patterns, hard, cap, tuoguan)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             settlements,
         )
     return league.id, league.season
@@ -189,6 +198,29 @@ async def bench_leaderboard(db: Database) -> float:
     return worst
 
 
+async def bench_stats(db: Database) -> float:
+    """db.stats.player for the stored player with the most hands, and a per-pattern board."""
+    rows = await db.fetchall(
+        "SELECT player_id, COUNT(*) AS n FROM settlements WHERE player_id >= 10000 GROUP BY player_id "
+        "ORDER BY n DESC LIMIT 1"
+    )
+    player_id, hands = rows[0]["player_id"], rows[0]["n"]
+    samples = []
+    for _ in range(STATS_RUNS):
+        start = time.perf_counter()
+        card = await db.stats.player(player_id, NOW)
+        samples.append(time.perf_counter() - start)
+    assert card.all_time.hands == hands and card.all_time.wins > 0
+    median, _ = ms(samples)
+    print(f"player stats (all time, month, season) for a player of {hands} hands: median {median:.3f} ms")
+    start = time.perf_counter()
+    board = await db.stats.pattern_board(-1000, "qing_yi_se", Period.all_time())
+    assert board
+    print(f"pattern board (qing_yi_se, all time, chat of {STORED_HANDS // CHATS} hands): "
+          f"{(time.perf_counter() - start) * 1000:.3f} ms")  # fmt: skip
+    return median
+
+
 async def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db = await Database.open(Path(tmp) / "bench.sqlite3", clock=lambda: NOW)
@@ -198,6 +230,7 @@ async def main() -> None:
             close_median = await bench_close(db)
             print(f"close hand with settlement: median {close_median:.3f} ms ({CLOSES} hands)")
             leaderboard = await bench_leaderboard(db)
+            stats = await bench_stats(db)
         finally:
             await db.close()
     print(
@@ -207,6 +240,7 @@ async def main() -> None:
                 "append_ms_p99": round(append_p99, 3),
                 "close_hand_ms_median": round(close_median, 3),
                 "leaderboard_ms": round(leaderboard, 3),
+                "stats_ms": round(stats, 3),
             }
         )
     )

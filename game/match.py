@@ -10,7 +10,9 @@
 >>> Match.from_json(m.to_json()).totals
 [133, 133, -400, 134]
 
-The seed of hand n is derived from the match seed and n by SHA-256, so a match replays exactly.
+A hand's seed is either its own (``new_hand(game.verify.fresh_seed())``: revealing it after the hand, as
+``game.verify`` does, tells nothing about the match's other hands) or, when none is given, derived from the
+match seed and n by SHA-256, so a match with a fixed seed replays exactly (tests, MAHJONG_SEED).
 ``finish_hand`` adds a finished hand's payments to ``totals`` and rotates the dealer: the dealer stays after
 a dealer win or a 荒庄, otherwise the dealer's 下家 deals next. ``flee`` charges ``rules.flee_penalty`` to
 the fleeing seat and shares it among the other three; when it does not divide by three, the odd points go
@@ -20,10 +22,11 @@ one each to the seats after the fleer in turn order (下家 first), so the total
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from typing import Any, TypeGuard
 
 from game.rules import Rules
-from game.table import Hand
+from game.table import Action, Hand
 
 
 class MatchError(ValueError):
@@ -39,6 +42,7 @@ class Match:
         self.dealer = dealer
         self.hands_played = 0
         self.totals = [0, 0, 0, 0]
+        self._hand_seed: int | None = None  # the seed of the hand in play, once new_hand/resume_hand made it
 
     @staticmethod
     def hand_seed(match_seed: int, number: int) -> int:
@@ -46,16 +50,23 @@ class Match:
         digest = hashlib.sha256(f"{match_seed}:{number}".encode()).digest()
         return int.from_bytes(digest[:8], "big") >> 1
 
-    def new_hand(self) -> Hand:
-        """The next hand, dealt by the current dealer."""
-        return Hand(self.rules, self.hand_seed(self.seed, self.hands_played), self.dealer)
+    def new_hand(self, seed: int | None = None) -> Hand:
+        """The next hand, dealt by the current dealer, shuffled by ``seed`` (None: derived from the match seed)."""
+        return self.resume_hand(seed, ())
+
+    def resume_hand(self, seed: int | None, actions: Iterable[Action]) -> Hand:
+        """The next hand rebuilt from its stored seed and actions (after a restart), as ``new_hand`` dealt it."""
+        self._hand_seed = self.hand_seed(self.seed, self.hands_played) if seed is None else seed
+        return Hand.replay(self.rules, self._hand_seed, self.dealer, actions)
 
     def finish_hand(self, hand: Hand) -> tuple[int, int, int, int]:
         """Record a finished hand (the one ``new_hand`` made last): add its payments, rotate the dealer."""
         if not hand.finished:
             raise MatchError("the hand is not over yet")
-        if hand.seed != self.hand_seed(self.seed, self.hands_played) or hand.dealer != self.dealer:
+        expected = self.hand_seed(self.seed, self.hands_played) if self._hand_seed is None else self._hand_seed
+        if hand.seed != expected or hand.dealer != self.dealer:
             raise MatchError("that hand is not this match's current hand")
+        self._hand_seed = None
         payments = (0, 0, 0, 0) if hand.result is None else hand.result.payments
         for seat in range(4):
             self.totals[seat] += payments[seat]

@@ -32,6 +32,7 @@ from storage.matches import Matches
 from storage.players import Players
 from storage.schema import migrate
 from storage.standings import Standings
+from storage.stats import Stats
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -48,6 +49,7 @@ class Database:
         self.hands = Hands(self)
         self.leagues = Leagues(self)
         self.standings = Standings(self)
+        self.stats = Stats(self)
 
     @classmethod
     async def open(cls, path: str | Path, *, clock: Clock = utc_now) -> Database:

@@ -2,24 +2,35 @@
 
     hand = await db.hands.start(match.id, seed=hand_seed, dealer=0)
     await db.hands.append_action(hand.id, seq, {"s": 0, "k": "discard", "t": "5m"})   # seq = 0, 1, 2, …
-    closed = await db.hands.close(hand.id, payments=(152, -8, -16, -128), winner=0, summary={...})
+    closed = await db.hands.close(hand.id, payments=(152, -8, -16, -128), winner=0, summary={...},
+                                  facts=game.facts.hand_facts(engine_hand), tuoguan=(0, 2, 0, 0))
+    reveal = await db.hands.reveal(hand.id)          # seed and salt, only once the hand is settled
+    shared = await db.hands.by_code(closed.share_code)  # everything a replay needs
 
-close() writes the settlement rows, the players' skill and title, the standings, the match totals and the
-hand's status in ONE transaction: after a crash a hand is either wholly settled or still in play.
+close() writes the settlement rows (with each seat's facts for /stats), the players' skill and title, the
+standings, the match totals, the hand's share code and status in ONE transaction: after a crash a hand is
+either wholly settled or still in play.
+
+Verifiable deals (game.verify): start() draws a salt and stores the commitment to the hand's seed, which
+``HandRecord.commitment`` carries for the deal message. The salt never leaves storage before the hand is
+settled: ``reveal`` returns None until then, and no other method returns it.
 """
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import aiosqlite
 
+from game.facts import SeatFacts
 from game.rules import Rules
 from game.titles import Title, title_for, title_named
+from game.verify import commitment, fresh_salt, reveal_text
 from storage.codec import (
     SQLITE_INT_MAX,
     check_int,
@@ -29,14 +40,19 @@ from storage.codec import (
     parse_timestamp,
     timestamp,
 )
-from storage.errors import ActionOrderError, AlreadyClosedError, InvalidInputError, NotFoundError
+from storage.errors import ActionOrderError, AlreadyClosedError, InvalidInputError, NotFoundError, StorageError
 from storage.matches import SEATS, Match, Seat, load_match, seat_from_row
 from storage.standings import periods_of
+from storage.stats import pattern_mask
 
 if TYPE_CHECKING:
     from storage.database import Database
 
 HandStatus = Literal["playing", "done", "abandoned"]
+# Share codes: unambiguous characters (no 0/O, 1/I), 32^6 ≈ 10^9 codes.
+SHARE_ALPHABET: Final = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
+SHARE_CODE_LEN: Final = 6
+_CODE_TRIES: Final = 8
 
 
 @dataclass(frozen=True)
@@ -54,6 +70,8 @@ class HandRecord:
     ended_at: datetime | None
     winner: int | None
     summary: Any  # the JSON summary given to close(), None until then
+    commitment: str | None  # SHA-256 of the seed and salt (game.verify), for the deal; None: dealt before it
+    share_code: str | None  # once settled ('done'); None before (and for hands settled before codes existed)
 
 
 @dataclass(frozen=True)
@@ -77,6 +95,33 @@ class ClosedHand:
     winner: int | None
     results: tuple[SeatResult, ...]  # per seat
     match_totals: tuple[int, ...]  # per seat, after this hand
+    share_code: str  # for /replay
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """What proves a settled hand's deal: anyone can check ``text`` against ``commitment`` (game.verify)."""
+
+    seed: int
+    salt: str
+    commitment: str
+
+    @property
+    def text(self) -> str:
+        """``"<seed>:<salt>"``, the first argument of ``python -m game.verify``."""
+        return reveal_text(self.seed, self.salt)
+
+
+@dataclass(frozen=True)
+class SharedHand:
+    """A settled hand found by its share code: everything a replay needs."""
+
+    code: str
+    hand: HandRecord  # rules, seed, dealer, seats, chat, winner, summary, times
+    names: tuple[str | None, ...]  # display names by seat; None: an automatic player
+    points: tuple[int, ...]  # per seat, as settled (flee penalties included)
+    actions: list[Any]  # as stored: game.table.Action.from_json each
+    reveal: Reveal | None  # None for a hand dealt before commitments existed
 
 
 @dataclass(frozen=True)
@@ -137,11 +182,126 @@ def _hand_from_row(row: sqlite3.Row, seats: tuple[Seat, ...]) -> HandRecord:
         ended_at=parse_timestamp(row["ended_at"]) if row["ended_at"] else None,
         winner=row["winner"],
         summary=load_json(row["summary"], f"summary of hand {hand_id}") if row["summary"] is not None else None,
+        commitment=row["commitment"],
+        share_code=row["share_code"],
     )
 
 
 def _actions_from_rows(hand_id: int, rows: Sequence[sqlite3.Row]) -> list[Any]:
     return [load_json(r["action"], f"action #{r['seq']} of hand {hand_id}") for r in rows]
+
+
+def _checked_payments(payments: Sequence[int]) -> list[int]:
+    if len(payments) != SEATS:
+        raise InvalidInputError(f"payments must list {SEATS} seats, not {len(payments)}")
+    points = [check_int(p, f"payment of seat {i}", -(10**12), 10**12) for i, p in enumerate(payments)]
+    if sum(points) != 0:
+        raise InvalidInputError(f"payments must sum to zero, not {sum(points)}")
+    return points
+
+
+FactColumns = tuple[str | None, int | None, int | None, int, int | None, str | None, int]
+
+
+def _fact_columns(facts: Sequence[SeatFacts] | None, tuoguan: Sequence[int], winner: int | None) -> list[FactColumns]:
+    """Per seat, the settlement columns how, dealt_in, opened, patterns, hard, cap, tuoguan (migration 0007)."""
+    if len(tuoguan) != SEATS:
+        raise InvalidInputError(f"tuoguan must list {SEATS} seats, not {len(tuoguan)}")
+    counts = [check_int(n, f"tuoguan of seat {i}", 0, 10**6) for i, n in enumerate(tuoguan)]
+    if facts is None:
+        return [(None, None, None, 0, None, None, n) for n in counts]
+    if len(facts) != SEATS or any(f.won != (seat == winner) for seat, f in enumerate(facts)):
+        raise InvalidInputError("facts must list the four seats, the winner's alone marked won")
+    return [
+        (
+            f.how,
+            int(f.dealt_in),
+            int(f.opened),
+            pattern_mask(f.patterns),
+            None if f.hard is None else int(f.hard),
+            f.cap,
+            n,
+        )
+        for f, n in zip(facts, counts, strict=True)
+    ]
+
+
+async def _league_season(tx: aiosqlite.Connection, match_id: int) -> tuple[int, int] | None:
+    rows = list(
+        await tx.execute_fetchall(
+            """SELECT n.league_id, n.season FROM matches m JOIN league_nights n ON n.id = m.league_night_id
+           WHERE m.id = ?""",
+            (match_id,),
+        )
+    )
+    return (rows[0]["league_id"], rows[0]["season"]) if rows else None
+
+
+async def _settle_seat(
+    tx: aiosqlite.Connection, hand: HandRecord, seat_no: int, pts: int, won: bool, periods: Sequence[str]
+) -> SeatResult:
+    """One seat's share of a settlement: the player's skill, title and record, and their standings."""
+    player_id = hand.seats[seat_no].player_id
+    if player_id is None:
+        return SeatResult(seat_no, None, pts, None, None, None, None)
+    rows = list(await tx.execute_fetchall("SELECT skill, title FROM players WHERE id = ?", (player_id,)))
+    before = rows[0]["skill"]
+    after = before + pts
+    title_before, title_after = title_named(rows[0]["title"]), title_for(after)
+    await tx.execute(
+        """UPDATE players SET skill = ?, title = ?, hands = hands + 1, wins = wins + ?,
+              biggest_win = MAX(biggest_win, ?) WHERE id = ?""",
+        (after, title_after.zh, int(won), max(pts, 0), player_id),
+    )
+    await tx.executemany(
+        """INSERT INTO standings (chat_id, period, player_id, points, hands, wins, biggest_win)
+           VALUES (?, ?, ?, ?, 1, ?, ?)
+           ON CONFLICT (chat_id, period, player_id) DO UPDATE SET
+               points = points + excluded.points, hands = hands + 1, wins = wins + excluded.wins,
+               biggest_win = MAX(biggest_win, excluded.biggest_win)""",
+        [(hand.chat_id, period, player_id, pts, int(won), max(pts, 0)) for period in periods],
+    )
+    return SeatResult(seat_no, player_id, pts, before, after, title_before, title_after)
+
+
+async def _insert_settlements(
+    tx: aiosqlite.Connection,
+    hand: HandRecord,
+    results: Sequence[SeatResult],
+    winner: int | None,
+    columns: Sequence[FactColumns],
+    ended_at: str,
+) -> None:
+    await tx.executemany(
+        """INSERT INTO settlements (hand_id, seat, player_id, chat_id, ended_at, points, won, skill_before,
+               skill_after, how, dealt_in, opened, patterns, hard, cap, tuoguan)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        [
+            (hand.id, r.seat, r.player_id, hand.chat_id, ended_at, r.points, int(r.seat == winner), r.skill_before,
+             r.skill_after, *columns[r.seat])
+            for r in results
+        ],
+    )  # fmt: skip
+
+
+async def _give_share_code(
+    tx: aiosqlite.Connection, hand_id: int, settle: str = "", params: tuple[Any, ...] = ()
+) -> str:
+    """A new share code for the hand, drawn again on the rare clash, with the ``settle`` assignments (if any)."""
+    for _ in range(_CODE_TRIES):
+        code = "".join(secrets.choice(SHARE_ALPHABET) for _ in range(SHARE_CODE_LEN))
+        try:
+            await tx.execute(f"UPDATE hands SET {settle}share_code = ? WHERE id = ?", (*params, code, hand_id))
+        except sqlite3.IntegrityError:  # the code is taken: only this statement was undone
+            continue
+        return code
+    raise StorageError(f"no free share code for hand {hand_id} after {_CODE_TRIES} tries")
+
+
+def _reveal_of(row: sqlite3.Row) -> Reveal | None:
+    if row["status"] != "done" or row["salt"] is None:
+        return None
+    return Reveal(row["seed"], row["salt"], row["commitment"])
 
 
 _APPEND = """
@@ -160,6 +320,7 @@ class Hands:
         """The match's next hand (numbered after the last), seated as the match is now, with its rules."""
         check_int(seed, "seed", 0, SQLITE_INT_MAX)
         check_int(dealer, "dealer", 0, SEATS - 1)
+        salt = fresh_salt()
         async with self._db.transaction() as tx:
             match = await load_match(tx, match_id)
             if match.status != "running":
@@ -170,10 +331,10 @@ class Hands:
             if playing:
                 raise InvalidInputError(f"match {match_id} already has hand {playing[0]['id']} in play")
             cursor = await tx.execute(
-                """INSERT INTO hands (match_id, hand_no, seed, dealer, rules, status, started_at)
-                   SELECT ?1, 1 + COALESCE(MAX(hand_no), 0), ?2, ?3, m.rules, 'playing', ?4
+                """INSERT INTO hands (match_id, hand_no, seed, dealer, rules, status, started_at, salt, commitment)
+                   SELECT ?1, 1 + COALESCE(MAX(hand_no), 0), ?2, ?3, m.rules, 'playing', ?4, ?5, ?6
                    FROM matches m LEFT JOIN hands h ON h.match_id = m.id WHERE m.id = ?1""",
-                (match_id, seed, dealer, timestamp(self._db.now())),
+                (match_id, seed, dealer, timestamp(self._db.now()), salt, commitment(seed, salt)),
             )
             hand_id = cursor.lastrowid
             assert hand_id is not None
@@ -191,9 +352,11 @@ class Hands:
     async def latest(self, match_id: int) -> HandRecord | None:
         """The match's newest hand (the highest hand_no), None before its first."""
         async with self._db.transaction(write=False) as tx:
-            rows = list(await tx.execute_fetchall(
-                "SELECT id FROM hands WHERE match_id = ? ORDER BY hand_no DESC LIMIT 1", (match_id,)
-            ))
+            rows = list(
+                await tx.execute_fetchall(
+                    "SELECT id FROM hands WHERE match_id = ? ORDER BY hand_no DESC LIMIT 1", (match_id,)
+                )
+            )
             return await _load_hand(tx, rows[0]["id"]) if rows else None
 
     async def append_action(self, hand_id: int, seq: int, action: Mapping[str, Any]) -> None:
@@ -230,93 +393,107 @@ class Hands:
             )
         return _actions_from_rows(hand_id, rows)
 
-    async def close(self, hand_id: int, payments: Sequence[int], winner: int | None, summary: Any = None) -> ClosedHand:
-        """Settle a hand in play, all in one transaction.
+    async def close(
+        self,
+        hand_id: int,
+        payments: Sequence[int],
+        winner: int | None,
+        summary: Any = None,
+        *,
+        facts: Sequence[SeatFacts] | None = None,
+        tuoguan: Sequence[int] = (0, 0, 0, 0),
+    ) -> ClosedHand:
+        """Settle a hand in play, all in one transaction, and give it its share code.
 
         payments: per seat, zero-sum (a 荒庄 is all zeros). Flee penalties stored with ``add_penalty`` are added
         to them here. winner: the winning seat or None. summary: any JSON (patterns, breakdown, …) kept with the
-        hand for /history.
+        hand for /history. facts: ``game.facts.hand_facts(hand)`` of the finished hand, for /stats (None: not
+        known, e.g. a hand stopped before its end). tuoguan: per seat, how often 托管 took the seat over.
         """
-        if len(payments) != SEATS:
-            raise InvalidInputError(f"payments must list {SEATS} seats, not {len(payments)}")
-        points = [check_int(p, f"payment of seat {i}", -(10**12), 10**12) for i, p in enumerate(payments)]
-        if sum(points) != 0:
-            raise InvalidInputError(f"payments must sum to zero, not {sum(points)}")
+        points = _checked_payments(payments)
         if winner is not None:
             check_int(winner, "winner", 0, SEATS - 1)
+        columns = _fact_columns(facts, tuoguan, winner)
         summary_json = dump_json(summary, "the summary")
         ended = self._db.now()
-        ended_at = timestamp(ended)
         async with self._db.transaction() as tx:
             hand = await _load_playing_hand(tx, hand_id)
             points = [p + f for p, f in zip(points, await _penalty_totals(tx, hand_id), strict=True)]
-            league = list(
-                await tx.execute_fetchall(
-                    """SELECT n.league_id, n.season FROM matches m JOIN league_nights n ON n.id = m.league_night_id
-                   WHERE m.id = ?""",
-                    (hand.match_id,),
-                )
-            )
-            periods = periods_of(ended, (league[0]["league_id"], league[0]["season"]) if league else None)
-            results = []
-            for seat_no, (seat, pts) in enumerate(zip(hand.seats, points, strict=True)):
-                won = int(seat_no == winner)
-                if seat.player_id is None:
-                    results.append(SeatResult(seat_no, None, pts, None, None, None, None))
-                    continue
-                rows = list(
-                    await tx.execute_fetchall("SELECT skill, title FROM players WHERE id = ?", (seat.player_id,))
-                )
-                before = rows[0]["skill"]
-                after = before + pts
-                title_before, title_after = title_named(rows[0]["title"]), title_for(after)
-                await tx.execute(
-                    """UPDATE players SET skill = ?, title = ?, hands = hands + 1, wins = wins + ?,
-                          biggest_win = MAX(biggest_win, ?) WHERE id = ?""",
-                    (after, title_after.zh, won, max(pts, 0), seat.player_id),
-                )
-                await tx.executemany(
-                    """INSERT INTO standings (chat_id, period, player_id, points, hands, wins, biggest_win)
-                       VALUES (?, ?, ?, ?, 1, ?, ?)
-                       ON CONFLICT (chat_id, period, player_id) DO UPDATE SET
-                           points = points + excluded.points, hands = hands + 1, wins = wins + excluded.wins,
-                           biggest_win = MAX(biggest_win, excluded.biggest_win)""",
-                    [(hand.chat_id, period, seat.player_id, pts, won, max(pts, 0)) for period in periods],
-                )
-                results.append(SeatResult(seat_no, seat.player_id, pts, before, after, title_before, title_after))
-            await tx.executemany(
-                """INSERT INTO settlements
-                       (hand_id, seat, player_id, chat_id, ended_at, points, won, skill_before, skill_after)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                [
-                    (
-                        hand_id,
-                        r.seat,
-                        r.player_id,
-                        hand.chat_id,
-                        ended_at,
-                        r.points,
-                        int(r.seat == winner),
-                        r.skill_before,
-                        r.skill_after,
-                    )
-                    for r in results
-                ],
-            )
+            periods = periods_of(ended, await _league_season(tx, hand.match_id))
+            results = [
+                await _settle_seat(tx, hand, seat_no, pts, seat_no == winner, periods)
+                for seat_no, pts in enumerate(points)
+            ]
+            await _insert_settlements(tx, hand, results, winner, columns, timestamp(ended))
             await tx.executemany(
                 "UPDATE match_seats SET total = total + ? WHERE match_id = ? AND seat = ?",
                 [(pts, hand.match_id, seat_no) for seat_no, pts in enumerate(points)],
             )
-            await tx.execute(
-                "UPDATE hands SET status = 'done', ended_at = ?, winner = ?, summary = ? WHERE id = ?",
-                (ended_at, winner, summary_json, hand_id),
+            code = await _give_share_code(
+                tx,
+                hand_id,
+                "status = 'done', ended_at = ?, winner = ?, summary = ?, ",
+                (timestamp(ended), winner, summary_json),
             )
             totals = list(
                 await tx.execute_fetchall(
                     "SELECT total FROM match_seats WHERE match_id = ? ORDER BY seat", (hand.match_id,)
                 )
             )
-        return ClosedHand(hand_id, winner, tuple(results), tuple(t["total"] for t in totals))
+        return ClosedHand(hand_id, winner, tuple(results), tuple(t["total"] for t in totals), code)
+
+    async def reveal(self, hand_id: int) -> Reveal | None:
+        """The seed and salt behind a settled hand's commitment; None while it is in play (or abandoned, or
+        dealt before commitments existed). NotFoundError for no such hand."""
+        async with self._db.transaction(write=False) as tx:
+            rows = list(
+                await tx.execute_fetchall("SELECT status, seed, salt, commitment FROM hands WHERE id = ?", (hand_id,))
+            )
+        if not rows:
+            raise NotFoundError(f"no hand {hand_id}")
+        return _reveal_of(rows[0])
+
+    async def share_code(self, hand_id: int) -> str | None:
+        """A settled hand's share code (one is given now to a hand settled before codes existed); None
+        unless the hand is settled. NotFoundError for no such hand."""
+        async with self._db.transaction() as tx:
+            hand = await _load_hand(tx, hand_id)
+            if hand.status != "done" or hand.share_code is not None:
+                return hand.share_code
+            return await _give_share_code(tx, hand_id)
+
+    async def by_code(self, code: str) -> SharedHand | None:
+        """The settled hand with this share code (any case, spaces around ignored), None if there is none."""
+        wanted = code.strip().upper() if isinstance(code, str) else ""
+        if len(wanted) != SHARE_CODE_LEN or any(c not in SHARE_ALPHABET for c in wanted):
+            return None
+        async with self._db.transaction(write=False) as tx:
+            rows = list(
+                await tx.execute_fetchall(
+                    "SELECT id, status, seed, salt, commitment FROM hands WHERE share_code = ?", (wanted,)
+                )
+            )
+            if not rows:
+                return None
+            hand = await _load_hand(tx, rows[0]["id"])
+            seats = list(
+                await tx.execute_fetchall(
+                    """SELECT s.points, p.display_name FROM settlements s LEFT JOIN players p ON p.id = s.player_id
+                   WHERE s.hand_id = ? ORDER BY s.seat""",
+                    (hand.id,),
+                )
+            )
+            actions = list(
+                await tx.execute_fetchall("SELECT seq, action FROM actions WHERE hand_id = ? ORDER BY seq", (hand.id,))
+            )
+        return SharedHand(
+            code=wanted,
+            hand=hand,
+            names=tuple(r["display_name"] for r in seats),
+            points=tuple(r["points"] for r in seats),
+            actions=_actions_from_rows(hand.id, actions),
+            reveal=_reveal_of(rows[0]),
+        )
 
     async def add_penalty(self, hand_id: int, points: Sequence[int]) -> None:
         """Store a flee penalty (per seat, zero-sum) with the hand in play; ``close`` settles it with the hand."""

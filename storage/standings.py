@@ -1,8 +1,9 @@
 """Standings: a player's card, a group's leaderboard over a period, and a player's recent hands.
 
 Leaderboards read the `standings` table, which the hand-closing transaction keeps up to date per chat,
-period and player, so they cost a few rows however many hands are stored. Periods: all time, a UTC
-calendar month, a league season.
+period and player, so they cost a few rows however many hands are stored. Periods: all time, a UTC week
+(Monday to Sunday), a UTC calendar month, a UTC calendar quarter, a league season. A group's "season" is its
+league's current season when it has an active league, else the calendar quarter (``season_of``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from game.titles import START_SKILL, Title, title_named
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Period:
-    key: str  # as stored: 'all', 'month:YYYY-MM', 'league:<id>:<season>'
+    key: str  # as stored: 'all', 'week:YYYY-MM-DD' (its Monday), 'month:YYYY-MM', 'quarter:YYYY-Qn', 'league:<id>:<n>'
 
     @classmethod
     def all_time(cls) -> Period:
@@ -36,13 +37,52 @@ class Period:
         return cls(f"month:{timestamp(moment)[:7]}")
 
     @classmethod
+    def week_of(cls, moment: datetime) -> Period:
+        """The UTC week (Monday to Sunday) holding moment."""
+        day = moment.astimezone(UTC).date()
+        return cls(f"week:{day - timedelta(days=day.weekday())}")
+
+    @classmethod
+    def quarter_of(cls, moment: datetime) -> Period:
+        """The UTC calendar quarter holding moment: January–March is Q1."""
+        utc = moment.astimezone(UTC)
+        return cls(f"quarter:{utc.year:04d}-Q{(utc.month + 2) // 3}")
+
+    @property
+    def since(self) -> datetime | None:
+        """When a calendar period begins (UTC); None for all time and a league season."""
+        kind, _, value = self.key.partition(":")
+        if kind == "week":
+            return datetime.fromisoformat(value).replace(tzinfo=UTC)
+        if kind == "month":
+            return datetime.fromisoformat(f"{value}-01").replace(tzinfo=UTC)
+        if kind == "quarter":
+            year, quarter = value.split("-Q")
+            return datetime(int(year), 3 * int(quarter) - 2, 1, tzinfo=UTC)
+        return None
+
+    @property
+    def league(self) -> tuple[int, int] | None:
+        """(league id, season) of a league season, else None."""
+        kind, _, value = self.key.partition(":")
+        if kind != "league":
+            return None
+        league_id, season = value.split(":")
+        return int(league_id), int(season)
+
+    @classmethod
     def league_season(cls, league_id: int, season: int) -> Period:
         return cls(f"league:{league_id:d}:{season:d}")
 
 
 def periods_of(ended: datetime, league_season: tuple[int, int] | None) -> list[str]:
     """The standings periods a hand ending at `ended` counts towards."""
-    periods = [Period.all_time().key, Period.month_of(ended).key]
+    periods = [
+        Period.all_time().key,
+        Period.week_of(ended).key,
+        Period.month_of(ended).key,
+        Period.quarter_of(ended).key,
+    ]
     if league_season is not None:
         periods.append(Period.league_season(*league_season).key)
     return periods
@@ -124,6 +164,14 @@ class Standings:
         )
         return ranked(rows)
 
+    async def season_of(self, chat_id: int, now: datetime) -> Period:
+        """The chat's season for /top season: its active league's current season, else the quarter of now."""
+        rows = await self._db.fetchall(
+            "SELECT id, season FROM leagues WHERE chat_id = ? AND status = 'active' ORDER BY id DESC LIMIT 1",
+            (chat_id,),
+        )
+        return Period.league_season(rows[0]["id"], rows[0]["season"]) if rows else Period.quarter_of(now)
+
     async def card(self, player_id: int, history_points: int = 100) -> PlayerCard:
         """The player's figures and their skill after each of their last history_points hands."""
         check_int(history_points, "history points", 1, 10_000)
@@ -183,7 +231,16 @@ class Standings:
                        SELECT chat_id, 'all' AS period, player_id, points, won FROM settlements
                        WHERE player_id IS NOT NULL
                        UNION ALL
+                       SELECT chat_id, 'week:' || date(substr(ended_at, 1, 10), '-6 days', 'weekday 1'), player_id,
+                              points, won FROM settlements
+                       WHERE player_id IS NOT NULL
+                       UNION ALL
                        SELECT chat_id, 'month:' || substr(ended_at, 1, 7), player_id, points, won FROM settlements
+                       WHERE player_id IS NOT NULL
+                       UNION ALL
+                       SELECT chat_id, 'quarter:' || substr(ended_at, 1, 4) || '-Q'
+                                       || ((CAST(substr(ended_at, 6, 2) AS INTEGER) + 2) / 3),
+                              player_id, points, won FROM settlements
                        WHERE player_id IS NOT NULL
                        UNION ALL
                        SELECT s.chat_id, 'league:' || n.league_id || ':' || n.season, s.player_id, s.points, s.won

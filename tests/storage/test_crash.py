@@ -63,7 +63,7 @@ async def outcome(path: Path, hand_id: int) -> str:
         assert [p.skill for p in players] == [2400 + x for x in CLOSE_PAYMENTS[:3]]
         assert all(p.hands == 1 for p in players)
         assert match.totals == CLOSE_PAYMENTS
-        assert len(standings) == 9  # 3 players × (all time, this month, league season)
+        assert len(standings) == 15  # 3 players × (all time, week, month, quarter, league season)
         assert [e.points for e in league_board] == sorted(CLOSE_PAYMENTS[:3], reverse=True)
         assert await db.hands.unfinished() == []
         return "closed"

@@ -1,0 +1,141 @@
+"""Replays of a stored hand: one picture per step, from one seat, the group's or with every hand open, and
+the whole hand as one animated picture.
+
+    png = render_replay_frame(view, names, scores, "zh", step=12, total=87, action=actions[11])
+    webp = render_replay_animation(rules, seed, dealer, actions, names, "zh")   # ≤ 2 MB, run it in a thread
+
+Frames are the table picture (rendering.table) with a caption strip below saying which step it is and
+what was just played. ``game.replay`` steps the hand; with ``open_hands`` every concealed tile is face up.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from typing import Final
+
+from PIL import Image, ImageDraw
+
+from game.replay import replay_views
+from game.rules import Rules
+from game.table import Action
+from game.tiles import tile_label
+from game.view import SeatView
+from rendering.draw import FELT, GOLD, TEXT
+from rendering.fonts import draw_text
+from rendering.labels import Lang, check_lang, seat_wind
+from rendering.table import table_image
+
+CAPTION_H: Final = 44
+FRAME_MS: Final = 700  # a step at reading speed
+FINAL_MS: Final = 5000  # the end of the hand stays up longer
+MAX_BYTES: Final = 2_000_000
+SCALE: Final = 0.5  # animation frames at half size: readable on a phone, small enough for 150 steps
+# What each action kind is called in a caption (characters the bundled font holds).
+ACTION_WORDS: Final[dict[str, tuple[str, str]]] = {
+    "deal": ("开局", "Deal"),
+    "discard": ("打出", "discards"),
+    "hu": ("胡", "wins"),
+    "hongzhong_gang": ("红中杠", "red-dragon kong"),
+    "laizi_gang": ("赖子杠", "wildcard kong"),
+    "an_gang": ("暗杠", "concealed kong"),
+    "xu_gang": ("蓄杠", "added kong"),
+    "chong_gang": ("冲杠", "kong on a discard"),
+    "peng": ("碰", "pung"),
+    "chi": ("吃", "chow"),
+    "pass": ("过", "pass"),
+}
+
+
+def caption(step: int, total: int, action: Action | None, names: Sequence[str], lang: Lang) -> str:
+    """``"12/87 · 东 Alice 打出 五万"``: the step and what was just played (None: the deal)."""
+    words = ACTION_WORDS["deal" if action is None else action.kind]
+    head = f"{step}/{total} · "
+    if action is None:
+        return head + words[lang == "en"]
+    what = f"{seat_wind(action.seat, lang)} {names[action.seat]} {words[lang == 'en']}"
+    if action.tile is not None:
+        what += f" {tile_label(action.tile, lang)}"
+    return head + what
+
+
+def replay_frame_image(
+    view: SeatView, names: Sequence[str], scores: Sequence[int], lang: Lang, text: str
+) -> Image.Image:
+    """The table picture of ``view`` with ``text`` in a caption strip below it."""
+    check_lang(lang)
+    table = table_image(view, names, scores, lang)
+    img = Image.new("RGB", (table.width, table.height + CAPTION_H), FELT)
+    img.paste(table, (0, 0))
+    d = ImageDraw.Draw(img)
+    draw_text(
+        d,
+        (16, table.height + CAPTION_H // 2),
+        text,
+        24,
+        GOLD if view.phase == "over" else TEXT,
+        anchor="lm",
+        max_width=table.width - 32,
+    )
+    return img
+
+
+def render_replay_frame(
+    view: SeatView,
+    names: Sequence[str],
+    scores: Sequence[int],
+    lang: Lang = "zh",
+    *,
+    step: int,
+    total: int,
+    action: Action | None,
+) -> bytes:
+    """One replay picture (PNG): ``view`` after ``step`` of ``total`` actions, ``action`` the last one."""
+    out = io.BytesIO()
+    replay_frame_image(view, names, scores, lang, caption(step, total, action, names, lang)).save(out, "PNG")
+    return out.getvalue()
+
+
+def render_replay_animation(
+    rules: Rules,
+    seed: int,
+    dealer: int,
+    actions: Sequence[Action],
+    names: Sequence[str],
+    lang: Lang = "zh",
+    *,
+    seat: int | None = None,
+    open_hands: bool = True,
+    scores: Sequence[int] = (0, 0, 0, 0),
+) -> bytes:
+    """The whole hand as an animated WebP: len(actions) + 1 frames, FRAME_MS each and FINAL_MS on the last.
+
+    Pure and CPU-bound (about a second for a long hand): call it from a thread or a process. ValueError if
+    the picture would pass MAX_BYTES.
+    """
+    total = len(actions)
+    frames = []
+    for step, view in enumerate(replay_views(rules, seed, dealer, actions, seat, open_hands)):
+        shown = scores
+        if view.result is not None:  # the final frame shows what the hand paid
+            shown = [a + b for a, b in zip(scores, view.result.payments, strict=True)]
+        text = caption(step, total, actions[step - 1] if step else None, names, lang)
+        img = replay_frame_image(view, names, shown, lang, text)
+        frames.append(img.resize((round(img.width * SCALE), round(img.height * SCALE)), Image.Resampling.BILINEAR))
+    durations = [FRAME_MS] * total + [FINAL_MS]
+    out = io.BytesIO()
+    frames[0].save(
+        out,
+        "WEBP",
+        save_all=True,
+        append_images=frames[1:],
+        duration=durations,
+        loop=0,
+        quality=70,
+        method=2,
+        minimize_size=False,
+    )
+    data = out.getvalue()
+    if len(data) > MAX_BYTES:
+        raise ValueError(f"the replay would be {len(data)} bytes, over {MAX_BYTES}")
+    return data

@@ -1,0 +1,82 @@
+"""Replays: frames from a seat or with every hand open, and the animated picture of a whole hand."""
+
+from __future__ import annotations
+
+import io
+import random
+from pathlib import Path
+
+from PIL import Image
+
+import rendering
+from game.replay import open_view, replay_views
+from game.rules import Rules
+from game.table import Hand
+from rendering.replay import (
+    ACTION_WORDS,
+    FINAL_MS,
+    FRAME_MS,
+    MAX_BYTES,
+    caption,
+    render_replay_animation,
+    render_replay_frame,
+)
+
+NAMES = ("Alice", "Bob", "Carol", "Dave")
+
+
+def long_hand() -> Hand:
+    """Random play that never wins and takes half the chi/peng it may: it runs to the 海底, 97 actions and many
+    melds (the longest of 300 seeds)."""
+    rng = random.Random(113)
+    hand = Hand(Rules(), 113, 1)
+    while not hand.finished:
+        legal = [a for a in hand.legal_actions(hand.waiting_on()[0]) if a.kind != "hu"]
+        claims = [a for a in legal if a.kind in ("chi", "peng")]
+        plain = [a for a in legal if a.kind in ("discard", "pass")] or legal
+        hand.apply(rng.choice(claims) if claims and rng.random() < 0.5 else rng.choice(plain))
+    return hand
+
+
+def test_replay_views_follow_the_hand_and_open_every_hand() -> None:
+    hand = long_hand()
+    views = list(replay_views(Rules(), 113, 1, hand.actions, seat=2))
+    assert len(views) == len(hand.actions) + 1 and views[-1] == hand.view(2)
+    opened = open_view(hand, None)
+    assert opened.revealed is not None and all(
+        len(t) == s for t, s in zip(opened.revealed, opened.hand_sizes, strict=True)
+    )
+    mid = Hand.replay(Rules(), 113, 1, hand.actions[:30])
+    seen = open_view(mid, 0)
+    assert seen.revealed is not None
+    for s in range(4):
+        own = mid.view(s)
+        assert seen.revealed[s] == own.hand + ((own.drawn,) if own.drawn is not None else ())
+        assert seen.melds[s] == own.melds[s]  # 暗杠 face up too
+
+
+def test_a_frame_has_its_caption_and_the_animation_fits() -> None:
+    hand = long_hand()
+    assert len(hand.actions) >= 90
+    first = hand.actions[0]
+    assert caption(1, 9, first, NAMES, "en").startswith(f"1/9 · {'ESWN'[first.seat]} {NAMES[first.seat]} ")
+    assert caption(0, 9, None, NAMES, "zh") == "0/9 · 开局"
+    png = render_replay_frame(hand.view(None), NAMES, (0, 0, 0, 0), "zh", step=3, total=9, action=first)
+    assert Image.open(io.BytesIO(png)).size == (1280, 690 + 44)
+    data = render_replay_animation(Rules(), 113, 1, hand.actions, NAMES, "en")
+    assert len(data) <= MAX_BYTES
+    assert len(data) / (len(hand.actions) + 1) * 200 <= MAX_BYTES  # room for a 200-action hand too
+    img = Image.open(io.BytesIO(data))
+    assert img.format == "WEBP" and img.n_frames == len(hand.actions) + 1
+    img.seek(1)
+    img.load()  # a WebP frame's duration is known once it is decoded
+    assert img.info["duration"] == FRAME_MS
+    img.seek(img.n_frames - 1)
+    img.load()
+    assert img.info["duration"] == FINAL_MS
+
+
+def test_caption_words_are_in_the_bundled_font() -> None:
+    charset = set((Path(rendering.__file__).parent / "fonts" / "charset.txt").read_text(encoding="utf-8"))
+    words = "".join(zh + en for zh, en in ACTION_WORDS.values())
+    assert {c for c in words if not c.isspace()} <= charset | set("-")
