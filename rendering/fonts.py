@@ -233,6 +233,19 @@ def fit(s: str, size: int, max_width: int) -> str:
     return "".join(parts[:lo]).rstrip() + ELLIPSIS
 
 
+def wrap(s: str, size: int, max_width: int, sep: str = " ") -> list[str]:
+    """``s`` made displayable and broken at ``sep`` into lines of at most ``max_width`` pixels (``sep`` kept
+    between the pieces of a line); a piece wider than a line is shortened with '…'."""
+    lines: list[str] = []
+    for piece in displayable(s).split(sep):
+        joined = f"{lines[-1]}{sep}{piece}" if lines else piece
+        if lines and _width(joined, size) <= max_width:
+            lines[-1] = joined
+        else:
+            lines.append(fit(piece, size, max_width))
+    return lines
+
+
 def _baseline(y: float, vertical: str, size: int) -> float:
     """The baseline for Pillow's vertical anchor letter, from the main font's ascender and descender, so
     runs in different fonts share one baseline."""
