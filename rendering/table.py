@@ -142,6 +142,8 @@ class TableLayout:
     hands: list[list[TileSpot]] = field(default_factory=lambda: [[] for _ in range(4)])
     melds: list[list[TileSpot]] = field(default_factory=lambda: [[] for _ in range(4)])
     rivers: list[list[TileSpot]] = field(default_factory=lambda: [[] for _ in range(4)])
+    # where an opponent's 红中杠 and 赖子杠 counts end (right-aligned, beside its backs); the viewer's are on its plate
+    gang_counts_at: list[tuple[int, int] | None] = field(default_factory=lambda: [None] * 4)
     drawn: TileSpot | None = None  # the viewer's freshly drawn tile (also the last spot of its hand)
     indicator: TileSpot | None = None
     laizi: TileSpot | None = None
@@ -208,6 +210,7 @@ def _layout_panel(lay: TableLayout, view: SeatView, seat: int, box: Box, tiles: 
     lay.plates[seat] = (x0 + PAD, y0 + PAD, x1 - PAD, y0 + PAD + PLATE_H)
     y = y0 + PAD + PLATE_H + PAD
     lay.hands[seat] = tile_row(tiles, x0 + PAD + 2, y, OTHER_HAND_SIZE, view.laizi, apart_last=apart)
+    lay.gang_counts_at[seat] = (x1 - PAD - 2, y + tile_dims(OTHER_HAND_SIZE)[1] // 2)
     melds_x = (lay.hands[seat][-1].box[2] + 3 * MELD_GAP) if full and lay.hands[seat] else x0 + PAD + 2
     if not full:
         y += tile_dims(OTHER_HAND_SIZE)[1] + PAD
@@ -384,8 +387,11 @@ def _draw_plate(
         for key, n in (("hongzhong_gangs", view.hongzhong_gangs[seat]), ("laizi_gangs", view.laizi_gangs[seat]))
         if n
     )
-    if gangs:
-        right -= draw_text(d, (right, cy), gangs, 14, DARK if turn else GOLD, anchor="rm") + 8
+    at = lay.gang_counts_at[seat]
+    if gangs and at is not None:
+        draw_text(d, at, gangs, 15, GOLD, anchor="rm")
+    elif gangs:
+        right -= draw_text(d, (right, cy), gangs, 15, DARK if turn else GOLD, anchor="rm") + 8
     rel = text(RELATIVE_KEYS[position(seat, lay.bottom)], lang) if view.seat is not None else ""
     badges = [(text("dealer", lang), DEALER_RED)] if seat == view.dealer else []
     badges += [(text("ready", lang), READY_BLUE)] if seat == view.seat and view.waits else []
