@@ -87,34 +87,43 @@ def play(max_hands: int = MAX_HANDS) -> Scenes:
     scenes = Scenes()
     while scenes.hands < max_hands and not scenes.complete:
         hand = match.new_hand()
-        win_tile: Tile | None = None
-        while not hand.finished:
-            seat = hand.waiting_on()[0]
-            view = hand.view(seat)
-            score = interest(view, tuple(match.totals))
-            if score > scenes.table_interest:
-                scenes.table, scenes.table_interest = (view, hand.view(None)), score
-                scenes.table_scores = tuple(match.totals)
-            for event in hand.apply(choose(view, "normal", MATCH_SEED)):
-                if event.kind == "win":
-                    win_tile = parse_tile(event.data["tile"])
+        win_tile = play_hand(hand, match, scenes)
         match.finish_hand(hand)
         scenes.hands += 1
-        result = hand.result
-        if result is not None:
-            scenes.wins[result.winner] += 1
-            scenes.biggest[result.winner] = max(scenes.biggest[result.winner], result.payments[result.winner])
-            if scenes.result is None or (
-                scenes.result.result is not None and scenes.result.result.patterns == ("pi_hu",)
-            ):
-                scenes.result, scenes.win_tile, scenes.result_totals = hand.view(None), win_tile, tuple(match.totals)
-        elif scenes.exhausted is None:
-            scenes.exhausted, scenes.exhausted_totals = hand.view(None), tuple(match.totals)
-        for seat in range(4):
-            scenes.skill[seat].append(START_SKILL + match.totals[seat])
+        record_end(hand, match, scenes, win_tile)
     if scenes.exhausted is None:
         scenes.exhausted, scenes.exhausted_totals = play_to_exhaustion(match.new_hand()), tuple(match.totals)
     return scenes
+
+
+def play_hand(hand: Hand, match: Match, scenes: Scenes) -> Tile | None:
+    """Play ``hand`` out, keeping its most interesting table moment in ``scenes``; returns the winning tile."""
+    win_tile: Tile | None = None
+    while not hand.finished:
+        view = hand.view(hand.waiting_on()[0])
+        score = interest(view, tuple(match.totals))
+        if score > scenes.table_interest:
+            scenes.table, scenes.table_interest = (view, hand.view(None)), score
+            scenes.table_scores = tuple(match.totals)
+        for event in hand.apply(choose(view, "normal", MATCH_SEED)):
+            if event.kind == "win":
+                win_tile = parse_tile(event.data["tile"])
+    return win_tile
+
+
+def record_end(hand: Hand, match: Match, scenes: Scenes, win_tile: Tile | None) -> None:
+    """A finished hand's result (the first with a big pattern is kept) or 荒庄, and everyone's skill."""
+    result = hand.result
+    if result is not None:
+        scenes.wins[result.winner] += 1
+        scenes.biggest[result.winner] = max(scenes.biggest[result.winner], result.payments[result.winner])
+        kept = scenes.result.result if scenes.result is not None else None
+        if kept is None or kept.patterns == ("pi_hu",):
+            scenes.result, scenes.win_tile, scenes.result_totals = hand.view(None), win_tile, tuple(match.totals)
+    elif scenes.exhausted is None:
+        scenes.exhausted, scenes.exhausted_totals = hand.view(None), tuple(match.totals)
+    for seat in range(4):
+        scenes.skill[seat].append(START_SKILL + match.totals[seat])
 
 
 def play_to_exhaustion(hand: Hand) -> SeatView:
