@@ -6,6 +6,8 @@
 A result shows the winner's hand (the winning tile set apart) with its melds, the patterns (胡牌类型), soft or
 hard, the base, 封顶/金顶 and 承包 when they apply, and one row per seat: its revealed hand, every multiplier
 that made its amount, and what it pays or receives. ``totals`` (running scores after the hand) are optional.
+Like the table, the pictures are 720 px wide (a phone's width) and grow downwards: multiplier lines wrap
+between multipliers, chips go on to a second row, so nothing is cut; only names end with '…'.
 """
 
 from __future__ import annotations
@@ -50,16 +52,22 @@ from rendering.fonts import draw_text, text_width, wrap
 from rendering.labels import Lang, check_lang, how_text, pattern_name, seat_wind, text
 from rendering.tiles import tile_dims
 
-WIDTH: Final = 1280
-WIN_SIZE: Final = 56
-WIN_TOP: Final = 180  # where the winner's hand row starts, below two rows of chips
+# Phone first, like the table: 720 px wide, each seat's row stacked (name and payment, hand, multipliers).
+WIDTH: Final = 720
+WIN_SIZE: Final = 38
+CHIP_TOP: Final = 118
+CHIP_LINE: Final = 44  # two rows of chips, then the 承包 line, fit above WIN_TOP
+LIABLE_Y: Final = CHIP_TOP + 2 * CHIP_LINE
+WIN_TOP: Final = LIABLE_Y + 24  # where the winner's hand row starts
 ROW_SIZE: Final = 26
-ROW_H: Final = 96  # a seat's row with one line of multipliers; each further line adds LINE_H
+ROW_HEAD: Final = 44  # a seat row's name line
+ROW_TILES: Final = tile_dims(ROW_SIZE)[1] + meld_stack_rise(ROW_SIZE)
 LINE_FONT: Final = 19
 LINE_H: Final = 24
-LINES_X: Final = 330
-LINES_W: Final = WIDTH - 16 - LINES_X - 12
-MELD_GAP: Final = 10
+LINES_X: Final = 28
+LINES_W: Final = WIDTH - 2 * LINES_X
+MELD_GAP: Final = 8
+ROW_GAP: Final = 8
 LANG_INDEX: Final = {"zh": 0, "en": 1}  # game.scoring labels are (中文, English) pairs
 
 
@@ -118,24 +126,18 @@ def _num(x: Fraction) -> str:
 
 
 Chip = tuple[str, tuple[int, int, int], tuple[int, int, int], int]  # label, fill, ink, font size
-CHIP_TOP: Final = 100
-CHIP_LINE: Final = 46  # two lines of chips fit above WIN_TOP
 
 
-def _chip_labels(s: Settlement, names: Sequence[str], lang: Lang) -> list[Chip]:
-    """The patterns, soft or hard, the base, the cap and 承包 of a win; or why it is not valid."""
+def _chip_labels(s: Settlement, lang: Lang) -> list[Chip]:
+    """The patterns, soft or hard, the base and the cap of a win; or why it is not valid."""
     if not s.valid:
         reason = REASON_NAMES[s.reason][LANG_INDEX[lang]] if s.reason in REASON_NAMES else (s.reason or "")
-        return [(f"{text('invalid', lang)}: {reason}", HIGHLIGHT, WHITE, 24)]
-    chips: list[Chip] = [(pattern_name(p, lang), GOLD, DARK, 26) for p in s.patterns]
-    chips.append((text("soft" if s.soft else "hard", lang), PLATE, TEXT, 24))
-    chips.append((text("base", lang).format(n=s.base), PLATE, TEXT, 24))
+        return [(f"{text('invalid', lang)}: {reason}", HIGHLIGHT, WHITE, 20)]
+    chips: list[Chip] = [(pattern_name(p, lang), GOLD, DARK, 22) for p in s.patterns]
+    chips.append((text("soft" if s.soft else "hard", lang), PLATE, TEXT, 20))
+    chips.append((text("base", lang).format(n=s.base), PLATE, TEXT, 20))
     if s.cap != "none":
-        chips.append((text(f"cap_{s.cap}", lang), HIGHLIGHT, WHITE, 24))
-    if s.liable is not None:
-        rule = "qiang_gang" if s.liable_rule == "rob_gang" else s.liable_rule
-        why = f" ({pattern_name(rule, lang)})" if rule else ""
-        chips.append((text("liable", lang).format(name=names[s.liable]) + why, HIGHLIGHT, WHITE, 24))
+        chips.append((text(f"cap_{s.cap}", lang), HIGHLIGHT, WHITE, 20))
     return chips
 
 
@@ -152,29 +154,35 @@ def _chips(d: ImageDraw.ImageDraw, chips: list[Chip]) -> None:
 
 
 def _headline(d: ImageDraw.ImageDraw, s: Settlement, names: Sequence[str], lang: Lang, win_tile: Tile | None) -> None:
-    """Who won, and how, and on which tile, in words."""
-    from_name = names[s.from_seat] if s.from_seat is not None else ""
-    x = 24 + draw_text(d, (24, 40), names[s.winner], 36, GOLD, anchor="lm", max_width=420) + 16
-    x += draw_text(d, (x, 40), text("win", lang), 36, TEXT, anchor="lm") + 20
-    how = how_text(s.how, lang, from_name)
+    """Who won; then how, and on which tile, in words; and who is liable (承包) under the chips."""
+    win = text("win", lang)
+    name_w = WIDTH - 48 - text_width(win, 34) - 14
+    x = 24 + draw_text(d, (24, 36), names[s.winner], 34, GOLD, anchor="lm", max_width=name_w) + 14
+    draw_text(d, (x, 36), win, 34, TEXT, anchor="lm")
+    how = how_text(s.how, lang, names[s.from_seat] if s.from_seat is not None else "")
     if win_tile is not None:
         how += f" · {tile_label(win_tile, lang)}"
-    draw_text(d, (x, 42), how, 26, TEXT, anchor="lm", max_width=WIDTH - x - 24)
+    draw_text(d, (24, 78), how, 22, TEXT, anchor="lm", max_width=WIDTH - 48)
+    if s.valid and s.liable is not None:
+        rule = "qiang_gang" if s.liable_rule == "rob_gang" else s.liable_rule
+        why = f" ({pattern_name(rule, lang)})" if rule else ""
+        liable = text("liable", lang).format(name=names[s.liable]) + why
+        draw_text(d, (24, LIABLE_Y), liable, 20, LOSS_RED, anchor="lm", max_width=WIDTH - 48)
 
 
 def _player_cell(
-    d: ImageDraw.ImageDraw, view: SeatView, seat: int, x: int, cy: int, names: Sequence[str], lang: Lang, width: int
+    d: ImageDraw.ImageDraw, view: SeatView, seat: int, cy: int, names: Sequence[str], lang: Lang, width: int
 ) -> None:
-    badge(d, (x + 16, cy), 15, seat_wind(seat, lang), TEXT, PLATE)
-    x += 38
+    badge(d, (LINES_X + 14, cy), 14, seat_wind(seat, lang), TEXT, PLATE)
+    x = LINES_X + 36
     dealer_w = 30 if seat == view.dealer else 0
-    x += draw_text(d, (x, cy), names[seat], 22, TEXT, anchor="lm", max_width=width - 38 - dealer_w) + 6
+    x += draw_text(d, (x, cy), names[seat], 20, TEXT, anchor="lm", max_width=width - 36 - dealer_w) + 6
     if seat == view.dealer:
-        badge(d, (x + 12, cy), 12, text("dealer", lang), DEALER_RED, WHITE)
+        badge(d, (x + 12, cy), 11, text("dealer", lang), DEALER_RED, WHITE)
 
 
 def _row_heights(lines: Sequence[list[str]]) -> list[int]:
-    return [ROW_H + LINE_H * max(0, len(seat_lines) - 1) for seat_lines in lines]
+    return [ROW_HEAD + ROW_TILES + 8 + LINE_H * len(seat_lines) + 6 for seat_lines in lines]
 
 
 def _seat_rows(
@@ -194,24 +202,26 @@ def _seat_rows(
     y = top
     for seat, height in enumerate(_row_heights(lines)):
         d.rounded_rectangle((16, y, WIDTH - 16, y + height), 12, fill=PLATE if seat == winner else PANEL)
-        _player_cell(d, view, seat, 28, y + 24, names, lang, 250)
+        cy = y + ROW_HEAD // 2 + 2
         pay = payments[seat]
         color = WIN_GREEN if pay > 0 else LOSS_RED if pay < 0 else TEXT
-        draw_text(d, (28, y + 66), signed(pay), 32, color, anchor="lm")
+        right = WIDTH - LINES_X - draw_text(d, (WIDTH - LINES_X, cy), signed(pay), 28, color, anchor="rm") - 12
         if totals is not None:
-            draw_text(d, (300, y + 66), text("total", lang).format(n=signed(totals[seat])), 16, MUTED, anchor="rm")
+            total = text("total", lang).format(n=signed(totals[seat]))
+            right -= draw_text(d, (right, cy), total, 16, MUTED, anchor="rm") + 12
+        _player_cell(d, view, seat, cy, names, lang, right - LINES_X)
         if seat == winner:
-            draw_text(d, (LINES_X, y + 30), text("win", lang), 30, GOLD, anchor="lm")
+            draw_text(d, (LINES_X, y + ROW_HEAD + ROW_TILES // 2), text("win", lang), 28, GOLD, anchor="lm")
         else:
-            bottom = y + 8 + tile_dims(ROW_SIZE)[1] + meld_stack_rise(ROW_SIZE)
-            spots, _, _ = _hand_spots(view, seat, LINES_X, bottom, ROW_SIZE)
+            spots, _, _ = _hand_spots(view, seat, LINES_X, y + ROW_HEAD + ROW_TILES, ROW_SIZE)
             for spot in spots:
                 paste(img, spot)
             for mark in _feeders(view, seat, spots):
                 draw_feeder(d, mark, lang)
+        lines_top = y + ROW_HEAD + ROW_TILES + 8
         for i, line in enumerate(lines[seat]):
-            draw_text(d, (LINES_X, y + 76 + i * LINE_H), line, LINE_FONT, TEXT, anchor="lm")
-        y += height + 8
+            draw_text(d, (LINES_X, lines_top + i * LINE_H + LINE_H // 2), line, LINE_FONT, TEXT, anchor="lm")
+        y += height + ROW_GAP
 
 
 def _factor_lines(s: Settlement, seat: int, lang: Lang) -> list[str]:
@@ -246,13 +256,12 @@ def result_image(
     if s is None:
         raise ValueError("the view holds no settlement: the hand was not won")
     check_lang(lang)
-    win_h = tile_dims(WIN_SIZE)[1] + meld_stack_rise(WIN_SIZE)
-    rows_top = WIN_TOP + win_h + 30
+    rows_top = WIN_TOP + tile_dims(WIN_SIZE)[1] + meld_stack_rise(WIN_SIZE) + 20
     lines = [_factor_lines(s, seat, lang) for seat in range(4)]
-    img = Image.new("RGB", (WIDTH, rows_top + sum(_row_heights(lines)) + 4 * 8 + 12), FELT)
+    img = Image.new("RGB", (WIDTH, rows_top + sum(_row_heights(lines)) + 4 * ROW_GAP + 8), FELT)
     d = ImageDraw.Draw(img)
     _headline(d, s, names, lang, win_tile)
-    _chips(d, _chip_labels(s, names, lang))
+    _chips(d, _chip_labels(s, lang))
     # the winning hand, big
     spots, win_spot = winner_spots(view, win_tile)
     for spot in spots:
@@ -273,11 +282,13 @@ def exhausted_image(
     if not view.exhausted:
         raise ValueError("the view is not a 荒庄")
     check_lang(lang)
-    rows_top = 130
-    img = Image.new("RGB", (WIDTH, rows_top + 4 * (ROW_H + 8) + 12), FELT)
+    note = wrap(text("exhausted_note", lang), 22, WIDTH - 48)
+    rows_top = 96 + 30 * len(note)
+    img = Image.new("RGB", (WIDTH, rows_top + sum(_row_heights([[]] * 4)) + 4 * ROW_GAP + 8), FELT)
     d = ImageDraw.Draw(img)
-    draw_text(d, (24, 48), text("exhausted", lang), 44, GOLD, anchor="lm")
-    draw_text(d, (24, 100), text("exhausted_note", lang), 22, TEXT, anchor="lm")
+    draw_text(d, (24, 44), text("exhausted", lang), 40, GOLD, anchor="lm")
+    for i, line in enumerate(note):
+        draw_text(d, (24, 96 + 30 * i), line, 22, TEXT, anchor="lm")
     _seat_rows(img, d, view, rows_top, names, lang, (0, 0, 0, 0), totals, [[]] * 4, None)
     return img
 
