@@ -6,7 +6,8 @@ import pytest
 from PIL import ImageChops, ImageDraw
 
 from game.tiles import HIDDEN, NUM_KINDS
-from rendering.fonts import displayable, draw_text, fit, text_width
+from rendering import fonts
+from rendering.fonts import FONT_FILES, displayable, draw_text, fit, text_runs, text_width
 from rendering.labels import text
 from rendering.tiles import render_tile, tile_dims
 
@@ -57,3 +58,13 @@ def test_long_names_are_cut_between_characters_with_an_ellipsis_measured_with_th
     for name in ("😀" * 30, "محمد" * 10, "谢霆锋" * 10):
         assert draw_text(ImageDraw.Draw(img), (0, 0), name, 10, (0, 0, 0), max_width=30) <= 30
     assert fit("🔥🔥🔥", 20, 2) == "…"
+
+
+def test_right_to_left_runs_are_shaped_by_raqm_or_else_reversed(monkeypatch: pytest.MonkeyPatch) -> None:
+    (run,) = text_runs("محمد علي")  # the space between two Arabic words stays in the Arabic run
+    assert run.rtl and FONT_FILES[run.font].startswith("NotoSansArabic")
+    monkeypatch.setattr(fonts, "HAS_RAQM", True)
+    assert run.shown() == ("محمد علي", "rtl")
+    monkeypatch.setattr(fonts, "HAS_RAQM", False)
+    assert run.shown() == ("يلع دمحم", None)
+    assert [(r.text, r.rtl) for r in text_runs("Bob שרה")] == [("Bob ", False), ("שרה", True)]
