@@ -1,11 +1,15 @@
 """The table seen from one seat (the private picture) or by the group (the spectator picture).
 
-    png_or_jpeg = render_table_view(hand.view(seat), names, scores, "zh")   # bytes for sendPhoto
-    jpeg = render_spectator_view(hand.view(None), names, scores, "en")
+    png = render_table_view(hand.view(seat), names, scores, "zh")   # bytes for sendPhoto
+    png = render_spectator_view(hand.view(None), names, scores, "en")
 
-The viewer sits at the bottom (seat 0 for a spectator), 上家 on the left, 对家 across, 下家 on the right.
-``table_layout(view)`` is the geometry: where every tile of every seat is pasted (``TileSpot``s), which
-tests use to crop the picture; ``table_image`` returns the unencoded picture.
+A portrait picture 720 px wide, made to be read on a phone. From the top: the 赖子 and 赖子皮 with the wall
+count; 对家 across the full width; 上家 (left) and 下家 (right) side by side; for a spectator, seat 0 like 对家;
+the action band (the tile the viewer may claim or the latest discard, large and named in words, whose turn
+it is, the viewer's waits); then the viewer's river, plate, melds and hand, large. The seat to act has a gold
+plate and a gold outline. ``table_layout(view)`` is the geometry: where every tile is pasted (``TileSpot``s)
+and how wide it shows at a display width (``shown_width``), which tests use to crop and measure the picture;
+``table_image`` returns the unencoded picture.
 """
 
 from __future__ import annotations
