@@ -15,7 +15,16 @@ import pytest
 from babel.messages.pofile import read_po
 from fontTools.ttLib import TTFont  # type: ignore[import-untyped]
 
-from rendering.fonts import FONT_FILES, FONTS_DIR, INVISIBLE, MISSING, coverage, displayable, text_runs
+from rendering.fonts import (
+    FONT_FILES,
+    FONTS_DIR,
+    INVISIBLE,
+    MISSING,
+    TILE_GLYPHS,
+    coverage,
+    displayable,
+    text_runs,
+)
 from rendering.gallery import HARD_NAMES, build
 from rendering.labels import all_label_text
 
@@ -92,6 +101,10 @@ def test_every_catalogue_string_has_its_glyphs() -> None:
     for s in strings:
         assert MISSING not in displayable(s.replace(MISSING, "")), s
         assert drawn_glyphs_missing(s) == "", s
+
+
+def test_tile_faces_draw_their_glyphs_from_the_main_font() -> None:
+    assert [c for c in TILE_GLYPHS if ord(c) not in cmap(FONT_FILES[0])] == []  # tiles use no fallback
 
 
 def test_a_character_outside_every_font_is_reported_not_drawn_as_a_box() -> None:
