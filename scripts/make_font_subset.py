@@ -177,6 +177,7 @@ def make(name: str, source: FontSource) -> TTFont:
     subsetter = subset.Subsetter(options)
     subsetter.populate(unicodes=sorted(ord(c) for c in wanted(name, source)))
     subsetter.subset(font)
+    font.recalcTimestamp = False  # keep the source's date, so a rerun writes the same bytes
     font.save(str(FONTS_DIR / name))
     return font
 
