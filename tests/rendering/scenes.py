@@ -7,6 +7,8 @@ import dataclasses
 from PIL import Image, ImageChops
 
 from game.melds import Meld
+from game.rules import Rules
+from game.scoring import SeatMelds, settle
 from game.tiles import HIDDEN, Tile, parse_tile, parse_tiles
 from game.view import SeatView
 from rendering.draw import TileSpot
@@ -97,4 +99,44 @@ def late_view(seat: int | None) -> SeatView:
         claimable=rivers[2][-1] if seat == 0 else None,
         turn=3,
         phase="turn",
+    )
+
+
+def example_c() -> SeatView:
+    """§12 C: seat 3 wins 风一色 碰碰胡 杠上开花 on 4z; 金顶, seat 2 liable."""
+    winner_melds = (
+        Meld("peng", (parse_tile("1z"),), 0),
+        Meld("peng", (parse_tile("2z"),), 1),
+        Meld("peng", (parse_tile("6z"),), 2),
+        Meld("an_gang", (parse_tile("5z"),)),
+    )
+    seats = [SeatMelds(), SeatMelds(), SeatMelds(), SeatMelds(winner_melds)]
+    s = settle(Rules(), 3, parse_tile("3s"), 3, "gang_draw", None, parse_tile("4z"), parse_tiles("4z"), seats)
+    revealed = (
+        tuple(parse_tiles("123456789m1234p")[:13]),
+        tuple(parse_tiles("1112223334445p")),
+        tuple(parse_tiles("5556667778889s")),
+        (parse_tile("4z"), parse_tile("4z")),
+    )
+    return SeatView(
+        seat=None,
+        phase="over",
+        dealer=3,
+        laizi=parse_tile("3s"),
+        indicator=parse_tile("2s"),
+        wall_remaining=20,
+        turn=3,
+        hand=(),
+        drawn=None,
+        hand_sizes=(13, 13, 13, 2),
+        melds=((), (), (), winner_melds),
+        hongzhong_gangs=(0, 0, 0, 0),
+        laizi_gangs=(0, 0, 0, 0),
+        rivers=((),) * 4,
+        last_discard=None,
+        claimable=None,
+        waits=(),
+        legal=(),
+        result=s,
+        revealed=revealed,
     )

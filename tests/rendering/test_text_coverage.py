@@ -7,6 +7,7 @@ rendered with the hard names while each Pillow text call is recorded, so what wa
 
 from __future__ import annotations
 
+import dataclasses
 import unicodedata
 from functools import cache
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from babel.messages.pofile import read_po
 from fontTools.ttLib import TTFont  # type: ignore[import-untyped]
 
+from game.tiles import parse_tile
 from rendering.fonts import (
     FONT_FILES,
     FONTS_DIR,
@@ -26,7 +28,11 @@ from rendering.fonts import (
     text_runs,
 )
 from rendering.gallery import HARD_NAMES, build
-from rendering.labels import all_label_text
+from rendering.labels import LANGS, all_label_text
+from rendering.result import exhausted_image, result_image
+from rendering.standings import LeaderboardRow, PlayerCard, leaderboard_image, player_card_image
+from rendering.table import table_image
+from tests.rendering.scenes import SCORES, example_c, late_view
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -125,3 +131,33 @@ def test_every_picture_kind_draws_hard_names_with_glyphs_its_fonts_have(
     for needle in ("谢霆锋", "电脑", "Ковалёва", "🀄", "🔥", "武汉麻将群"):
         assert needle in shown, needle
     assert any(unicodedata.bidirectional(c) == "AL" for c in shown)
+
+
+def picture_kinds(names: tuple[str, str, str, str]) -> None:
+    """Draw every kind of picture, in both languages, with these four names (and the first as group title)."""
+    over = dataclasses.replace(example_c(), result=None, exhausted=True)
+    rows = [LeaderboardRow(i + 1, name, 3000 - 100 * i, 10, 50) for i, name in enumerate(names)]
+    for lang in LANGS:
+        table_image(late_view(0), names, SCORES, lang)
+        table_image(late_view(None), names, SCORES, lang)
+        result_image(example_c(), names, lang, parse_tile("4z"))
+        exhausted_image(over, names, lang)
+        leaderboard_image(rows, lang, names[0])
+        player_card_image(PlayerCard(names[0], 3000, 10, 4, 640, (2400, 2800, 3000)), lang)
+
+
+@pytest.mark.parametrize(
+    "script", ["gb2312", "big5 level 1", "kana", "hangul", "cyrillic", "greek", "accented latin", "emoji", "rtl"]
+)
+def test_every_picture_kind_draws_names_of_every_script_with_real_glyphs(
+    script: str, drawn: list[tuple[str, str]]
+) -> None:
+    chars = corpus()[script]
+    sample = "".join(chars[i] for i in range(0, len(chars), max(1, len(chars) // 48)))[:48]
+    names = (sample[:12], sample[12:24], sample[24:36], sample[36:48] or sample[:12])
+    picture_kinds(names)
+    for text, path in drawn:
+        assert [c for c in text if ord(c) not in cmap(Path(path).name)] == [], (text, Path(path).name)
+    shown = "".join(text for text, _ in drawn)
+    assert MISSING not in "".join(t for t, _ in drawn if any(c in t for c in sample))
+    assert sum(c in shown for c in sample) >= len(set(sample)) // 2  # the names were really drawn
