@@ -10,6 +10,7 @@ import re
 import pytest
 from PIL import Image
 
+from game.melds import Meld
 from game.tiles import HIDDEN, parse_tile
 from rendering.labels import Lang
 from rendering.table import (
@@ -145,14 +146,18 @@ def test_tiles_drawn_are_readable_on_a_phone_720_px_wide(seat: int | None) -> No
     assert lay.latest_discard == lay.rivers[2][-1]
 
 
-def test_rivers_never_run_outside_their_panel() -> None:
+def test_tiles_never_run_outside_their_panel_even_with_four_melds_each() -> None:
+    four = tuple(
+        Meld("chong_gang" if i % 2 else "peng", (parse_tile(t),), 3) for i, t in enumerate(("1z", "2z", "3z", "4z"))
+    )
     for view in (late_view(0), late_view(None)):
-        lay = table_layout(view, "zh")
+        crowded = dataclasses.replace(view, melds=(view.melds[0], four, four, four), hand_sizes=(13, 1, 1, 1))
+        lay = table_layout(crowded, "zh")
         for seat in range(4):
             box = lay.frame.panels.get((seat - lay.bottom) % 4, lay.frame.own)
-            for spot in lay.rivers[seat]:
+            for spot in (*lay.rivers[seat], *lay.melds[seat], *lay.hands[seat]):
                 x0, y0, x1, y1 = spot.box
-                assert box[0] <= x0 and x1 <= box[2] and box[1] <= y0 and y1 <= box[3]
+                assert box[0] <= x0 and x1 <= box[2] and box[1] <= y0 and y1 <= box[3], (seat, spot)
 
 
 def test_english_pictures_name_tiles_in_words(drawn: list[tuple[str, str]]) -> None:
