@@ -56,9 +56,8 @@ from rendering.tiles import tile_dims
 WIDTH: Final = 720
 WIN_SIZE: Final = 38
 CHIP_TOP: Final = 118
-CHIP_LINE: Final = 44  # two rows of chips, then the 承包 line, fit above WIN_TOP
-LIABLE_Y: Final = CHIP_TOP + 2 * CHIP_LINE
-WIN_TOP: Final = LIABLE_Y + 24  # where the winner's hand row starts
+CHIP_LINE: Final = 44  # chips wrap onto as many rows as they need; the 承包 line and the hand follow
+LIABLE_H: Final = 34
 ROW_SIZE: Final = 26
 ROW_HEAD: Final = 44  # a seat row's name line
 ROW_TILES: Final = tile_dims(ROW_SIZE)[1] + meld_stack_rise(ROW_SIZE)
@@ -112,13 +111,22 @@ def _feeders(view: SeatView, seat: int, spots: list[TileSpot]) -> list[FeederMar
     return marks
 
 
-def winner_spots(view: SeatView, win_tile: Tile | None = None) -> tuple[list[TileSpot], TileSpot | None]:
-    """Where the result picture draws the winner's hand and melds, and the winning tile's spot (set apart)."""
+def winner_spots(
+    view: SeatView, win_tile: Tile | None = None, lang: Lang = "zh"
+) -> tuple[list[TileSpot], TileSpot | None]:
+    """Where the result picture in ``lang`` draws the winner's hand and melds, and the winning tile's spot
+    (set apart); the hand sits under the chips, whose rows depend on the language."""
     if view.result is None:
         raise ValueError("the view holds no settlement: the hand was not won")
-    bottom = WIN_TOP + tile_dims(WIN_SIZE)[1] + meld_stack_rise(WIN_SIZE)
+    bottom = _win_top(view.result, lang) + tile_dims(WIN_SIZE)[1] + meld_stack_rise(WIN_SIZE)
     spots, win_spot, _ = _hand_spots(view, view.result.winner, 24, bottom, WIN_SIZE, win_tile)
     return spots, win_spot
+
+
+def _win_top(s: Settlement, lang: Lang) -> int:
+    """Where the winner's hand row starts: under the last row of chips and the 承包 line, if any."""
+    last_row = max(cy for _, cy, _ in _chip_places(_chip_labels(s, lang)))
+    return last_row + CHIP_LINE // 2 + (LIABLE_H if s.valid and s.liable is not None else 0) + 8
 
 
 def _num(x: Fraction) -> str:
@@ -141,16 +149,30 @@ def _chip_labels(s: Settlement, lang: Lang) -> list[Chip]:
     return chips
 
 
-def _chips(d: ImageDraw.ImageDraw, chips: list[Chip]) -> None:
-    """Rounded labels in a row, going on to a second row rather than off the picture."""
+def _chip_places(chips: list[Chip]) -> list[tuple[int, int, Chip]]:
+    """(x, centre y, chip) for chips in rows, going on to a new row rather than off the picture."""
     x, cy = 24, CHIP_TOP
-    for label, fill, ink, size in chips:
-        w = min(text_width(label, size), WIDTH - 72) + 24
+    places = []
+    for chip in chips:
+        w = _chip_width(chip)
         if x + w > WIDTH - 24 and x > 24:
             x, cy = 24, cy + CHIP_LINE
+        places.append((x, cy, chip))
+        x += w + 10
+    return places
+
+
+def _chip_width(chip: Chip) -> int:
+    label, _, _, size = chip
+    return min(text_width(label, size), WIDTH - 72) + 24
+
+
+def _chips(d: ImageDraw.ImageDraw, chips: list[Chip]) -> None:
+    for x, cy, chip in _chip_places(chips):
+        label, fill, ink, size = chip
+        w = _chip_width(chip)
         d.rounded_rectangle((x, cy - size // 2 - 8, x + w, cy + size // 2 + 8), 12, fill=fill)
         draw_text(d, (x + 12, cy), label, size, ink, anchor="lm", max_width=w - 24)
-        x += w + 10
 
 
 def _headline(d: ImageDraw.ImageDraw, s: Settlement, names: Sequence[str], lang: Lang, win_tile: Tile | None) -> None:
@@ -167,7 +189,8 @@ def _headline(d: ImageDraw.ImageDraw, s: Settlement, names: Sequence[str], lang:
         rule = "qiang_gang" if s.liable_rule == "rob_gang" else s.liable_rule
         why = f" ({pattern_name(rule, lang)})" if rule else ""
         liable = text("liable", lang).format(name=names[s.liable]) + why
-        draw_text(d, (24, LIABLE_Y), liable, 20, LOSS_RED, anchor="lm", max_width=WIDTH - 48)
+        liable_y = _win_top(s, lang) - 8 - LIABLE_H // 2
+        draw_text(d, (24, liable_y), liable, 20, LOSS_RED, anchor="lm", max_width=WIDTH - 48)
 
 
 def _player_cell(
@@ -256,14 +279,14 @@ def result_image(
     if s is None:
         raise ValueError("the view holds no settlement: the hand was not won")
     check_lang(lang)
-    rows_top = WIN_TOP + tile_dims(WIN_SIZE)[1] + meld_stack_rise(WIN_SIZE) + 20
+    rows_top = _win_top(s, lang) + tile_dims(WIN_SIZE)[1] + meld_stack_rise(WIN_SIZE) + 20
     lines = [_factor_lines(s, seat, lang) for seat in range(4)]
     img = Image.new("RGB", (WIDTH, rows_top + sum(_row_heights(lines)) + 4 * ROW_GAP + 8), FELT)
     d = ImageDraw.Draw(img)
     _headline(d, s, names, lang, win_tile)
     _chips(d, _chip_labels(s, lang))
     # the winning hand, big
-    spots, win_spot = winner_spots(view, win_tile)
+    spots, win_spot = winner_spots(view, win_tile, lang)
     for spot in spots:
         paste(img, spot)
     for mark in _feeders(view, s.winner, spots):
