@@ -3,14 +3,15 @@
     action = choose_hard(view, seed, budget_ms=200)      # what choose(view, "hard", seed) calls
     points = evaluate(view, candidates, sample_worlds(view, 16, seed))   # also what game.review uses
 
-A *world* is one way the unseen tiles (the other concealed hands, their 暗杠, the wall) could lie, drawn at
-random from what the view leaves unseen; no 红中 goes into another hand, since every level gangs it at once.
-Each candidate is played in the same worlds (a paired comparison) and the hand is played out to its end by
-the real ``Hand`` machine (``Hand.from_view``), every seat following the fast policy below; the seat's points
-are the hand's own settlement, so caps, 金顶, 承包 and the discarder's ×2 count exactly as at the table.
-The candidates are ``normal``'s best few; ``hard`` leaves ``normal``'s pick only for a candidate ahead of it
-by more than the noise (``_CONFIDENCE`` paired standard errors), so a few worlds cannot talk it into a
-blunder. It sees only the view: the same view, seed and sample count always give the same action.
+A *world* is one way the unseen tiles (the other concealed hands, their 暗杠, the wall) could lie, drawn at random
+from what the view leaves unseen; no 红中 goes into another hand, since every level gangs it at once. Each
+candidate is played in the same worlds (a paired comparison) and the hand is played out to its end by the real
+``Hand`` machine (``Hand.from_view``), every seat following the fast policy below; the seat's points are the
+hand's own settlement, so caps, 金顶, 承包 and the discarder's ×2 count exactly as at the table. The candidates are
+``normal``'s best few; ``hard`` leaves ``normal``'s pick only for a candidate ahead of it by more than the noise
+(``_CONFIDENCE`` paired standard errors), so a few worlds cannot talk it into a blunder; it stops sampling early
+once every other candidate clearly trails. It sees only the view: the same view, seed and sample count always
+give the same action.
 
 Speed is this module's one dense part. The rollout policy reads the hand's live counts (no SeatView), measures
 a discard against two plans only (屁胡 and the nearest richer plan, ``game.shanten.missing_of``), gangs 红中
@@ -38,6 +39,9 @@ DEFAULT_BUDGET_MS: Final = 200.0
 _CANDIDATES: Final = 4  # normal's best few: the rest are rarely better, and each costs a rollout per world
 _CONFIDENCE: Final = 1.5  # paired standard errors a candidate must lead normal's pick by
 _MIN_WORLDS: Final = 3  # a standard error needs a few worlds, whatever the budget
+# Stop early once every other candidate trails normal's pick by this many standard errors (after a few worlds).
+_SETTLE: Final = 1.0
+_SETTLE_WORLDS: Final = 6
 _Target = tuple[str, int | None]  # a plan (name, suit) a rollout player steers for
 
 
@@ -116,16 +120,29 @@ def choose_hard(
     if forced is not None:
         return forced
     candidates = [a for _, a in ranked(view, "normal", seed)[:_CANDIDATES]]
-    deadline = time.perf_counter() + budget_ms / 1000
+    start = time.perf_counter()
     rng = random.Random(f"{seed}:{view.seat}:{view.wall_remaining}:{view.hand}:{view.drawn}:{view.rivers}")
     points: list[list[int]] = [[] for _ in candidates]
     n = 0
-    while n < _MIN_WORLDS or (n < samples if samples is not None else time.perf_counter() < deadline):
+    while n < _MIN_WORLDS or (n < samples if samples is not None else _time_for_one_more(start, n, budget_ms)):
         world = _sample(view, rng)
         for i, a in enumerate(candidates):
             points[i].append(rollout(view, world, a))
         n += 1
+        if n >= _SETTLE_WORLDS and _settled(points):
+            break
     return candidates[_pick(points)]
+
+
+def _time_for_one_more(start: float, n: int, budget_ms: float) -> bool:
+    """Whether another world, at the mean cost of those so far, still ends within the budget."""
+    spent = time.perf_counter() - start
+    return spent * (n + 1) / n < budget_ms / 1000
+
+
+def _settled(points: list[list[int]]) -> bool:
+    """True when no candidate could still beat normal's pick: more worlds would not change the choice."""
+    return all(gain + _SETTLE * se < 0 for gain, se in (paired_gain(p, points[0]) for p in points[1:]))
 
 
 def _pick(points: list[list[int]]) -> int:
@@ -181,7 +198,8 @@ def _fast_claim(hand: Hand, seat: int, legal: list[Action]) -> Action:
         after, meld = _claimed(counts, a, tile)
         new_melds = [*melds, meld]
         targets = _targets(after, laizi, new_melds)
-        best = min(_discard_key(after, t, laizi, len(new_melds), targets)[0] for t in _held(after, laizi))
+        # default: a claim that leaves only 红中 and 赖子 to discard is never worth it
+        best = min((_discard_key(after, t, laizi, len(new_melds), targets)[0] for t in _held(after, laizi)), default=99)
         if best < now or (closed and best <= now):
             return a
     return next(a for a in legal if a.kind == "pass")
