@@ -36,9 +36,9 @@ from game.tiles import HIDDEN, HONGZHONG, NUM_KINDS, Tile
 from game.view import SeatView
 
 DEFAULT_BUDGET_MS: Final = 200.0
-_CANDIDATES: Final = 4  # normal's best few: the rest are rarely better, and each costs a rollout per world
+_CANDIDATES: Final = 3  # normal's best few: the rest are rarely better, and each costs a rollout per world
 _CONFIDENCE: Final = 1.5  # paired standard errors a candidate must lead normal's pick by
-_MIN_WORLDS: Final = 3  # a standard error needs a few worlds, whatever the budget
+_MIN_WORLDS: Final = 2  # a standard error needs two worlds, whatever the budget
 # Stop early once every other candidate trails normal's pick by this many standard errors (after a few worlds).
 _SETTLE: Final = 1.0
 _SETTLE_WORLDS: Final = 6
