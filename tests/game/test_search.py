@@ -70,13 +70,14 @@ def test_sampled_worlds_agree_with_the_view() -> None:
 
 def test_same_looking_states_same_decision() -> None:
     """Two tables that differ only in what the seat cannot see: the same action for the same seed."""
-    for seed in range(3):
-        hand = play_until(seed, 24)
+    for seed, phase in ((0, "claim"), (1, "claim"), (2, "turn")):  # a claim is searched, discards alone are not
+        hand = play_until(seed, 24, phase)
         seat = hand.waiting_on()[0]
         view = hand.view(seat)
         other = sample_worlds(view, 1, seed=99)[0]
         twin = Hand.from_view(view, other.hands, other.hidden_gangs, other.wall)
         assert true_world(twin, seat) != true_world(hand, seat)
+        assert twin.view(seat) == view
         assert choose_hard(twin.view(seat), seed, samples=4) == choose_hard(view, seed, samples=4)
 
 
