@@ -4,19 +4,20 @@
     points = evaluate(view, candidates, sample_worlds(view, 16, seed))   # also what game.review uses
 
 A *world* is one way the unseen tiles (the other concealed hands, their 暗杠, the wall) could lie, drawn at random
-from what the view leaves unseen; no 红中 goes into another hand, since every level gangs it at once. Each
-candidate is played in the same worlds (a paired comparison) and the hand is played out to its end by the real
-``Hand`` machine (``Hand.from_view``), every seat following the fast policy below; the seat's points are the
-hand's own settlement, so caps, 金顶, 承包 and the discarder's ×2 count exactly as at the table. The candidates are
-``normal``'s best few; ``hard`` leaves ``normal``'s pick only for a candidate ahead of it by more than the noise
-(``_CONFIDENCE`` paired standard errors), so a few worlds cannot talk it into a blunder; it stops sampling early
-once every other candidate clearly trails. It sees only the view: the same view, seed and sample count always
-give the same action.
+from what the view leaves unseen; no 红中 goes into another hand, since every level gangs it at once. Each candidate
+is played in the same worlds (a paired comparison) and the hand is played out to its end by the real ``Hand``
+machine (``Hand.from_view``), every seat following the fast policy below; the seat's points are the hand's own
+settlement, so caps, 金顶, 承包 and the discarder's ×2 count exactly as at the table. The candidates are ``normal``'s
+pick and the other options (below); ``hard`` leaves ``normal``'s pick only for a candidate ahead of it by more
+than the noise (``_CONFIDENCE`` paired standard errors), so a few worlds cannot talk it into a blunder; it stops
+sampling early once every other candidate clearly trails. It sees only the view: the same view, seed and sample
+count always give the same action.
 
-It searches the choices where the stakes are a multiplier: claims (碰, 吃, 冲杠 or pass) and turns that offer a
-gang. A choice among discards alone is left to ``normal``: searching those too, at 200 ms a decision (about ten
-worlds, a paired standard error near 100 points), measured −9 points per hand against 3 × ``normal``
-(1,000 hands, bench/RESULTS.md): the fast policy's rollouts mislead more than they inform there.
+It searches the choices where the stakes are a multiplier: claims (碰, 吃, 冲杠 or pass) and turns that offer a gang,
+weighing each of them against ``normal``'s pick; which tile to discard is left to ``normal``: searching those too,
+at 200 ms a decision (about ten worlds, a paired standard error near 100 points), measured −9 points per hand
+against 3 × ``normal`` (1,000 hands, bench/RESULTS.md): the fast policy's rollouts mislead more than they inform
+there.
 
 Speed is this module's one dense part. The rollout policy reads the hand's live counts (no SeatView), measures
 a discard against two plans only (屁胡 and the nearest richer plan, ``game.shanten.missing_of``), gangs 红中
@@ -41,7 +42,7 @@ from game.tiles import HIDDEN, HONGZHONG, NUM_KINDS, Tile
 from game.view import SeatView
 
 DEFAULT_BUDGET_MS: Final = 200.0
-_CANDIDATES: Final = 3  # normal's best few: the rest are rarely better, and each costs a rollout per world
+_CANDIDATES: Final = 4  # each costs a rollout per world
 _CONFIDENCE: Final = 1.5  # paired standard errors a candidate must lead normal's pick by
 _MIN_WORLDS: Final = 2  # a standard error needs two worlds, whatever the budget
 # Stop early once every other candidate trails normal's pick by this many standard errors (after a few worlds).
@@ -127,7 +128,9 @@ def choose_hard(
     best_first = ranked(view, "normal", seed)
     if all(a.kind == "discard" for a in view.legal):
         return best_first[0][1]  # a choice of discards only: normal's judgement (see the module docstring)
-    candidates = [a for _, a in best_first[:_CANDIDATES]]
+    top = best_first[0][1]
+    # Which tile to discard stays normal's call; the search weighs gangs and claims against it.
+    candidates = [top, *(a for _, a in best_first if a.kind != "discard" and a != top)][:_CANDIDATES]
     start = time.perf_counter()
     rng = random.Random(f"{seed}:{view.seat}:{view.wall_remaining}:{view.hand}:{view.drawn}:{view.rivers}")
     points: list[list[int]] = [[] for _ in candidates]
