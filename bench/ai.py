@@ -29,7 +29,7 @@ import time
 from multiprocessing import Pool
 
 from game.actions import Action
-from game.ai import choose
+from game.automatic import choose
 from game.melds import Meld
 from game.rules import Rules
 from game.search import DEFAULT_BUDGET_MS, choose_hard

@@ -18,7 +18,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from game.ai import choose
+from game.automatic import choose
 from game.rules import Rules
 from game.table import Hand
 from game.view import SeatView

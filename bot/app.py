@@ -11,7 +11,10 @@ league nights (as the job queue's first job, so the tables they open get timers 
 from __future__ import annotations
 
 import logging
+import os
 import sys
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +38,7 @@ from bot.handlers import (
     league_commands,
     ops_commands,
     replay_commands,
+    review_commands,
     settings_commands,
     standings_commands,
     table_commands,
@@ -47,11 +51,13 @@ from bot.play.callback_data import (
     LEAGUE_PATTERN,
     PLAY_PATTERN,
     REPLAY_PATTERN,
+    REVIEW_PATTERN,
     SETTINGS_PATTERN,
     STANDINGS_PATTERN,
 )
 from bot.play.manager import TableManager
 from bot.play.resume import resume_tables
+from bot.review_queue import Reviews
 from bot.webhook import serve
 from storage.database import Database
 
@@ -78,6 +84,7 @@ HANDLERS: list[BaseHandler[Any, BotContext, Any]] = [
     CommandHandler("history", standings_commands.history_command),
     CommandHandler("replay", replay_commands.replay_command),
     CommandHandler("verify", replay_commands.verify_command),
+    CommandHandler("review", review_commands.review_command),
     CommandHandler("settings", settings_commands.settings_command),
     CommandHandler("league", league_commands.league_command),
     CommandHandler("status", ops_commands.status_command),
@@ -87,6 +94,7 @@ HANDLERS: list[BaseHandler[Any, BotContext, Any]] = [
     CallbackQueryHandler(league_commands.signup_press, pattern=LEAGUE_PATTERN),
     CallbackQueryHandler(info_commands.lang_press, pattern=LANGUAGE_PATTERN),
     CallbackQueryHandler(replay_commands.replay_press, pattern=REPLAY_PATTERN),
+    CallbackQueryHandler(review_commands.review_press, pattern=REVIEW_PATTERN),
     CallbackQueryHandler(table_commands.stale_press),
 ]
 
@@ -130,7 +138,10 @@ async def _start(application: BotApplication) -> None:
     )
     jobs = application.job_queue
     assert jobs is not None, "install python-telegram-bot[job-queue]"
-    data.manager = manager = TableManager(config, db, outbox, jobs, application.bot)
+    # The search runs in other processes (spawned: no copy of this one's threads), one core left to the loop.
+    data.pool = pool = ProcessPoolExecutor(max(1, (os.cpu_count() or 2) - 1), mp_context=get_context("spawn"))
+    data.manager = manager = TableManager(config, db, outbox, jobs, application.bot, pool)
+    data.reviews = Reviews(db, outbox, pool, config.review_samples)
     await publish_commands(application)
     resumed = await resume_tables(manager)
     log.info("bot @%s started; %d unfinished hand(s) resumed", application.bot.username, resumed)
@@ -148,6 +159,8 @@ async def _stop(application: BotApplication) -> None:
         await data.outbox.close()
     if data.db is not None:
         await data.db.close()
+    if data.pool is not None:
+        data.pool.shutdown(wait=False, cancel_futures=True)
 
 
 async def publish_commands(application: BotApplication) -> None:

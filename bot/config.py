@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 from bot.i18n import CatalogueError
 from bot.i18n import load as load_catalogues
+from game.review import DEFAULT_SAMPLES
 from storage.players import LANGUAGES
 
 TOKEN_HELP = (
@@ -153,6 +154,7 @@ class Config:
     passive_interval: float = 4.0  # a player who need not act sees the table refreshed at most this often
     global_rate: float = 30.0  # writes per second over all chats
     match_seed: int | None = None  # fixed match seed (tests); None = random
+    review_samples: int = DEFAULT_SAMPLES  # sampled worlds per reviewed decision (fewer: faster, noisier)
     # Webhook mode (bot.webhook) when webhook_url is set; else long polling.
     webhook_url: str | None = None
     webhook_listen: tuple[str, int] = ("0.0.0.0", 8443)
@@ -193,6 +195,7 @@ class Config:
             private_interval=_number(env, "MAHJONG_PRIVATE_INTERVAL", cls.private_interval),
             passive_interval=_number(env, "MAHJONG_PASSIVE_INTERVAL", cls.passive_interval),
             match_seed=seed,
+            review_samples=round(_number(env, "MAHJONG_REVIEW_SAMPLES", cls.review_samples, 2)),
             webhook_url=_webhook_url(env),
             webhook_listen=_host_port(env, "MAHJONG_WEBHOOK_LISTEN", cls.webhook_listen),
             webhook_secret=_webhook_secret(env),

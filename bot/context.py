@@ -11,6 +11,7 @@ keys, no casts.
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from bot.league.nights import LeagueNights
     from bot.outbox import Outbox
     from bot.play.manager import TableManager
+    from bot.review_queue import Reviews
 
 
 class NotStarted(RuntimeError):
@@ -39,6 +41,8 @@ class BotData:
     outbox: Outbox | None = None
     manager: TableManager | None = None
     nights: LeagueNights | None = None
+    reviews: Reviews | None = None
+    pool: Executor | None = None  # processes for the search (hard level, reviews)
     clock: Clock = utc_now  # the league nights' clock (UTC); tests set a controlled one
     languages_met: set[int] = field(default_factory=set)  # users whose Telegram language is stored
 
@@ -71,6 +75,11 @@ class BotContext(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], Bo
     def manager(self) -> TableManager:
         manager: TableManager = self.bot_data.require("manager")
         return manager
+
+    @property
+    def reviews(self) -> Reviews:
+        reviews: Reviews = self.bot_data.require("reviews")
+        return reviews
 
     @property
     def nights(self) -> LeagueNights:

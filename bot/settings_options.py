@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Any, Final
 
 from bot.i18n import pick, t
-from game.ai import LEVELS
+from game.automatic import LEVELS
 from game.patterns import PATTERNS
 from game.rules import PRESETS, YI_SE_PATTERNS, RulesError
 from storage.chats import ChatSettings

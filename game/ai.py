@@ -53,7 +53,7 @@ from game.table import HAIDI_TILES
 from game.tiles import HIDDEN, HONGZHONG, NUM_KINDS, Tile, is_feng, is_jiang, to_counts
 from game.view import SeatView
 
-LEVELS: Final = ("easy", "normal", "hard")
+LEVELS: Final = ("easy", "normal")  # the levels this module plays; game.automatic adds the search's
 
 # Useful-tile share assumed for the later steps of a plan (index: tiles still missing), before counting.
 _STAGE_SHARE: Final = (1.0, 0.08, 0.2, 0.3, 0.38, 0.42)
@@ -86,10 +86,6 @@ def choose(view: SeatView, level: str = "normal", seed: int = 0) -> Action:
         raise ValueError(f"unknown level {level!r} (one of {', '.join(LEVELS)})")
     if view.seat is None or not view.legal:
         raise ValueError("this view has no decision to make")
-    if level == "hard":
-        from game.search import choose_hard  # game.search builds on this module
-
-        return choose_hard(view, seed)
     return forced_action(view) or ranked(view, level, seed)[0][1]
 
 

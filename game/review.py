@@ -14,14 +14,15 @@ Pure: no I/O; ``progress(done, total)`` is called after each decision so a calle
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from game.actions import Action
 from game.ai import ranked
 from game.rules import Rules
 from game.search import evaluate, paired_gain, sample_worlds
-from game.table import Action, Hand
+from game.table import Hand
 from game.view import SeatView
 
 # Worlds and candidates per decision: about 20 s for a whole hand on one core (a rollout costs a few ms).
@@ -54,11 +55,19 @@ class HandReview:
 
 def decision_points(rules: Rules, seed: int, dealer: int, actions: Iterable[Action], seat: int) -> list[int]:
     """Indices in ``actions`` where ``seat`` chose among several actions in a turn or a claim."""
+    return [index for index, _, _ in decisions(rules, seed, dealer, actions, seat)]
+
+
+def decisions(
+    rules: Rules, seed: int, dealer: int, actions: Iterable[Action], seat: int
+) -> list[tuple[int, SeatView, Action]]:
+    """Each choice ``seat`` made among several actions in a turn or a claim: (index in the log, what the seat
+    saw then, what it played)."""
     hand = Hand(rules, seed, dealer)
     out = []
     for i, action in enumerate(actions):
         if action.seat == seat and hand.phase in ("turn", "claim") and len(hand.legal_actions(seat)) > 1:
-            out.append(i)
+            out.append((i, hand.view(seat), action))
         hand.apply(action)
     return out
 
@@ -74,16 +83,22 @@ def review_hand(
     progress: Callable[[int, int], None] | None = None,
 ) -> HandReview:
     """Review ``seat``'s decisions in the hand rebuilt from (rules, seed, dealer, actions)."""
-    log = list(actions)
-    points = set(decision_points(rules, seed, dealer, log, seat))
-    hand = Hand(rules, seed, dealer)
+    points = decisions(rules, seed, dealer, actions, seat)
     reviewed: list[DecisionReview] = []
-    for i, action in enumerate(log):
-        if i in points:
-            reviewed.append(review_decision(hand.view(seat), action, i, seed * 1000 + i, samples, candidates))
-            if progress is not None:
-                progress(len(reviewed), len(points))
-        hand.apply(action)
+    for i, view, action in points:
+        reviewed.append(review_decision(view, action, i, world_seed(seed, i), samples, candidates))
+        if progress is not None:
+            progress(len(reviewed), len(points))
+    return summarize(seat, samples, reviewed)
+
+
+def world_seed(hand_seed: int, index: int) -> int:
+    """The seed of the worlds a decision is reviewed on: the same hand reviews the same way every time."""
+    return hand_seed * 1000 + index
+
+
+def summarize(seat: int, samples: int, reviewed: Sequence[DecisionReview]) -> HandReview:
+    """The review of a hand from its reviewed decisions (in the order played)."""
     agree = sum(d.agrees for d in reviewed)
     return HandReview(
         seat=seat,

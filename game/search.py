@@ -34,10 +34,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from game.actions import Action
 from game.ai import forced_action, ranked, unseen_counts
 from game.melds import Meld
 from game.shanten import PI_HU, missing_of, natural_counts, plans
-from game.table import Action, Hand
+from game.table import Hand
 from game.tiles import HIDDEN, HONGZHONG, NUM_KINDS, Tile
 from game.view import SeatView
 

@@ -169,7 +169,7 @@ class Hand:
             [Meld("an_gang", (next(kinds),)) if m.tiles == (HIDDEN,) else m for m in ms] for ms in view.melds
         ]
         hand._open = [any(m.opens for m in ms) for ms in view.melds]
-        hand._hz, hand._lz = list(view.hongzhong_gangs), list(view.laizi_gangs)
+        hand._hz, hand._lz, hand._lt = list(view.hongzhong_gangs), list(view.laizi_gangs), list(view.laizi_thrown)
         hand._rivers = [list(r) for r in view.rivers]
         hand._turn = view.turn
         if view.phase == "turn":

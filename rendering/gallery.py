@@ -17,7 +17,7 @@ from typing import Final
 
 from PIL import Image
 
-from game.ai import choose
+from game.automatic import choose
 from game.match import Match
 from game.replay import replay_views
 from game.rules import Rules

@@ -10,7 +10,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
-from game.ai import LEVELS as AUTO_LEVELS
+from game.automatic import LEVELS as AUTO_LEVELS
 from game.rules import PRESETS, Rules, RulesError
 from storage.codec import check_choice, check_int, dump_json, dump_rules, load_json
 from storage.errors import CorruptDataError, InvalidInputError

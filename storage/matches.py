@@ -13,7 +13,7 @@ from typing import Final, Literal
 
 import aiosqlite
 
-from game.ai import LEVELS as AUTO_LEVELS
+from game.automatic import LEVELS as AUTO_LEVELS
 from game.rules import Rules
 from storage.codec import (
     SQLITE_INT_MAX,

@@ -8,6 +8,7 @@
 | league    | ``lg1|<night>|in`` · ``lg1|<night>|out`` | ``LEAGUE_PATTERN``     |
 | language  | ``ln1|<lang>``                          | ``LANGUAGE_PATTERN``    |
 | replay    | ``rp1|<code>|<step>|<seat>`` · ``rp1|<code>|gif|<seat>`` | ``REPLAY_PATTERN`` |
+| review    | ``rv1|<code>``                          | ``REVIEW_PATTERN``      |
 
 ``bot.app`` routes each kind with ``CallbackQueryHandler(pattern=...)``; a press matching none is stale.
 Play buttons: ``table`` is the group chat id, ``stamp`` says which prompt the button belongs to
@@ -40,6 +41,7 @@ STANDINGS_PREFIX: Final = "sd1"
 LEAGUE_PREFIX: Final = "lg1"
 LANGUAGE_PREFIX: Final = "ln1"
 REPLAY_PREFIX: Final = "rp1"
+REVIEW_PREFIX: Final = "rv1"
 MAX_BYTES: Final = 64
 _SEP: Final = "|"
 
@@ -49,6 +51,7 @@ STANDINGS_PATTERN: Final = rf"^{STANDINGS_PREFIX}\|(top\|(week|month|season|all)
 LEAGUE_PATTERN: Final = rf"^{LEAGUE_PREFIX}\|\d{{1,18}}\|(in|out)$"
 LANGUAGE_PATTERN: Final = rf"^{LANGUAGE_PREFIX}\|({'|'.join(LANGUAGES)})$"
 # A share code, a step (or gif) and a seat: 0-3, or a for all hands open.
+REVIEW_PATTERN: Final = rf"^{REVIEW_PREFIX}\|[{SHARE_ALPHABET}]{{{SHARE_CODE_LEN}}}$"
 REPLAY_PATTERN: Final = rf"^{REPLAY_PREFIX}\|[{SHARE_ALPHABET}]{{{SHARE_CODE_LEN}}}\|(\d{{1,4}}|gif)\|[0-3a]$"
 
 # One or two letters per action kind; the tile follows where the kind has one.
@@ -102,6 +105,10 @@ def language_data(lang: str) -> str:
 def replay_data(code: str, step: int | str, seat: int | None) -> str:
     """A replay button: ``seat`` None watches with every hand open."""
     return _checked(_SEP.join((REPLAY_PREFIX, code, str(step), "a" if seat is None else str(seat))))
+
+
+def review_data(code: str) -> str:
+    return _checked(_SEP.join((REVIEW_PREFIX, code)))
 
 
 def fields(data: str | None) -> list[str]:

@@ -11,6 +11,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Sequence
+from concurrent.futures import Executor
 from typing import Any, Protocol
 
 from telegram import Bot
@@ -32,7 +33,7 @@ from bot.views.game_views import (
     stopped_text,
 )
 from game.actions import Action
-from game.ai import choose
+from game.automatic import choose
 from game.facts import hand_facts
 from game.table import Hand
 from game.verify import fresh_seed
@@ -62,8 +63,10 @@ class TableSession(Protocol):
 
 
 class HandFlow:
-    def __init__(self, config: Config, db: Database, outbox: Outbox, jobs: JobQueue[Any], bot: Bot) -> None:
+    def __init__(self, config: Config, db: Database, outbox: Outbox, jobs: JobQueue[Any], bot: Bot,
+                 pool: Executor | None = None) -> None:
         self.config = config
+        self.pool = pool  # the processes the search (hard level) runs in; None: a thread, as the other levels
         self.db = db
         self.outbox = outbox
         self.bot = bot
@@ -169,9 +172,12 @@ class HandFlow:
     async def _automatic_action(self, table: Table, seat: int) -> Action:
         hand = table.hand
         assert hand is not None
-        level = table.auto_level if table.seat(seat).user_id is None else "normal"
-        # The automatic player thinks in a thread: a slow decision never stalls the other tables.
-        return await asyncio.to_thread(choose, hand.view(seat), level, hand.seed ^ len(hand.actions))
+        view, seed = hand.view(seat), hand.seed ^ len(hand.actions)
+        # 托管 plays at the group's level too. The search (hard) thinks in another process, the others in a
+        # thread: a slow decision never stalls the other tables.
+        if table.auto_level == "hard" and self.pool is not None:
+            return await asyncio.get_running_loop().run_in_executor(self.pool, choose, view, "hard", seed)
+        return await asyncio.to_thread(choose, view, table.auto_level, seed)
 
     async def tick(self, chat_id: int, job: Job[Any] | None = None) -> None:
         """The table's timer: play every decision that is due (automatic players, timeouts), start hands."""
@@ -246,7 +252,7 @@ class HandFlow:
         for seat, s in table.humans():
             # The hand's last picture loses its buttons; the result is a message of its own that stays.
             self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", seat_content(table, seat))
-            content = result_content(table, None if last else self.config.next_hand_seconds, s.lang)
+            content = result_content(table, None if last else self.config.next_hand_seconds, s.lang, private=True)
             self.outbox.show(s.user_id or 0, f"result{table.chat_id}", content, urgent=True, fresh=True)
         for r in closed.results:
             if r.title_changed and r.title_after is not None:

@@ -14,7 +14,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.i18n import pick, t
 from bot.outbox import Content
-from bot.play.callback_data import code_of, encode
+from bot.play.callback_data import code_of, encode, review_data
 from bot.play.table_state import Table
 from game.actions import Action
 from game.patterns import PATTERNS
@@ -179,7 +179,8 @@ def spectator_content(table: Table, *, stopped: bool = False) -> Content:
     return Content(caption, None, render=lambda: render_spectator_view(view, names, scores, picture_lang(lang)))
 
 
-def result_content(table: Table, next_seconds: float | None, lang: str | None = None) -> Content:
+def result_content(table: Table, next_seconds: float | None, lang: str | None = None, *,
+                   private: bool = False) -> Content:
     """The end of a hand: the result picture, everyone's points and running totals; with ``next_seconds``,
     a Ready button and when the next hand starts anyway. In the table's language unless ``lang`` (a player's)."""
     hand = table.hand
@@ -196,10 +197,13 @@ def result_content(table: Table, next_seconds: float | None, lang: str | None = 
     if table.proof is not None:
         code, reveal = table.proof
         caption += "\n" + t("result_proof", lang, code=code, reveal=reveal or "-")
-    markup = None
+    rows: list[list[InlineKeyboardButton]] = []
     if next_seconds is not None:
         caption += "\n" + t("next_hand", lang, seconds=round(next_seconds))
-        markup = InlineKeyboardMarkup([[command_button(table, "ready", "btn_ready", lang)]])
+        rows.append([command_button(table, "ready", "btn_ready", lang)])
+    if private and table.proof is not None:  # a player's own result: a review of their play
+        rows.append([InlineKeyboardButton(t("btn_review", lang), callback_data=review_data(table.proof[0]))])
+    markup = InlineKeyboardMarkup(rows) if rows else None
     names = table.names()
     if hand.result is None:
         return Content(caption, markup, render=lambda: render_exhausted(view, names, picture_lang(lang), totals))

@@ -45,7 +45,8 @@ def test_a_hand_is_replayed_by_a_stranger_and_its_deal_verified(fake_telegram: F
     alice, bob, carol = tg.add_user("Alice"), tg.add_user("Bob"), tg.add_user("Carol", language_code="zh")
     group = tg.add_group("牌友群", members=[alice, bob])
     db = tmp_path / "db.sqlite3"
-    with BotProcess(tg, db, MAHJONG_TURN_SECONDS="0.3", MAHJONG_CLAIM_SECONDS="0.3") as bot:
+    # Reviews on few sampled worlds: the same work per decision as in production, only noisier and quicker.
+    with BotProcess(tg, db, MAHJONG_TURN_SECONDS="0.3", MAHJONG_CLAIM_SECONDS="0.3", MAHJONG_REVIEW_SAMPLES="4") as bot:
         alice.say(group, "/newgame")
         tg.wait_for_message(group.id, lambda m: "开局" in str(m.reply_markup), timeout=15)
         alice.say(group, "/begin")
@@ -66,6 +67,18 @@ def test_a_hand_is_replayed_by_a_stranger_and_its_deal_verified(fake_telegram: F
         seed, salt = reveal.split(":")
         assert not [s for s in _everything_said(tg, before=result_call.at) if seed in s or salt in s]
         assert seed not in bot.log() and salt not in bot.log()
+
+        # Alice asks for a review of her play from her private result: progress in one message, then the picture.
+        mine = alice.wait_for_private_message(lambda m: t("btn_review", "zh") in str(m.reply_markup), timeout=20)
+        assert t("review_started", "zh") == tg.wait_for_callback_answer(alice.press(mine, t("btn_review", "zh"))).text
+        alice.wait_for_private_message(lambda m: m.photo is not None and "与推荐一致" in (m.caption or ""), timeout=120)
+        done = t("review_done", "zh", code=code)
+        tg.wait_until(lambda: any(m.text == done for m in alice.private_messages()), timeout=15, what="review done")
+        progress = [m for m in alice.private_messages() if (m.text or "").startswith(f"复盘 {code}")]
+        assert len(progress) == 1 and progress[0].edits >= 1  # one message, edited as it went
+        # Carol may watch the hand, but a review is of one's own play.
+        carol.say(carol.id, f"/review {code}")
+        carol.wait_for_private_message(lambda m: t("review_not_yours", "zh", code=code) == m.text, timeout=15)
 
         # Carol, a stranger, replays it by its code: step forward, switch to South's seat, get the animation.
         carol.say(carol.id, f"/replay {code}")

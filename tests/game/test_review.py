@@ -6,11 +6,12 @@ import pickle
 
 import pytest
 
-from game.ai import choose
+from game.actions import Action
+from game.automatic import choose
 from game.review import decision_points, review_hand
 from game.rules import Rules
 from game.search import evaluate, sample_worlds
-from game.table import Action, Hand
+from game.table import Hand
 
 SEED, DEALER, SEAT = 7, 1, 2
 

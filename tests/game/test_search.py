@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pickle
 
-from game.ai import LEVELS, choose
+from game.actions import Action
+from game.automatic import LEVELS, choose
 from game.rules import Rules
 from game.search import World, choose_hard, evaluate, fast_action, rollout, sample_worlds
-from game.table import Action, Hand
+from game.table import Hand
 from game.tiles import HONGZHONG, from_counts
 from game.view import SeatView
 

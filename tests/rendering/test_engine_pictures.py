@@ -8,7 +8,7 @@ import random
 import pytest
 from PIL import Image
 
-from game.ai import choose
+from game.automatic import choose
 from game.rules import Rules
 from game.table import Hand
 from game.tiles import HIDDEN, parse_tile

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from game.actions import Action
-from game.ai import choose
+from game.automatic import choose
 from game.match import Match as EngineMatch
 from game.rules import Rules
 from game.table import Hand

@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 
 from game.actions import Action
-from game.ai import choose
+from game.automatic import choose
 from game.facts import SeatFacts, hand_facts
 from game.melds import SELF_DRAWN
 from game.rules import Rules

@@ -1,0 +1,105 @@
+"""Reviews of finished hands, one at a time per process, never in a table's way.
+
+A review replays the hand (cheap, here) and sends each of the player's decisions to the process pool for the
+search (``game.review.review_decision``), editing one progress message as it goes; the picture comes last.
+Requests wait in a bounded queue: a full queue is said so at once.
+
+    reviews = Reviews(db, outbox, pool)
+    notice = await reviews.request(user_id, lang, "7KQ2MX")      # None: queued; else why not
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import Final
+
+from bot.i18n import t
+from bot.outbox import Content, Outbox
+from bot.views.game_views import automatic_name, picture_lang
+from game.actions import Action
+from game.review import (
+    DEFAULT_CANDIDATES,
+    DEFAULT_SAMPLES,
+    DecisionReview,
+    decisions,
+    review_decision,
+    summarize,
+    world_seed,
+)
+from rendering.review_card import render_review
+from storage.database import Database
+from storage.hands import SharedHand
+
+log = logging.getLogger(__name__)
+
+MAX_WAITING: Final = 8
+
+
+@dataclass(frozen=True)
+class _Request:
+    user_id: int
+    lang: str
+    shared: SharedHand
+    seat: int
+
+
+class Reviews:
+    def __init__(self, db: Database, outbox: Outbox, pool: Executor, samples: int = DEFAULT_SAMPLES) -> None:
+        self.db, self.outbox, self.pool, self.samples = db, outbox, pool, samples
+        self._queue: asyncio.Queue[_Request] = asyncio.Queue(MAX_WAITING)
+        self._worker: asyncio.Task[None] | None = None
+
+    async def request(self, user_id: int, lang: str, code: str) -> str | None:
+        """Queue a review of the asker's own play in the hand with this code; the notice when refused."""
+        shared = await self.db.hands.by_code(code)
+        if shared is None:
+            return t("replay_no_code", lang, code=code[:12])
+        seat = next((i for i, s in enumerate(shared.hand.seats) if s.player_id == user_id), None)
+        if seat is None:
+            return t("review_not_yours", lang, code=shared.code)
+        try:
+            self._queue.put_nowait(_Request(user_id, lang, shared, seat))
+        except asyncio.QueueFull:
+            return t("review_busy", lang)
+        self.outbox.show(user_id, self._slot(shared.code), Content(t("review_queued", lang, code=shared.code)),
+                         urgent=True, fresh=True)
+        if self._worker is None or self._worker.done():
+            self._worker = asyncio.create_task(self._work(), name="reviews")
+        return None
+
+    @staticmethod
+    def _slot(code: str) -> str:
+        return f"review{code}"
+
+    async def _work(self) -> None:
+        while not self._queue.empty():
+            request = self._queue.get_nowait()
+            try:
+                await self._review(request)
+            except Exception:  # one broken review must not stop the others
+                log.exception("review of hand %s for %s failed", request.shared.code, request.user_id)
+                self.outbox.show(request.user_id, self._slot(request.shared.code),
+                                 Content(t("review_failed", request.lang)))
+
+    async def _review(self, r: _Request) -> None:
+        record, loop = r.shared.hand, asyncio.get_running_loop()
+        actions = [Action.from_json(a) for a in r.shared.actions]
+        points = decisions(record.rules, record.seed, record.dealer, actions, r.seat)
+        reviewed: list[DecisionReview] = []
+        for done, (i, view, action) in enumerate(points, 1):  # one decision at a time, in the pool
+            reviewed.append(await loop.run_in_executor(
+                self.pool, review_decision, view, action, i, world_seed(record.seed, i), self.samples,
+                DEFAULT_CANDIDATES))  # fmt: skip
+            progress = t("review_progress", r.lang, code=r.shared.code, done=done, total=len(points))
+            self.outbox.show(r.user_id, self._slot(r.shared.code), Content(progress), urgent=True)  # they wait
+        review = summarize(r.seat, self.samples, reviewed)
+        names = [n if n is not None else automatic_name(i, r.lang) for i, n in enumerate(r.shared.names)]
+        caption = t("review_caption", r.lang, code=r.shared.code, pct=round(100 * review.agreement),
+                    points=round(review.total_loss), n=len(review.decisions))
+        self.outbox.show(r.user_id, self._slot(r.shared.code), Content(t("review_done", r.lang, code=r.shared.code)),
+                         urgent=True)
+        self.outbox.show(r.user_id, f"reviewed{r.shared.code}", fresh=True, urgent=True,
+                         content=Content(caption, render=lambda: render_review(review, names, picture_lang(r.lang))))
