@@ -3,7 +3,8 @@
 Each chat has named *slots* (a player's one private message, the group's lobby or spectator message), each
 shown by one Telegram message that later writes edit in place; ``show`` replaces what a slot should show
 and only the latest content is ever sent (pictures are rendered when sent, so skipped states cost nothing).
-``announce`` posts a new message; announcements waiting in the same chat are merged into one. ``tell`` puts
+``announce`` posts a new message; announcements waiting in the same chat are merged into one, except a reply
+(``reply_to``: the id of the message it answers, a command's), which is always sent alone. ``tell`` puts
 a line in a slot's caption instead (the group's 碰 and 杠 ride on its picture's next edit).
 
 Pacing: writes to one group at least ``group_interval`` apart (Telegram allows about 20 a minute), to one
@@ -31,7 +32,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto
+from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto, ReplyParameters
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 from telegram.warnings import PTBDeprecationWarning
 
@@ -45,6 +46,7 @@ class Content:
     text: str  # the caption of a picture, or the text of a text message
     markup: InlineKeyboardMarkup | None = None
     render: Callable[[], bytes] | None = None  # a picture, rendered only when sent; None = a text message
+    reply_to: int | None = None  # a new message answers this one (a command's): a reply in the group
 
     @property
     def is_photo(self) -> bool:
@@ -71,6 +73,7 @@ class _Chat:
     interval: float
     slots: dict[str, _Slot] = field(default_factory=dict)
     announcements: list[tuple[str, InlineKeyboardMarkup | None]] = field(default_factory=list)
+    replies: list[Content] = field(default_factory=list)  # answers to commands: never merged, each alone
     announced_at: float = 0.0  # when the oldest waiting announcement arrived
     last_write: float = float("-inf")
     wakeup: asyncio.Event = field(default_factory=asyncio.Event)
@@ -78,6 +81,11 @@ class _Chat:
     backoff: float = 0.0  # the last wait after an error (doubled on each further network error)
     resume_at: float = float("-inf")  # no write before this (after a 429 or a network error)
     in_flight: int = 0
+
+
+def _replying(message_id: int | None) -> ReplyParameters | None:
+    """A reply to ``message_id`` (sent even if that message was deleted meanwhile)."""
+    return None if message_id is None else ReplyParameters(message_id, allow_sending_without_reply=True)
 
 
 class Throttle:
@@ -152,11 +160,17 @@ class Outbox:
         s.fresh = s.fresh or fresh
         self._kick(chat)
 
-    def announce(self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None) -> None:
+    def announce(
+        self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None, *, reply_to: int | None = None
+    ) -> None:
+        """Post ``text`` as a new message; with ``reply_to``, as a reply to that message, alone."""
         chat = self._chat(chat_id)
-        if not chat.announcements:
+        if not chat.announcements and not chat.replies:
             chat.announced_at = time.monotonic()
-        chat.announcements.append((text, markup))
+        if reply_to is not None:
+            chat.replies.append(Content(text, markup, reply_to=reply_to))
+        else:
+            chat.announcements.append((text, markup))
         self._kick(chat)
 
     def tell(self, chat_id: int, slot: str, text: str) -> None:
@@ -181,7 +195,7 @@ class Outbox:
     def pending(self) -> int:
         """Writes still waiting or on their way (for tests and the bench)."""
         return sum(
-            c.in_flight + len(c.announcements) + sum(s.pending is not None for s in c.slots.values())
+            c.in_flight + len(c.announcements) + len(c.replies) + sum(s.pending is not None for s in c.slots.values())
             for c in self._chats.values()
         )
 
@@ -212,7 +226,7 @@ class Outbox:
         Urgent slots first, then whatever has waited longest, so neither announcements nor pictures starve."""
         ready = max(chat.last_write + chat.interval, now, chat.resume_at)
         best: tuple[float, int, float, str] | None = None
-        if chat.announcements:
+        if chat.announcements or chat.replies:
             best = (ready, 1, chat.announced_at, "")
         for name, s in chat.slots.items():
             if s.pending is None:
@@ -252,6 +266,7 @@ class Outbox:
                 log.info("chat %s unreachable (%s); dropping its messages", chat.chat_id, e.message)
                 self.unreachable.add(chat.chat_id)
                 chat.announcements.clear()
+                chat.replies.clear()
                 for s in chat.slots.values():
                     s.pending = None
             except BadRequest as e:
@@ -266,7 +281,18 @@ class Outbox:
                 chat.in_flight -= 1
                 chat.last_write = time.monotonic()
 
+    async def _send_reply(self, chat: _Chat) -> None:
+        reply = chat.replies[0]
+        where = _replying(reply.reply_to)
+        await self.bot.send_message(chat.chat_id, reply.text, reply_markup=reply.markup, reply_parameters=where)
+        del chat.replies[0]
+        chat.announced_at = time.monotonic()
+        self.writes += 1
+
     async def _send_announcements(self, chat: _Chat) -> None:
+        if chat.replies:  # the answers to commands first, each alone
+            await self._send_reply(chat)
+            return
         # Merge consecutive plain texts into one message; one with buttons goes alone.
         texts: list[str] = []
         markup: InlineKeyboardMarkup | None = None
@@ -320,8 +346,13 @@ class Outbox:
                 if "not modified" in e.message.lower():
                     return
                 log.info("chat %s: cannot edit message %s (%s); sending a new one", chat_id, s.message_id, e.message)
+        where = _replying(content.reply_to)
         if photo is not None:
-            msg = await self.bot.send_photo(chat_id, photo, caption=content.text, reply_markup=content.markup)
+            msg = await self.bot.send_photo(
+                chat_id, photo, caption=content.text, reply_markup=content.markup, reply_parameters=where
+            )
         else:
-            msg = await self.bot.send_message(chat_id, content.text, reply_markup=content.markup)
+            msg = await self.bot.send_message(
+                chat_id, content.text, reply_markup=content.markup, reply_parameters=where
+            )
         s.message_id, s.is_photo, s.fresh = msg.message_id, photo is not None, False

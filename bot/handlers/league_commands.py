@@ -12,7 +12,7 @@ from telegram import Update
 
 from bot.context import BotContext
 from bot.handlers.chat_checks import in_group, is_admin
-from bot.i18n import t
+from bot.i18n import private_language, t
 from bot.league.subcommands import ADMIN_SUBCOMMANDS, run_subcommand
 from bot.play.callback_data import fields
 from storage.errors import StorageError
@@ -46,9 +46,10 @@ async def signup_press(update: Update, context: BotContext) -> None:
         return
     night_id, choice = fields(query.data)
     nights = context.nights
+    lang = await private_language(context.db, query.from_user)  # the answer speaks the presser's language
     try:
-        notice = await nights.sign(int(night_id), query.from_user.id, query.from_user.full_name, choice == "in")
+        notice = await nights.sign(int(night_id), query.from_user.id, query.from_user.full_name, choice == "in", lang)
     except StorageError as e:
         log.info("sign-up press refused: %s", e)
-        notice = t("league_signups_closed", context.config.lang)
+        notice = t("league_signups_closed", lang)
     await query.answer(notice)

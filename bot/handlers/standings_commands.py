@@ -16,7 +16,7 @@ from telegram import Update
 
 from bot.context import BotContext
 from bot.handlers.chat_checks import in_group
-from bot.i18n import language_for, t
+from bot.i18n import language_for, private_language, t
 from bot.outbox import Content
 from bot.play.callback_data import fields
 from bot.views.standings_views import (
@@ -121,5 +121,5 @@ async def standings_press(update: Update, context: BotContext) -> None:
         for n, part in enumerate(chunks(text)):
             context.outbox.show(chat.id, f"replay{value}.{n}", Content(part), fresh=True)
     else:
-        notice = t("settings_stale", lang)
+        notice = t("settings_stale", await private_language(context.db, query.from_user))
     await query.answer(notice)

@@ -40,8 +40,9 @@ async def start(update: Update, context: BotContext) -> None:
             group_id = int(payload[len(JOIN_PREFIX) :])
         except ValueError:
             group_id = 0
-        await private_language(context.db, user)  # someone new sits down speaking their Telegram language
-        _say(context, chat.id, await context.manager.join(group_id, user.id, user.full_name, from_private=True))
+        lang = await private_language(context.db, user)  # someone new sits down speaking their Telegram language
+        reply = await context.manager.join(group_id, user.id, user.full_name, from_private=True, lang=lang)
+        _say(context, chat.id, reply)
         return
     key = "start_hello" if in_private(update) else "help"
     lang = await language_for(context.db, chat.id, user)  # in private: the player's own language
@@ -119,19 +120,20 @@ async def press(update: Update, context: BotContext) -> None:
     query = update.callback_query
     if query is None:
         return
+    lang = await private_language(context.db, query.from_user)  # the answer speaks the presser's language
     try:
         data = decode(query.data)
     except BadCallback:
-        notice: str | None = t("press_stale", context.config.lang)
+        notice: str | None = t("press_stale", lang)
     else:
-        notice = await context.manager.press(data.table, query.from_user.id, data.stamp, data.code)
+        notice = await context.manager.press(data.table, query.from_user.id, data.stamp, data.code, lang)
     await _answer(update, notice)
 
 
 async def stale_press(update: Update, context: BotContext) -> None:
     """A press no handler claims: an old version's button, or forged data."""
     if update.callback_query is not None:
-        await _answer(update, t("press_stale", context.config.lang))
+        await _answer(update, t("press_stale", await private_language(context.db, update.callback_query.from_user)))
 
 
 async def on_error(update: object, context: BotContext) -> None:

@@ -85,7 +85,7 @@ class HandFlow:
         if session is not None:
             for seat, new in enumerate(session.seating(table)):
                 if new is None or new.user_id != table.seat(seat).user_id:
-                    await self._replace_seat(table, seat, new, t("sitting_out", table.lang))
+                    await self._replace_seat(table, seat, new, "sitting_out")
         else:  # a group's own table: the group's /settings as they are now
             await self.follow_settings(table)
         hand = table.match.new_hand()
@@ -246,10 +246,11 @@ class HandFlow:
 
     async def seat_automatic(self, table: Table, seat: int) -> None:
         """An automatic player takes a human's seat for the rest of the match; their message is closed."""
-        await self._replace_seat(table, seat, None, t("left", table.lang, name=table.seat(seat).name))
+        await self._replace_seat(table, seat, None, "left")
 
     async def _replace_seat(self, table: Table, seat: int, new: Seat | None, farewell: str) -> None:
-        """Someone else (None: an automatic player) takes a seat for the next hands; the one leaving it is told."""
+        """Someone else (None: an automatic player) takes a seat for the next hands; the one leaving it is told
+        (the text ``farewell``, in their own language)."""
         old = table.seat(seat)
         if new is None and old.user_id is None:
             return  # an automatic player stays an automatic player
@@ -258,7 +259,7 @@ class HandFlow:
             stored = StoredSeat.human(new.user_id) if new and new.user_id else StoredSeat.auto(table.auto_level)
             await self.db.matches.replace_seat(table.match_id, seat, stored)
         if old.user_id is not None:
-            self.outbox.show(old.user_id, f"hand{table.chat_id}", Content(farewell))
+            self.outbox.show(old.user_id, f"hand{table.chat_id}", Content(t(farewell, old.lang, name=old.name)))
 
     async def end_if_no_humans(self, table: Table) -> bool:
         if table.humans():
