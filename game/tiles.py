@@ -92,6 +92,26 @@ def tile_label(t: Tile, lang: str) -> str:
     return tile_cn(t) if lang == "zh" else tile_en(t)
 
 
+def tiles_label(tiles: Iterable[Tile], lang: str) -> str:
+    """Several tiles in words, sorted, a suit's ranks together: 二四四万 东 中, or 2 4 4 Characters · East · Red.
+
+    >>> tiles_label(parse_tiles("244m6p77z"), "zh"), tiles_label(parse_tiles("244m6p77z"), "en")
+    ('二四四万 六筒 中 中', '2 4 4 Characters · 6 Dots · Red · Red')
+    """
+    groups: list[str] = []
+    by_suit: dict[str, list[Tile]] = {}
+    for t in sorted(tiles):
+        by_suit.setdefault(suit_of(t), []).append(t)
+    for suit, kinds in by_suit.items():
+        if suit == "z":
+            groups += [tile_label(t, lang) for t in kinds]
+        elif lang == "zh":
+            groups.append("".join(NUMERALS_CN[t % 9] for t in kinds) + SUIT_CN[suit])
+        else:
+            groups.append(" ".join(str(rank_of(t)) for t in kinds) + f" {SUIT_EN[suit]}")
+    return (" " if lang == "zh" else " · ").join(groups)
+
+
 def parse_tile(s: str) -> Tile:
     s = s.strip()
     if len(s) != 2 or not s[0].isdigit() or s[1] not in SUITS:

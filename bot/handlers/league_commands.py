@@ -11,7 +11,7 @@ import logging
 from telegram import Update
 
 from bot.context import BotContext
-from bot.handlers.chat_checks import in_group, is_admin
+from bot.handlers.chat_checks import in_group, is_admin, reply
 from bot.i18n import private_language, t
 from bot.league.subcommands import ADMIN_SUBCOMMANDS, run_subcommand
 from bot.play.callback_data import fields
@@ -25,18 +25,18 @@ async def league_command(update: Update, context: BotContext) -> None:
     if user is None or chat is None or message is None or not message.text:
         return
     if not in_group(update):
-        context.outbox.announce(chat.id, t("group_only", context.config.lang))
+        reply(update, context, t("group_only", await private_language(context.db, user)))
         return
     words = message.text.split(maxsplit=2)
     sub = words[1].lower() if len(words) > 1 else ""
     rest = words[2] if len(words) > 2 else ""
     nights = context.nights
     if sub in ADMIN_SUBCOMMANDS and not await is_admin(context, chat.id, user.id):
-        reply: str | None = t("league_admin_only", await nights.lang(chat.id))
+        answer: str | None = t("league_admin_only", await nights.lang(chat.id))
     else:
-        reply = await run_subcommand(nights, chat.id, sub, rest)
-    if reply:
-        context.outbox.announce(chat.id, reply)
+        answer = await run_subcommand(nights, chat.id, sub, rest)
+    if answer:
+        reply(update, context, answer)
 
 
 async def signup_press(update: Update, context: BotContext) -> None:

@@ -9,13 +9,13 @@ game applies from the next game. Only group admins may open the menu or press it
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from telegram import Update
 
 from bot.context import BotContext
-from bot.handlers.chat_checks import in_group, is_admin
+from bot.handlers.chat_checks import command_id, in_group, is_admin, reply
 from bot.i18n import language_for, private_language, t
 from bot.play.callback_data import fields
 from bot.settings_options import OPTIONS, Option, SettingRefused, changes_for, current, shown
@@ -33,13 +33,13 @@ async def settings_command(update: Update, context: BotContext) -> None:
     if user is None or chat is None:
         return
     if not in_group(update):
-        context.outbox.announce(chat.id, t("settings_group_only", await language_for(context.db, chat.id, user)))
+        reply(update, context, t("settings_group_only", await language_for(context.db, chat.id, user)))
         return
     settings = await context.db.chats.get(chat.id)
     if not await is_admin(context, chat.id, user.id):
-        context.outbox.announce(chat.id, t("settings_admins_only", settings.language))
+        reply(update, context, t("settings_admins_only", settings.language))
         return
-    context.outbox.show(chat.id, SLOT, menu(settings, "main"), fresh=True)
+    context.outbox.show(chat.id, SLOT, replace(menu(settings, "main"), reply_to=command_id(update)), fresh=True)
 
 
 async def settings_press(update: Update, context: BotContext) -> None:

@@ -10,12 +10,13 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Final
 
 from telegram import Update
 
 from bot.context import BotContext
-from bot.handlers.chat_checks import in_group
+from bot.handlers.chat_checks import command_id, in_group, reply
 from bot.i18n import language_for, private_language, t
 from bot.outbox import Content
 from bot.play.callback_data import fields
@@ -48,7 +49,8 @@ async def me_command(update: Update, context: BotContext) -> None:
     lang = await language_for(context.db, chat.id, user)
     await context.db.players.upsert(user.id, user.full_name)  # the card shows their name as it is now
     card = await context.db.standings.card(user.id)
-    context.outbox.show(chat.id, f"me{user.id}", card_content(card, lang), fresh=True)
+    context.outbox.show(chat.id, f"me{user.id}", replace(card_content(card, lang), reply_to=command_id(update)),
+                        fresh=True)
 
 
 async def _top(db: Database, chat_id: int, title: str, period: str, lang: str) -> Content:
@@ -62,10 +64,11 @@ async def top_command(update: Update, context: BotContext) -> None:
         return
     lang = await language_for(context.db, chat.id, update.effective_user)
     if not in_group(update):
-        context.outbox.announce(chat.id, t("top_group_only", lang))
+        reply(update, context, t("top_group_only", lang))
         return
     period = "month" if context.args and context.args[0].lower() in _MONTH_WORDS else "all"
-    context.outbox.show(chat.id, "top", await _top(context.db, chat.id, chat.title or "", period, lang), fresh=True)
+    board = await _top(context.db, chat.id, chat.title or "", period, lang)
+    context.outbox.show(chat.id, "top", replace(board, reply_to=command_id(update)), fresh=True)
 
 
 async def rank_command(update: Update, context: BotContext) -> None:
@@ -74,7 +77,7 @@ async def rank_command(update: Update, context: BotContext) -> None:
         return
     lang = await language_for(context.db, chat.id, user)
     player = await context.db.players.upsert(user.id, user.full_name)
-    context.outbox.announce(chat.id, rank_text(player.skill, lang))
+    reply(update, context, rank_text(player.skill, lang))
 
 
 async def history_command(update: Update, context: BotContext) -> None:
@@ -83,7 +86,7 @@ async def history_command(update: Update, context: BotContext) -> None:
         return
     lang = await language_for(context.db, chat.id, user)
     entries = await context.db.standings.history(user.id, HISTORY_HANDS)
-    context.outbox.announce(chat.id, history_text(entries, lang), history_markup(entries))
+    reply(update, context, history_text(entries, lang), history_markup(entries))
 
 
 async def replay_for(db: Database, hand_id: int, user_id: int, lang: str) -> str:

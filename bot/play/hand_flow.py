@@ -113,6 +113,8 @@ class HandFlow:
         next hand; the match's stored rules follow, so a resumed match deals under them too."""
         settings = await self.db.chats.get(table.chat_id)
         table.follow(settings, self.config)
+        if table.match is None:  # a lobby: its game is not stored yet, so it is played as long as set now
+            table.hands_planned = settings.hands_per_game
         if table.match is not None and table.match_id is not None and table.match.rules != settings.rules:
             await self.db.matches.set_rules(table.match_id, settings.rules)
             table.match.rules = settings.rules
@@ -228,17 +230,15 @@ class HandFlow:
                   payments=",".join(str(r.points) for r in closed.results),
                   patterns=",".join(result.patterns) if result else None, exhausted=hand.exhausted or None)
         table.state, table.between_since, table.prompts = "between", time.monotonic(), {}
+        # Shown in the results (a player's own change privately, promotions in the group's): no messages.
+        table.title_changes = {r.seat: (r.title_before, r.title_after) for r in closed.results
+                               if r.title_changed and r.title_before is not None and r.title_after is not None}
         session = self.sessions.get(table.chat_id)
         last = match.hands_played >= table.hands_planned or (session is not None and session.over(table))
         self.outbox.show(table.chat_id, "result", result_content(table, None), fresh=True)
-        for _, s in table.humans():
-            content = result_content(table, None if last else self.config.next_hand_seconds, s.lang)
+        for seat, s in table.humans():
+            content = result_content(table, None if last else self.config.next_hand_seconds, s.lang, seat)
             self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", content, urgent=True)
-        for r in closed.results:
-            if r.title_changed and r.title_after is not None:
-                title = r.title_after.zh if table.lang == "zh" else r.title_after.en
-                self.outbox.announce(table.chat_id, t("title_changed", table.lang, seat=seat_label(table, r.seat),
-                                                      title=title))
         if last:
             await self.finish(table, "done")
         else:
@@ -255,6 +255,8 @@ class HandFlow:
         if new is None and old.user_id is None:
             return  # an automatic player stays an automatic player
         table.seats[seat] = new or Seat(None, automatic_name(seat, table.lang))
+        if new is None and old.user_id is not None:
+            table.left_by.setdefault(seat, old.name)
         if table.match_id is not None:
             stored = StoredSeat.human(new.user_id) if new and new.user_id else StoredSeat.auto(table.auto_level)
             await self.db.matches.replace_seat(table.match_id, seat, stored)

@@ -18,7 +18,7 @@ from bot.play.callback_data import code_of, encode
 from bot.play.table_state import Table
 from game.patterns import PATTERNS
 from game.table import Action, Event
-from game.tiles import parse_tile, rank_of, suit_of, tile_cn, tile_label
+from game.tiles import SUIT_EN, parse_tile, rank_of, suit_of, tile_cn, tile_label
 from rendering import render_exhausted, render_result, render_spectator_view, render_table_view
 from rendering.labels import Lang
 
@@ -56,8 +56,8 @@ def action_label(action: Action, lang: str) -> str:
     tile = action.tile
     if action.kind == "chi" and tile is not None:
         ranks = "".join(str(rank_of(tile) + k) for k in range(3))
-        suit = tile_cn(tile)[-1] if lang == "zh" else suit_of(tile)
-        return t("btn_chi", lang, tiles=ranks + suit)
+        suit = tile_cn(tile)[-1] if lang == "zh" else SUIT_EN[suit_of(tile)]
+        return t("btn_chi", lang, tiles=ranks + suit if lang == "zh" else f"{'-'.join(ranks)} {suit}")
     if tile is None:
         return t(f"btn_{action.kind}", lang)
     return t(f"btn_{action.kind}", lang, tile=tile_label(tile, lang))
@@ -160,9 +160,23 @@ def spectator_content(table: Table) -> Content:
     return Content(caption, None, render=lambda: render_spectator_view(view, names, scores, picture_lang(lang)))
 
 
-def result_content(table: Table, next_seconds: float | None, lang: str | None = None) -> Content:
+def _title_lines(table: Table, viewer: int | None, lang: str) -> list[str]:
+    """The titles the hand changed: a player's own change (up or down) for them, the promotions for the group."""
+    changes = table.title_changes
+    if viewer is not None:
+        if viewer not in changes:
+            return []
+        before, after = changes[viewer]
+        return [t("title_own_change", lang, before=pick(before, lang), after=pick(after, lang))]
+    return [t("title_changed", lang, seat=seat_label(table, s, lang), title=pick(changes[s][1], lang))
+            for s in table.promotions()]
+
+
+def result_content(table: Table, next_seconds: float | None, lang: str | None = None,
+                   viewer: int | None = None) -> Content:
     """The end of a hand: the result picture, everyone's points and running totals; with ``next_seconds``,
-    a Ready button and when the next hand starts anyway. In the table's language unless ``lang`` (a player's)."""
+    a Ready button and when the next hand starts anyway. In the table's language unless ``lang`` (a player's);
+    ``viewer``: the player's seat (their own title change is told), None: the group's (promotions only)."""
     hand = table.hand
     assert hand is not None and hand.finished
     lang = lang or table.lang
@@ -173,7 +187,8 @@ def result_content(table: Table, next_seconds: float | None, lang: str | None = 
         t("result_line", lang, seat=seat_label(table, s, lang), delta=payments[s], total=totals[s])
         for s in range(4)
     )
-    caption = t("result_caption", lang, number=table.hand_number, lines=lines)
+    caption = "\n".join([t("result_caption", lang, number=table.hand_number, lines=lines),
+                         *_title_lines(table, viewer, lang)])
     markup = None
     if next_seconds is not None:
         caption += "\n" + t("next_hand", lang, seconds=round(next_seconds))
@@ -231,9 +246,15 @@ def event_notices(table: Table, events: Sequence[Event]) -> Iterator[tuple[Liter
             yield "announce", t("announce_exhausted", lang)
 
 
+def _owner(table: Table, seat: int) -> str:
+    """Whose total a seat's is: the human who left it to an automatic player, else who sits there."""
+    name = table.left_by.get(seat)
+    return seat_label(table, seat) if name is None else f"{t(f'wind_{seat}', table.lang)} {name}"
+
+
 def stopped_text(table: Table) -> str:
     """The closing summary: every seat's match total, best first."""
     totals = table.totals
     order = sorted(range(4), key=lambda s: -totals[s])
-    lines = "\n".join(f"{seat_label(table, s)}: {totals[s]:+d}" for s in order)
+    lines = "\n".join(f"{_owner(table, s)}: {totals[s]:+d}" for s in order)
     return t("stopped", table.lang, lines=lines)
