@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from telegram import Update
 
 from bot.context import BotContext
@@ -23,6 +25,8 @@ from bot.play.callback_data import fields
 from bot.views.info_views import calc_answer, lang_markup, rules_text
 from storage.chats import ChatSettings
 from storage.players import LANGUAGES
+
+MAX_QUOTE: Final = 40  # how much of an unknown message the answer quotes
 
 
 async def rules_command(update: Update, context: BotContext) -> None:
@@ -89,6 +93,16 @@ async def lang_press(update: Update, context: BotContext) -> None:
     await private_language(context.db, query.from_user)  # registers someone the bot has not met yet
     await context.db.players.set_language(query.from_user.id, wanted)
     await query.answer(t("lang_set", wanted))
+
+
+async def private_fallback(update: Update, context: BotContext) -> None:
+    """Plain text or an unknown /command in a private chat: a short pointer to /help, quoting what was said."""
+    chat, message = update.effective_chat, update.effective_message
+    if chat is None or message is None or not message.text:
+        return
+    lang = await language_for(context.db, chat.id, update.effective_user)
+    said = message.text.strip().split("\n")[0][:MAX_QUOTE]
+    reply(update, context, t("private_unknown", lang, said=said))
 
 
 async def remember_language(update: Update, context: BotContext) -> None:

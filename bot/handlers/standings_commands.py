@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 HISTORY_HANDS: Final = 10
 # Words after /top that mean "this month".
 _MONTH_WORDS: Final = frozenset({"month", "m", "月", "本月", "这个月"})
+_ALL_WORDS: Final = frozenset({"all", "总", "总榜", "全部"})
 
 
 async def me_command(update: Update, context: BotContext) -> None:
@@ -66,7 +67,11 @@ async def top_command(update: Update, context: BotContext) -> None:
     if not in_group(update):
         reply(update, context, t("top_group_only", lang))
         return
-    period = "month" if context.args and context.args[0].lower() in _MONTH_WORDS else "all"
+    said = " ".join(context.args or [])
+    if said and said.lower() not in _MONTH_WORDS | _ALL_WORDS:
+        reply(update, context, t("top_unknown", lang, said=said[:40]))
+        return
+    period = "month" if said.lower() in _MONTH_WORDS else "all"
     board = await _top(context.db, chat.id, chat.title or "", period, lang)
     context.outbox.show(chat.id, "top", replace(board, reply_to=command_id(update)), fresh=True)
 

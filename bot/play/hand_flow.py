@@ -278,11 +278,10 @@ class HandFlow:
             self.outbox.show(table.chat_id, "lobby", Content(t("closed", table.lang)))
         else:
             status = await self._close_match(table, status)
-            closing = stopped_text(table)
             if session is None:  # a session's seats change hands, so it tells the results its own way
-                self.outbox.announce(table.chat_id, closing)
-            for _, s in table.humans():  # their message may still have buttons: close it
-                self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", Content(closing))
+                self.outbox.announce(table.chat_id, stopped_text(table))
+            for _, s in table.humans():  # their message may still have buttons: close it, in their language
+                self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", Content(stopped_text(table, s.lang)))
         if session is not None:
             await session.closed(table, status)
 

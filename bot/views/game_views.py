@@ -246,15 +246,16 @@ def event_notices(table: Table, events: Sequence[Event]) -> Iterator[tuple[Liter
             yield "announce", t("announce_exhausted", lang)
 
 
-def _owner(table: Table, seat: int) -> str:
+def _owner(table: Table, seat: int, lang: str) -> str:
     """Whose total a seat's is: the human who left it to an automatic player, else who sits there."""
     name = table.left_by.get(seat)
-    return seat_label(table, seat) if name is None else f"{t(f'wind_{seat}', table.lang)} {name}"
+    return seat_label(table, seat, lang) if name is None else f"{t(f'wind_{seat}', lang)} {name}"
 
 
-def stopped_text(table: Table) -> str:
-    """The closing summary: every seat's match total, best first."""
+def stopped_text(table: Table, lang: str | None = None) -> str:
+    """The closing summary: every seat's match total, best first (in the table's language unless ``lang``)."""
+    lang = lang or table.lang
     totals = table.totals
     order = sorted(range(4), key=lambda s: -totals[s])
-    lines = "\n".join(f"{_owner(table, s)}: {totals[s]:+d}" for s in order)
-    return t("stopped", table.lang, lines=lines)
+    lines = "\n".join(f"{_owner(table, s, lang)}: {totals[s]:+d}" for s in order)
+    return t("stopped", lang, lines=lines)

@@ -48,6 +48,9 @@ def calc_answer(raw: str, lang: str) -> str:
     try:
         try:
             obj = json.loads(raw)
+        except json.JSONDecodeError as e:
+            near = e.doc[e.pos : e.pos + 20].split("\n")[0] or e.doc[max(0, e.pos - 20) : e.pos]
+            return t("calc_bad_json", lang, line=e.lineno, column=e.colno, near=near)
         except (ValueError, RecursionError) as e:
             raise CalcError(f"not valid JSON: {e}") from None
         settlement = calculate(obj)
