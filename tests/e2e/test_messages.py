@@ -53,7 +53,8 @@ def _menu_press(tg: FakeTelegram, user: SimUser, menu: Message, data: str, press
     presser[query] = user
     tg.wait_for_callback_answer(query, timeout=15)
     return tg.wait_until(
-        lambda: (m := tg.message(menu.chat_id, menu.message_id)) and m.edits > before and m, timeout=15,
+        lambda: (m := tg.message(menu.chat_id, menu.message_id)) and m.edits > before and m,
+        timeout=15,
         what=f"the settings menu edited after {data}",
     )
 
@@ -70,9 +71,12 @@ def _ask(w: World, user: SimUser, chat: Chat | int, text: str, key: str) -> Mess
     said = user.say(chat, text)
     w.asked[key] = said
     w.answers[key] = w.tg.wait_until(
-        lambda: next((m for m in w.tg.messages(chat_id)[before:]
-                      if chat_id > 0 or m.reply_to_message_id == said.message_id), None),
-        timeout=15, what=f"an answer to {text!r}",
+        lambda: next(
+            (m for m in w.tg.messages(chat_id)[before:] if chat_id > 0 or m.reply_to_message_id == said.message_id),
+            None,
+        ),
+        timeout=15,
+        what=f"an answer to {text!r}",
     )
     return w.answers[key]
 
@@ -204,8 +208,14 @@ def test_the_language_check_can_fail() -> None:
 def test_no_text_is_in_another_language_than_its_readers(world: World) -> None:
     tg = world.tg
     users = (world.alice, world.bob, world.chen, world.dave)
-    lang_of = {world.alice.id: "zh", world.bob.id: "en", world.chen.id: "zh", world.dave.id: "en",
-               world.zh_group.id: "zh", world.en_group.id: "en"}
+    lang_of = {
+        world.alice.id: "zh",
+        world.bob.id: "en",
+        world.chen.id: "zh",
+        world.dave.id: "en",
+        world.zh_group.id: "zh",
+        world.en_group.id: "en",
+    }
     bots = [automatic_name(seat, lang) for seat in range(4) for lang in ("zh", "en")]  # names, like people's
     typed = ["hello there", "nonsense"]  # what people typed, quoted back to them
     names = [u.first_name for u in users] + ["牌友群", GROUP_EN] + bots + typed
@@ -259,8 +269,9 @@ def test_lobby_hands_per_game_applies_to_that_game(world: World) -> None:
 
 def test_fleeing_keeps_the_name_in_the_totals_and_titles_make_no_storm(world: World) -> None:
     tg = world.tg
-    closing = next(m.text or "" for m in tg.messages(world.zh_group.id)
-                   if t("stopped", "zh", lines="").strip() in (m.text or ""))
+    closing = next(
+        m.text or "" for m in tg.messages(world.zh_group.id) if t("stopped", "zh", lines="").strip() in (m.text or "")
+    )
     assert f"{t('wind_1', 'zh')} Bob:" in closing
     with sqlite3.connect(world.db) as db:
         skill = dict(db.execute("SELECT display_name, skill FROM players"))
