@@ -31,7 +31,7 @@ async def run_subcommand(nights: LeagueNights, chat_id: int, sub: str, rest: str
     if sub in ("", "help"):
         return usage + ("\n\n" + await next_text(nights, league, lang) if league is not None else "")
     if sub != "create" and sub not in _SUBCOMMANDS:
-        return t("league_syntax", lang, error=f"unknown subcommand {sub!r}", usage=usage)
+        return t("league_syntax", lang, error=t("league_err_subcommand", lang, said=sub), usage=usage)
     try:
         if sub == "create":
             return await _create(nights, chat_id, rest, league, lang)
@@ -39,7 +39,7 @@ async def run_subcommand(nights: LeagueNights, chat_id: int, sub: str, rest: str
             return t("league_none", lang)
         return await _SUBCOMMANDS[sub](nights, league, rest, lang)
     except LeagueSyntaxError as e:
-        return t("league_syntax", lang, error=e, usage=usage)
+        return t("league_syntax", lang, error=t(e.key, lang, **e.fields), usage=usage)
     except StorageError as e:
         return t("league_refused", lang, error=e)
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from telegram.ext import Application
 
+from bot.i18n import t
 from bot.league.nights import LeagueNights
 from bot.league.subcommands import run_subcommand
 from game.titles import START_SKILL
@@ -292,9 +293,10 @@ async def test_league_commands_typed_in_the_group(fake_telegram: FakeTelegram, t
         bob.say(group, "/league")
         await tg.wait_for_message_async(group.id, lambda m: m.content.startswith("联赛 (群管理员):"))
         bob.say(group, "/league frobnicate")
-        await tg.wait_for_message_async(group.id, lambda m: "格式不对: unknown subcommand 'frobnicate'" in m.content)
+        unknown = t("league_err_subcommand", "zh", said="frobnicate")  # quoted, in the group's language
+        await tg.wait_for_message_async(group.id, lambda m: unknown in m.content)
         ann.say(group, "/league create Friday | fri 20:00 | Asia/Shanghai")
-        await tg.wait_for_message_async(group.id, lambda m: "格式不对: expected 5 parts" in m.content)
+        await tg.wait_for_message_async(group.id, lambda m: t("league_err_parts", "zh", count=3) in m.content)
         bob.say(group, "/league create Friday | fri 20:00 | Asia/Shanghai | 8 hands | kaikoufan")
         await tg.wait_for_message_async(group.id, lambda m: "只有群管理员" in m.content)
         assert await nights_of(app).current(group.id) is None
