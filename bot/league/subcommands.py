@@ -28,6 +28,8 @@ async def run_subcommand(nights: LeagueNights, chat_id: int, sub: str, rest: str
     lang = await nights.lang(chat_id)
     usage = t("league_usage", lang)
     league = await nights.current(chat_id)
+    if sub == "table" and (rest.strip() or league is None):  # any league of the group, a closed one too
+        return await _named_table(nights, chat_id, rest.strip(), lang)
     if sub in ("", "help"):
         return usage + ("\n\n" + await next_text(nights, league, lang) if league is not None else "")
     if sub != "create" and sub not in _SUBCOMMANDS:
@@ -73,6 +75,19 @@ async def _next(nights: LeagueNights, league: League, rest: str, lang: str) -> s
 
 async def _table(nights: LeagueNights, league: League, rest: str, lang: str) -> str | None:
     await nights.show_season_table(league, league.season, lang)
+    return None
+
+
+async def _named_table(nights: LeagueNights, chat_id: int, name: str, lang: str) -> str | None:
+    """``/league table <name>``: that league's standings (the newest with that name, closed or not); without a
+    name, the newest league's; the group's league names when none matches."""
+    leagues = await nights.db.leagues.for_chat(chat_id)
+    found = [lg for lg in leagues if not name or lg.name.lower() == name.lower()]
+    if not found:
+        if not leagues:
+            return t("league_none", lang)
+        return t("league_unknown_name", lang, said=name, names=" · ".join(dict.fromkeys(lg.name for lg in leagues)))
+    await nights.show_season_table(found[-1], found[-1].season, lang)
     return None
 
 

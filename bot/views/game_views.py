@@ -207,7 +207,9 @@ def lobby_content(table: Table, bot_username: str) -> Content:
         f"{t(f'wind_{i}', lang)}: {s.name if s is not None else t('seat_empty', lang)}"
         for i, s in enumerate(table.seats)
     )
-    if table.state != "lobby":
+    if table.state != "lobby":  # a league night's table has no creator
+        if not table.creator_name:
+            return Content(t("lobby_started_league", lang, seats=seats))
         return Content(t("lobby_started", lang, creator=table.creator_name, seats=seats))
     key = "lobby" if table.auto_players else "lobby_no_bots"
     caption = t(key, lang, creator=table.creator_name, seats=seats)

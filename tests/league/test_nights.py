@@ -151,6 +151,10 @@ async def test_six_players_rotate_seats_and_the_season_table_adds_up(
             night = await night_of(app, league_id)
             for user in roster:
                 assert await nights.sign(night.id, user.id, user.first_name, True) == "已报名。"
+            # A second "I'm in" only says so (in the presser's language): no second private confirmation.
+            sent = len(roster[0].private_messages())
+            again = await nights.sign(night.id, roster[0].id, roster[0].first_name, True, "en")
+            assert again == t("league_already_in", "en") and len(roster[0].private_messages()) == sent
             clock.now = start
             await nights.run_due()
             await wait_night_over(tg, group, week + 1)
@@ -282,6 +286,14 @@ async def test_set_end_and_table_commands(fake_telegram: FakeTelegram, tmp_path:
         assert "已解散" in (await run_subcommand(nights, group.id, "close", "") or "")
         assert (await db.leagues.night(night.id)).status == "called_off"
         assert "还没有联赛" in (await run_subcommand(nights, group.id, "next", "") or "")
+        # A closed league's standings stay viewable, by name or as the newest.
+        shown = len([m for m in tg.messages(group.id) if m.photo is not None])
+        assert await run_subcommand(nights, group.id, "table", "friday") is None
+        assert await run_subcommand(nights, group.id, "table", "") is None
+        assert await run_subcommand(nights, group.id, "table", "Monday") == t(
+            "league_unknown_name", "zh", said="Monday", names="Friday")
+        await settled(app)
+        assert len([m for m in tg.messages(group.id) if m.photo is not None]) > shown  # (one slot: coalesced)
 
 
 async def test_league_commands_typed_in_the_group(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
