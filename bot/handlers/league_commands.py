@@ -34,7 +34,7 @@ async def league_command(update: Update, context: BotContext) -> None:
     if sub in ADMIN_SUBCOMMANDS and not await is_admin(context, chat.id, user.id):
         answer: str | None = t("league_admin_only", await nights.lang(chat.id))
     else:
-        answer = await run_subcommand(nights, chat.id, sub, rest)
+        answer = await run_subcommand(nights, chat.id, sub, rest, lambda text: reply(update, context, text))
     if answer:
         reply(update, context, answer)
 

@@ -156,9 +156,11 @@ class LeagueNights:
         lang = await self.lang(league.chat_id)
         players = await self.db.leagues.signups(night.id)
         key = "league_announce" if night.status == "announced" else "league_remind"
+        minutes = max(1, round((night.starts_at - self.clock()).total_seconds() / 60))
         caption = t(
             key,
             lang,
+            left=t("league_left_hour", lang) if minutes >= 50 else t("league_left_minutes", lang, minutes=minutes),
             name=league.name,
             when=local_when(night.starts_at, league.time_zone, lang),
             count=len(players),

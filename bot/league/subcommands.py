@@ -19,12 +19,27 @@ from storage.errors import StorageError
 from storage.leagues import League
 
 ADMIN_SUBCOMMANDS: Final = frozenset({"create", "pause", "resume", "end", "close", "set"})
+# After these, a night may be due at once (announced late): the handler runs it after sending the reply.
+SCHEDULING_SUBCOMMANDS: Final = frozenset({"create", "resume", "set"})
 
 Subcommand = Callable[[LeagueNights, League, str, str], Awaitable[str | None]]
 
 
-async def run_subcommand(nights: LeagueNights, chat_id: int, sub: str, rest: str) -> str | None:
-    """Run ``/league <sub> <rest>``; the reply (None when a picture says it all)."""
+async def run_subcommand(nights: LeagueNights, chat_id: int, sub: str, rest: str,
+                         say: Callable[[str], None] | None = None) -> str | None:
+    """Run ``/league <sub> <rest>``; the reply (None when a picture says it all, or when ``say`` was given it).
+
+    A night the command made due (created late, say) is announced after the reply has been handed to ``say``."""
+    answer = await _answer(nights, chat_id, sub, rest)
+    if say is not None and answer:
+        say(answer)
+        answer = None
+    if sub in SCHEDULING_SUBCOMMANDS:
+        await nights.run_due()
+    return answer
+
+
+async def _answer(nights: LeagueNights, chat_id: int, sub: str, rest: str) -> str | None:
     lang = await nights.lang(chat_id)
     usage = t("league_usage", lang)
     league = await nights.current(chat_id)
@@ -54,8 +69,7 @@ async def _create(nights: LeagueNights, chat_id: int, rest: str, existing: Leagu
         chat_id, spec.name, spec.weekdays, spec.start_time, spec.time_zone, spec.rules,
         night_hands=spec.night_hands, night_minutes=spec.night_minutes, auto_fill=spec.auto_fill,
     )  # fmt: skip
-    night = await nights.ensure_night(league.id)
-    await nights.run_due()  # the first night may already be due for its announcement
+    night = await nights.ensure_night(league.id)  # its announcement, if due, follows the reply (the handler)
     return t("league_created", lang, summary=league_summary(league, lang), when=nights.when(night, league, lang))
 
 
@@ -103,7 +117,6 @@ async def _resume(nights: LeagueNights, league: League, rest: str, lang: str) ->
         return t("league_not_paused", lang, name=league.name)
     await nights.db.leagues.set_status(league.id, "active")
     night = await nights.ensure_night(league.id)
-    await nights.run_due()
     return t("league_resumed", lang, name=league.name, when=nights.when(night, league, lang))
 
 
@@ -123,7 +136,6 @@ async def _set(nights: LeagueNights, league: League, rest: str, lang: str) -> st
     field, _, value = rest.strip().partition(" ")
     updated = await nights.db.leagues.update(league.id, nights.clock(), **parse_set(field, value))
     night = await nights.ensure_night(updated.id)
-    await nights.run_due()
     return t("league_updated", lang, summary=league_summary(updated, lang), when=nights.when(night, updated, lang))
 
 

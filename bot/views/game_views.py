@@ -33,7 +33,7 @@ def picture_lang(lang: str) -> Lang:
 
 
 # The events the group's picture caption tells (besides the pictures).
-_TOLD: Final = {"peng": "announce_peng", "chong_gang": "announce_gang", "an_gang": "announce_gang",
+_TOLD: Final = {"peng": "announce_peng", "chong_gang": "announce_gang", "an_gang": "announce_an_gang",
                 "xu_gang": "announce_gang", "hongzhong_gang": "announce_hongzhong_gang",
                 "laizi_gang": "announce_laizi_gang"}
 

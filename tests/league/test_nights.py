@@ -346,3 +346,18 @@ async def test_a_night_due_while_the_bot_was_down_starts_when_it_is_back(
         assert (await db_of(app).leagues.night(night.id)).status == "done"
         assert len(await db_of(app).leagues.night_results(night.id)) == 4
     assert group_text(tg, group).count("联赛「Friday」开始! 今晚: Ann, Bob, Cai, Dee") == 1
+
+
+async def test_a_league_created_minutes_before_its_night_says_so_after_the_reply(
+    fake_telegram: FakeTelegram, tmp_path: Path
+) -> None:
+    tg = fake_telegram
+    (ann,), group = world(tg, ["Ann"])
+    clock = Clock(FRIDAY - timedelta(minutes=3))
+    async with running_bot(tg, tmp_path / "bot.sqlite3", clock):
+        said = ann.say(group, "/league create Friday | fri 20:00 | Asia/Shanghai | 1 hands | kaikoufan")
+        left = t("league_left_minutes", "zh", minutes=3)
+        reminder = await tg.wait_for_message_async(group.id, lambda m: left in m.content, timeout=15)
+        created = next(m for m in tg.messages(group.id) if m.reply_to_message_id == said.message_id)
+        assert "已创建" in created.content and created.message_id < reminder.message_id
+        assert t("league_left_hour", "zh") not in reminder.content
