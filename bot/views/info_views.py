@@ -55,7 +55,7 @@ def calc_answer(raw: str, lang: str) -> str:
             raise CalcError(f"not valid JSON: {e}") from None
         settlement = calculate(obj)
     except CalcError as e:
-        return t("calc_error", lang, error=str(e)[:MAX_ERROR])
+        return t("calc_error", lang, error=t(e.code, lang, **e.fields)[:MAX_ERROR])
     return settlement_text(settlement, lang)
 
 
