@@ -81,7 +81,10 @@ async def _set(context: BotContext, chat_id: int, settings: ChatSettings, change
         updated = await context.db.chats.update(chat_id, **changes_for(settings, option, choice))
     except (SettingRefused, StorageError) as e:
         log.info("chat %s: setting %s=%s refused: %s", chat_id, option.key, choice, e)
-        return t("settings_refused", change.lang)
+        if isinstance(e, StorageError):
+            return t("settings_refused", change.lang)
+        setting = t(f"set_{option.key}", change.lang)
+        return t("settings_refused_choice", change.lang, setting=setting, choice=choice[:40])
     lang = updated.language
     if updated != settings:
         key = "settings_changed_next_game" if option.key == "hands_per_game" else "settings_changed"
