@@ -34,6 +34,7 @@ from bot.handlers import (
     info_commands,
     league_commands,
     ops_commands,
+    replay_commands,
     settings_commands,
     standings_commands,
     table_commands,
@@ -45,6 +46,7 @@ from bot.play.callback_data import (
     LANGUAGE_PATTERN,
     LEAGUE_PATTERN,
     PLAY_PATTERN,
+    REPLAY_PATTERN,
     SETTINGS_PATTERN,
     STANDINGS_PATTERN,
 )
@@ -70,9 +72,12 @@ HANDLERS: list[BaseHandler[Any, BotContext, Any]] = [
     MessageHandler(filters.ChatType.PRIVATE & filters.Regex(r"^\s*\{"), info_commands.calc_message),
     CommandHandler("lang", info_commands.lang_command),
     CommandHandler("me", standings_commands.me_command),
+    CommandHandler("stats", standings_commands.stats_command),
     CommandHandler("top", standings_commands.top_command),
     CommandHandler("rank", standings_commands.rank_command),
     CommandHandler("history", standings_commands.history_command),
+    CommandHandler("replay", replay_commands.replay_command),
+    CommandHandler("verify", replay_commands.verify_command),
     CommandHandler("settings", settings_commands.settings_command),
     CommandHandler("league", league_commands.league_command),
     CommandHandler("status", ops_commands.status_command),
@@ -83,6 +88,7 @@ HANDLERS: list[BaseHandler[Any, BotContext, Any]] = [
     CallbackQueryHandler(standings_commands.standings_press, pattern=STANDINGS_PATTERN),
     CallbackQueryHandler(league_commands.signup_press, pattern=LEAGUE_PATTERN),
     CallbackQueryHandler(info_commands.lang_press, pattern=LANGUAGE_PATTERN),
+    CallbackQueryHandler(replay_commands.replay_press, pattern=REPLAY_PATTERN),
     CallbackQueryHandler(table_commands.stale_press),
 ]
 
@@ -122,6 +128,7 @@ async def _start(application: BotApplication) -> None:
         private_interval=config.private_interval,
         passive_interval=config.passive_interval,
         global_rate=config.global_rate,
+        remember=lambda chat, slot, message, photo: db.live_messages.remember(chat, slot, message, is_photo=photo),
     )
     jobs = application.job_queue
     assert jobs is not None, "install python-telegram-bot[job-queue]"

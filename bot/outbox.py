@@ -29,7 +29,7 @@ import heapq
 import logging
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 
 from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto, ReplyParameters
@@ -39,6 +39,8 @@ from telegram.warnings import PTBDeprecationWarning
 log = logging.getLogger(__name__)
 
 _MAX_BACKOFF = 30.0
+# (chat id, slot, message id, is a photo): a slot is shown by a new message.
+Remember = Callable[[int, str, int, bool], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class Content:
     text: str  # the caption of a picture, or the text of a text message
     markup: InlineKeyboardMarkup | None = None
     render: Callable[[], bytes] | None = None  # a picture, rendered only when sent; None = a text message
+    animated: bool = False  # the picture is an animation (a replay), always sent as a new message
     reply_to: int | None = None  # a new message answers this one (a command's): a reply in the group
 
     @property
@@ -63,8 +66,8 @@ class _Slot:
     fresh: bool = False  # send a new message instead of editing the old one
     last_sent: float = float("-inf")
     shown: Content | None = None  # what the message shows now (before any news)
+    remembered: int | None = None  # the message id last handed to ``remember``
     news: list[str] = field(default_factory=list)  # lines to tell in the caption of the next write
-    told: list[str] = field(default_factory=list)  # the lines the caption tells now (kept until newer ones)
 
 
 @dataclass
@@ -138,8 +141,10 @@ class Outbox:
         private_interval: float = 1.0,
         passive_interval: float = 4.0,
         global_rate: float = 30.0,
+        remember: Remember | None = None,
     ) -> None:
         self.bot = bot
+        self._remember = remember  # told of every slot's new message, so a restart can edit it in place
         self.group_interval = group_interval
         self.private_interval = private_interval
         self.passive_interval = passive_interval
@@ -175,8 +180,8 @@ class Outbox:
 
     def tell(self, chat_id: int, slot: str, text: str) -> None:
         """Tell ``text`` in the caption of ``slot``'s next write instead of a message of its own (the slot is
-        rewritten with it if nothing newer is on its way); it stays there until newer lines replace it. A slot
-        not shown yet: an announcement."""
+        rewritten with it if nothing newer is on its way); the write after that shows the table's state alone,
+        so news never lingers. A slot not shown yet: an announcement."""
         chat = self._chat(chat_id)
         s = chat.slots.get(slot)
         if s is None or (s.shown is None and s.pending is None):
@@ -186,6 +191,12 @@ class Outbox:
         if s.pending is None:
             s.pending, s.pending_since = s.shown, time.monotonic()
         self._kick(chat)
+
+    def adopt(self, chat_id: int, slot: str, message_id: int, *, is_photo: bool) -> None:
+        """Take up a message sent before a restart: the slot's next write edits it instead of adding one."""
+        s = self._chat(chat_id).slots.setdefault(slot, _Slot())
+        if s.message_id is None:
+            s.message_id, s.is_photo, s.remembered = message_id, is_photo, message_id
 
     def message_id(self, chat_id: int, slot: str) -> int | None:
         chat = self._chats.get(chat_id)
@@ -317,21 +328,37 @@ class Outbox:
             return
         s.pending, s.urgent = None, False
         news = list(s.news)
-        lines = news or ([] if s.fresh else s.told)
-        told = replace(content, text="\n".join([content.text, *lines])) if lines else content
+        told = replace(content, text="\n".join([content.text, *news])) if news else content
         try:
             await self._write(chat.chat_id, s, told)
+            await self._remembered(chat.chat_id, name, s)
         except (RetryAfter, NetworkError) as e:
             if s.pending is None and not isinstance(e, BadRequest):  # nothing newer arrived: retry this one
                 s.pending = content
             raise
-        s.shown, s.told = content, lines
+        s.shown = content
         del s.news[: len(news)]  # lines told meanwhile wait for the next write
         s.last_sent = time.monotonic()
         self.writes += 1
 
+    async def _remembered(self, chat_id: int, name: str, s: _Slot) -> None:
+        if self._remember is None or s.message_id is None or s.message_id == s.remembered:
+            return
+        try:
+            await self._remember(chat_id, name, s.message_id, s.is_photo)
+            s.remembered = s.message_id
+        except Exception:  # a lost note costs a duplicate message after a restart, never a write
+            log.exception("chat %s: could not remember the message of slot %s", chat_id, name)
+
     async def _write(self, chat_id: int, s: _Slot, content: Content) -> None:
         photo = await asyncio.to_thread(content.render) if content.render is not None else None
+        if content.animated and photo is not None:
+            msg = await self.bot.send_animation(
+                chat_id, photo, caption=content.text, reply_markup=content.markup,
+                reply_parameters=_replying(content.reply_to),
+            )
+            s.message_id, s.is_photo, s.fresh = msg.message_id, True, False
+            return
         if s.message_id is not None and not s.fresh and s.is_photo == (photo is not None):
             try:
                 if photo is not None:

@@ -258,7 +258,7 @@ def test_each_command_gets_its_own_reply(world: World) -> None:
 def test_private_text_and_unknown_commands_get_a_pointer(world: World) -> None:
     assert world.answers["bob plain"].text == t("private_unknown", "en", said="hello there")
     assert world.answers["dave unknown"].text == t("private_unknown", "en", said="/nonsense")
-    assert world.answers["top nonsense"].text == t("top_unknown", "zh", said="nonsense")
+    assert world.answers["top nonsense"].text == t("top_usage", "zh", word="nonsense")
 
 
 def test_lobby_hands_per_game_applies_to_that_game(world: World) -> None:
