@@ -21,6 +21,7 @@ import pytest
 
 from bot.i18n import catalogue, t
 from bot.views.game_views import automatic_name
+from storage.hands import SHARE_ALPHABET, SHARE_CODE_LEN
 from tests.e2e.players import BotProcess, Players, game_buttons
 from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.records import ApiCall, Chat, Message
@@ -182,6 +183,8 @@ def wrong_language(text: str, lang: str, names: list[str]) -> str | None:
     for name in sorted(names, key=len, reverse=True):
         text = text.replace(name, " ")
     text = re.sub(r"https?://\S+|/\w+|@\w+", " ", text)
+    # Codes, not words: a deal's commitment or seed (hex), a shared hand's code.
+    text = re.sub(rf"\b[0-9a-f]{{8,}}\b|\b[{SHARE_ALPHABET}]{{{SHARE_CODE_LEN}}}\b", " ", text)
     cjk, latin = CJK.findall(text), LATIN.findall(text)
     _, zh_latin = _words_of("zh")
     en_cjk, _ = _words_of("en")
@@ -198,6 +201,7 @@ def wrong_language(text: str, lang: str, names: list[str]) -> str | None:
 
 def test_the_language_check_can_fail() -> None:
     names = ["Bob"]
+    assert wrong_language(t("deal_commitment", "zh", commitment="b14bce4326a9f47a5704"), "zh", names) is None
     assert wrong_language(t("press_stale", "zh"), "en", names) is not None
     assert wrong_language(t("press_stale", "en"), "zh", names) is not None
     assert wrong_language("⚠️ 算不了: not valid JSON: Expecting property name", "zh", names) is not None
