@@ -18,7 +18,7 @@ from bot.play.callback_data import code_of, encode
 from bot.play.table_state import Table
 from game.patterns import PATTERNS
 from game.table import Action, Event
-from game.tiles import SUIT_EN, parse_tile, rank_of, suit_of, tile_cn, tile_label
+from game.tiles import SUIT_EN_PLURAL, parse_tile, rank_of, suit_of, tile_cn, tile_label
 from rendering import render_exhausted, render_result, render_spectator_view, render_table_view
 from rendering.labels import Lang
 
@@ -56,7 +56,7 @@ def action_label(action: Action, lang: str) -> str:
     tile = action.tile
     if action.kind == "chi" and tile is not None:
         ranks = "".join(str(rank_of(tile) + k) for k in range(3))
-        suit = tile_cn(tile)[-1] if lang == "zh" else SUIT_EN[suit_of(tile)]
+        suit = tile_cn(tile)[-1] if lang == "zh" else SUIT_EN_PLURAL[suit_of(tile)]
         return t("btn_chi", lang, tiles=ranks + suit if lang == "zh" else f"{'-'.join(ranks)} {suit}")
     if tile is None:
         return t(f"btn_{action.kind}", lang)
