@@ -76,7 +76,7 @@ def parse_hand(obj: Any) -> HandInput:
     try:
         rules = Rules.from_json(obj.get("rules", "kaikoufan"))
     except RulesError as e:
-        raise CalcError(str(e)) from None
+        raise CalcError(str(e), e.code, **e.fields) from None
     dealer = _seat(obj, "dealer")
     winner = _seat(obj, "winner")
     laizi = _tile(obj, "laizi")

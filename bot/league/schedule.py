@@ -54,7 +54,7 @@ class LeagueSyntaxError(ValueError):
     """Malformed /league input; the message says which part and what was expected (in English, for logs and
     tests); ``key`` and ``fields`` are the catalogue text that tells the person, in their language."""
 
-    def __init__(self, message: str, key: str = "league_err_rules", **fields: object) -> None:
+    def __init__(self, message: str, key: str = "league_err_rules", /, **fields: object) -> None:
         super().__init__(message)
         self.key = key
         self.fields = fields if key != "league_err_rules" else {"error": message, **fields}
@@ -177,7 +177,7 @@ def parse_rules(text: str) -> tuple[Rules, bool | None]:
     try:
         rules = Rules.preset_named(words[0].lower()).with_options(options)
     except RulesError as e:
-        raise LeagueSyntaxError(str(e)) from None
+        raise LeagueSyntaxError(str(e), e.code, **e.fields) from None
     return rules, auto_fill
 
 
