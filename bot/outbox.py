@@ -326,15 +326,17 @@ class Outbox:
         content = s.pending
         if content is None:
             return
-        s.pending, s.urgent = None, False
+        # A fresh request made while this write is on its way is kept for the next write (it is another message).
+        s.pending, s.urgent, fresh, s.fresh = None, False, s.fresh, False
         news = list(s.news)
         told = replace(content, text="\n".join([content.text, *news])) if news else content
         try:
-            await self._write(chat.chat_id, s, told)
+            await self._write(chat.chat_id, s, told, fresh)
             await self._remembered(chat.chat_id, name, s)
         except (RetryAfter, NetworkError) as e:
             if s.pending is None and not isinstance(e, BadRequest):  # nothing newer arrived: retry this one
                 s.pending = content
+            s.fresh = s.fresh or fresh
             raise
         s.shown = content
         del s.news[: len(news)]  # lines told meanwhile wait for the next write
@@ -350,16 +352,16 @@ class Outbox:
         except Exception:  # a lost note costs a duplicate message after a restart, never a write
             log.exception("chat %s: could not remember the message of slot %s", chat_id, name)
 
-    async def _write(self, chat_id: int, s: _Slot, content: Content) -> None:
+    async def _write(self, chat_id: int, s: _Slot, content: Content, fresh: bool) -> None:
         photo = await asyncio.to_thread(content.render) if content.render is not None else None
         if content.animated and photo is not None:
             msg = await self.bot.send_animation(
                 chat_id, photo, caption=content.text, reply_markup=content.markup,
                 reply_parameters=_replying(content.reply_to),
             )
-            s.message_id, s.is_photo, s.fresh = msg.message_id, True, False
+            s.message_id, s.is_photo = msg.message_id, True
             return
-        if s.message_id is not None and not s.fresh and s.is_photo == (photo is not None):
+        if s.message_id is not None and not fresh and s.is_photo == (photo is not None):
             try:
                 if photo is not None:
                     media = InputMediaPhoto(photo, caption=content.text)
@@ -382,4 +384,4 @@ class Outbox:
             msg = await self.bot.send_message(
                 chat_id, content.text, reply_markup=content.markup, reply_parameters=where
             )
-        s.message_id, s.is_photo, s.fresh = msg.message_id, photo is not None, False
+        s.message_id, s.is_photo = msg.message_id, photo is not None
