@@ -82,16 +82,7 @@ def parse_hand(obj: Any) -> HandInput:
     laizi = _tile(obj, "laizi")
     if laizi == HONGZHONG:
         raise CalcError("laizi: 红中 (7z) is never the 赖子", "calc_err_laizi_red")
-    how = obj.get("how")
-    if how not in WIN_HOWS:
-        raise CalcError(f"how must be one of {', '.join(WIN_HOWS)}", "calc_err_how", hows=", ".join(WIN_HOWS))
-    from_seat: int | None = None
-    if how in ("discard", "rob_gang"):
-        from_seat = _seat(obj, "from", how)
-        if from_seat == winner:
-            raise CalcError("from must be another seat than the winner", "calc_err_from_winner")
-    elif obj.get("from") is not None:
-        raise CalcError(f"from is only for discard and rob_gang, not {how}", "calc_err_from_unused", how=how)
+    how, from_seat = _how_and_from(obj, winner)
     tile = _tile(obj, "tile")
     if how in ("discard", "rob_gang") and tile in (HONGZHONG, laizi):
         raise CalcError("tile: 红中 and the 赖子 are never discarded or melded", "calc_err_tile_special")
@@ -113,6 +104,21 @@ def parse_hand(obj: Any) -> HandInput:
         seats = _undo_robbed_gang(seats, from_seat, tile)
     _check_counts([*concealed, tile], seats, laizi)
     return HandInput(rules, dealer, laizi, winner, how, from_seat, tile, concealed, seats)
+
+
+def _how_and_from(obj: dict[str, Any], winner: int) -> tuple[WinHow, int | None]:
+    """How the hand was won and, for a discard or a robbed gang, from whom."""
+    how = obj.get("how")
+    if how not in WIN_HOWS:
+        raise CalcError(f"how must be one of {', '.join(WIN_HOWS)}", "calc_err_how", hows=", ".join(WIN_HOWS))
+    if how not in ("discard", "rob_gang"):
+        if obj.get("from") is not None:
+            raise CalcError(f"from is only for discard and rob_gang, not {how}", "calc_err_from_unused", how=how)
+        return how, None
+    from_seat = _seat(obj, "from", how)
+    if from_seat == winner:
+        raise CalcError("from must be another seat than the winner", "calc_err_from_winner")
+    return how, from_seat
 
 
 def _undo_robbed_gang(seats: tuple[SeatMelds, ...], robbed: int, tile: Tile) -> tuple[SeatMelds, ...]:
