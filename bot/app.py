@@ -88,6 +88,8 @@ HANDLERS: list[BaseHandler[Any, BotContext, Any]] = [
     CommandHandler("settings", settings_commands.settings_command),
     CommandHandler("league", league_commands.league_command),
     CommandHandler("status", ops_commands.status_command),
+    # Anything else said privately (plain text, an unknown /command): a pointer to /help.
+    MessageHandler(filters.ChatType.PRIVATE & filters.TEXT, info_commands.private_fallback),
     CallbackQueryHandler(table_commands.press, pattern=PLAY_PATTERN),
     CallbackQueryHandler(settings_commands.settings_press, pattern=SETTINGS_PATTERN),
     CallbackQueryHandler(standings_commands.standings_press, pattern=STANDINGS_PATTERN),

@@ -83,7 +83,7 @@ def load() -> None:
         catalogue(lang)
 
 
-def t(key: str, lang: str = DEFAULT_LANG, **fields: object) -> str:
+def t(key: str, lang: str = DEFAULT_LANG, /, **fields: object) -> str:
     """The text of ``key`` in ``lang`` (Chinese when that language lacks it), formatted with ``fields``."""
     template = catalogue(lang if lang in LOCALES else DEFAULT_LANG).get(key) or catalogue(DEFAULT_LANG)[key]
     return template.format(**fields)  # always: literal braces are written {{ }} in every template

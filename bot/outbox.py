@@ -3,7 +3,8 @@
 Each chat has named *slots* (a player's one private message, the group's lobby or spectator message), each
 shown by one Telegram message that later writes edit in place; ``show`` replaces what a slot should show
 and only the latest content is ever sent (pictures are rendered when sent, so skipped states cost nothing).
-``announce`` posts a new message; announcements waiting in the same chat are merged into one. ``tell`` puts
+``announce`` posts a new message; announcements waiting in the same chat are merged into one, except a reply
+(``reply_to``: the id of the message it answers, a command's), which is always sent alone. ``tell`` puts
 a line in a slot's caption instead (the group's 碰 and 杠 ride on its picture's next edit).
 
 Pacing: writes to one group at least ``group_interval`` apart (Telegram allows about 20 a minute), to one
@@ -31,7 +32,7 @@ import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 
-from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto
+from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto, ReplyParameters
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 from telegram.warnings import PTBDeprecationWarning
 
@@ -48,6 +49,7 @@ class Content:
     markup: InlineKeyboardMarkup | None = None
     render: Callable[[], bytes] | None = None  # a picture, rendered only when sent; None = a text message
     animated: bool = False  # the picture is an animation (a replay), always sent as a new message
+    reply_to: int | None = None  # a new message answers this one (a command's): a reply in the group
 
     @property
     def is_photo(self) -> bool:
@@ -74,6 +76,7 @@ class _Chat:
     interval: float
     slots: dict[str, _Slot] = field(default_factory=dict)
     announcements: list[tuple[str, InlineKeyboardMarkup | None]] = field(default_factory=list)
+    replies: list[Content] = field(default_factory=list)  # answers to commands: never merged, each alone
     announced_at: float = 0.0  # when the oldest waiting announcement arrived
     last_write: float = float("-inf")
     wakeup: asyncio.Event = field(default_factory=asyncio.Event)
@@ -81,6 +84,11 @@ class _Chat:
     backoff: float = 0.0  # the last wait after an error (doubled on each further network error)
     resume_at: float = float("-inf")  # no write before this (after a 429 or a network error)
     in_flight: int = 0
+
+
+def _replying(message_id: int | None) -> ReplyParameters | None:
+    """A reply to ``message_id`` (sent even if that message was deleted meanwhile)."""
+    return None if message_id is None else ReplyParameters(message_id, allow_sending_without_reply=True)
 
 
 class Throttle:
@@ -157,11 +165,17 @@ class Outbox:
         s.fresh = s.fresh or fresh
         self._kick(chat)
 
-    def announce(self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None) -> None:
+    def announce(
+        self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None, *, reply_to: int | None = None
+    ) -> None:
+        """Post ``text`` as a new message; with ``reply_to``, as a reply to that message, alone."""
         chat = self._chat(chat_id)
-        if not chat.announcements:
+        if not chat.announcements and not chat.replies:
             chat.announced_at = time.monotonic()
-        chat.announcements.append((text, markup))
+        if reply_to is not None:
+            chat.replies.append(Content(text, markup, reply_to=reply_to))
+        else:
+            chat.announcements.append((text, markup))
         self._kick(chat)
 
     def tell(self, chat_id: int, slot: str, text: str) -> None:
@@ -192,7 +206,7 @@ class Outbox:
     def pending(self) -> int:
         """Writes still waiting or on their way (for tests and the bench)."""
         return sum(
-            c.in_flight + len(c.announcements) + sum(s.pending is not None for s in c.slots.values())
+            c.in_flight + len(c.announcements) + len(c.replies) + sum(s.pending is not None for s in c.slots.values())
             for c in self._chats.values()
         )
 
@@ -223,7 +237,7 @@ class Outbox:
         Urgent slots first, then whatever has waited longest, so neither announcements nor pictures starve."""
         ready = max(chat.last_write + chat.interval, now, chat.resume_at)
         best: tuple[float, int, float, str] | None = None
-        if chat.announcements:
+        if chat.announcements or chat.replies:
             best = (ready, 1, chat.announced_at, "")
         for name, s in chat.slots.items():
             if s.pending is None:
@@ -263,6 +277,7 @@ class Outbox:
                 log.info("chat %s unreachable (%s); dropping its messages", chat.chat_id, e.message)
                 self.unreachable.add(chat.chat_id)
                 chat.announcements.clear()
+                chat.replies.clear()
                 for s in chat.slots.values():
                     s.pending = None
             except BadRequest as e:
@@ -277,7 +292,18 @@ class Outbox:
                 chat.in_flight -= 1
                 chat.last_write = time.monotonic()
 
+    async def _send_reply(self, chat: _Chat) -> None:
+        reply = chat.replies[0]
+        where = _replying(reply.reply_to)
+        await self.bot.send_message(chat.chat_id, reply.text, reply_markup=reply.markup, reply_parameters=where)
+        del chat.replies[0]
+        chat.announced_at = time.monotonic()
+        self.writes += 1
+
     async def _send_announcements(self, chat: _Chat) -> None:
+        if chat.replies:  # the answers to commands first, each alone
+            await self._send_reply(chat)
+            return
         # Merge consecutive plain texts into one message; one with buttons goes alone.
         texts: list[str] = []
         markup: InlineKeyboardMarkup | None = None
@@ -300,15 +326,17 @@ class Outbox:
         content = s.pending
         if content is None:
             return
-        s.pending, s.urgent = None, False
+        # A fresh request made while this write is on its way is kept for the next write (it is another message).
+        s.pending, s.urgent, fresh, s.fresh = None, False, s.fresh, False
         news = list(s.news)
         told = replace(content, text="\n".join([content.text, *news])) if news else content
         try:
-            await self._write(chat.chat_id, s, told)
+            await self._write(chat.chat_id, s, told, fresh)
             await self._remembered(chat.chat_id, name, s)
         except (RetryAfter, NetworkError) as e:
             if s.pending is None and not isinstance(e, BadRequest):  # nothing newer arrived: retry this one
                 s.pending = content
+            s.fresh = s.fresh or fresh
             raise
         s.shown = content
         del s.news[: len(news)]  # lines told meanwhile wait for the next write
@@ -324,13 +352,16 @@ class Outbox:
         except Exception:  # a lost note costs a duplicate message after a restart, never a write
             log.exception("chat %s: could not remember the message of slot %s", chat_id, name)
 
-    async def _write(self, chat_id: int, s: _Slot, content: Content) -> None:
+    async def _write(self, chat_id: int, s: _Slot, content: Content, fresh: bool) -> None:
         photo = await asyncio.to_thread(content.render) if content.render is not None else None
         if content.animated and photo is not None:
-            msg = await self.bot.send_animation(chat_id, photo, caption=content.text, reply_markup=content.markup)
-            s.message_id, s.is_photo, s.fresh = msg.message_id, True, False
+            msg = await self.bot.send_animation(
+                chat_id, photo, caption=content.text, reply_markup=content.markup,
+                reply_parameters=_replying(content.reply_to),
+            )
+            s.message_id, s.is_photo = msg.message_id, True
             return
-        if s.message_id is not None and not s.fresh and s.is_photo == (photo is not None):
+        if s.message_id is not None and not fresh and s.is_photo == (photo is not None):
             try:
                 if photo is not None:
                     media = InputMediaPhoto(photo, caption=content.text)
@@ -344,8 +375,13 @@ class Outbox:
                 if "not modified" in e.message.lower():
                     return
                 log.info("chat %s: cannot edit message %s (%s); sending a new one", chat_id, s.message_id, e.message)
+        where = _replying(content.reply_to)
         if photo is not None:
-            msg = await self.bot.send_photo(chat_id, photo, caption=content.text, reply_markup=content.markup)
+            msg = await self.bot.send_photo(
+                chat_id, photo, caption=content.text, reply_markup=content.markup, reply_parameters=where
+            )
         else:
-            msg = await self.bot.send_message(chat_id, content.text, reply_markup=content.markup)
-        s.message_id, s.is_photo, s.fresh = msg.message_id, photo is not None, False
+            msg = await self.bot.send_message(
+                chat_id, content.text, reply_markup=content.markup, reply_parameters=where
+            )
+        s.message_id, s.is_photo = msg.message_id, photo is not None

@@ -33,7 +33,14 @@ MELD_KEYS: Final[dict[str, frozenset[str]]] = {
 
 
 class CalcError(ValueError):
-    """Input that does not describe a hand that could have been played."""
+    """Input that does not describe a hand that could have been played. The message is English (the command
+    line's); ``code`` and ``fields`` name the same complaint for a translated text (the catalogue's id; for
+    "calc_err_other", ``fields["error"]`` is the message itself)."""
+
+    def __init__(self, message: str, code: str = "calc_err_other", /, **fields: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.fields: dict[str, object] = {"error": message} if code == "calc_err_other" else fields
 
 
 @dataclass(frozen=True)
@@ -64,33 +71,34 @@ def calculate(obj: Any) -> Settlement:
 
 def parse_hand(obj: Any) -> HandInput:
     if not isinstance(obj, dict):
-        raise CalcError("the input must be a JSON object")
+        raise CalcError("the input must be a JSON object", "calc_err_object")
     _no_unknown_keys(obj, TOP_KEYS, "the input")
     try:
         rules = Rules.from_json(obj.get("rules", "kaikoufan"))
     except RulesError as e:
-        raise CalcError(str(e)) from None
-    dealer = _seat(obj, "dealer", "dealer")
-    winner = _seat(obj, "winner", "winner")
+        raise CalcError(str(e), e.code, **e.fields) from None
+    dealer = _seat(obj, "dealer")
+    winner = _seat(obj, "winner")
     laizi = _tile(obj, "laizi")
     if laizi == HONGZHONG:
-        raise CalcError("laizi: 红中 (7z) is never the 赖子")
+        raise CalcError("laizi: 红中 (7z) is never the 赖子", "calc_err_laizi_red")
     how, from_seat = _how_and_from(obj, winner)
     tile = _tile(obj, "tile")
     if how in ("discard", "rob_gang") and tile in (HONGZHONG, laizi):
-        raise CalcError("tile: 红中 and the 赖子 are never discarded or melded")
+        raise CalcError("tile: 红中 and the 赖子 are never discarded or melded", "calc_err_tile_special")
     concealed = _tiles(obj, "concealed")
 
     players = obj.get("players")
     if not isinstance(players, list) or len(players) != 4:
-        raise CalcError("players must be a list of four objects (seats 0-3)")
+        raise CalcError("players must be a list of four objects (seats 0-3)", "calc_err_players")
     seats = tuple(_player(p, seat, laizi) for seat, p in enumerate(players))
 
     expected = 13 - 3 * len(seats[winner].melds)
     if len(concealed) != expected:
         raise CalcError(
             f"concealed has {len(concealed)} tiles; with {len(seats[winner].melds)} melds the winner holds "
-            f"{expected} before the winning tile"
+            f"{expected} before the winning tile",
+            "calc_err_concealed", count=len(concealed), melds=len(seats[winner].melds), expected=expected,
         )
     if how == "rob_gang" and from_seat is not None:
         seats = _undo_robbed_gang(seats, from_seat, tile)
@@ -102,14 +110,14 @@ def _how_and_from(obj: dict[str, Any], winner: int) -> tuple[WinHow, int | None]
     """How the hand was won and, for a discard or a robbed gang, from whom."""
     how = obj.get("how")
     if how not in WIN_HOWS:
-        raise CalcError(f"how must be one of {', '.join(WIN_HOWS)}")
+        raise CalcError(f"how must be one of {', '.join(WIN_HOWS)}", "calc_err_how", hows=", ".join(WIN_HOWS))
     if how not in ("discard", "rob_gang"):
         if obj.get("from") is not None:
-            raise CalcError(f"from is only for discard and rob_gang, not {how}")
+            raise CalcError(f"from is only for discard and rob_gang, not {how}", "calc_err_from_unused", how=how)
         return how, None
-    from_seat = _seat(obj, "from", f"from (needed for how={how})")
+    from_seat = _seat(obj, "from", how)
     if from_seat == winner:
-        raise CalcError("from must be another seat than the winner")
+        raise CalcError("from must be another seat than the winner", "calc_err_from_winner")
     return how, from_seat
 
 
@@ -117,7 +125,8 @@ def _undo_robbed_gang(seats: tuple[SeatMelds, ...], robbed: int, tile: Tile) -> 
     """The robbed seat keeps its peng (§6); a robbed ``xu_gang`` listed in the input is read as that peng."""
     melds = seats[robbed].melds
     if not any(m.kind in ("peng", "xu_gang") and m.tile == tile for m in melds):
-        raise CalcError(f"rob_gang: seat {robbed} has no peng of {tile_name(tile)} to add a kong to")
+        raise CalcError(f"rob_gang: seat {robbed} has no peng of {tile_name(tile)} to add a kong to",
+                        "calc_err_rob", seat=robbed, tile=tile_name(tile))
     undone = tuple(Meld("peng", m.tiles, m.from_seat) if m.kind == "xu_gang" and m.tile == tile else m for m in melds)
     return tuple(replace(s, melds=undone) if i == robbed else s for i, s in enumerate(seats))
 
@@ -125,40 +134,42 @@ def _undo_robbed_gang(seats: tuple[SeatMelds, ...], robbed: int, tile: Tile) -> 
 def _no_unknown_keys(obj: dict[str, Any], allowed: frozenset[str], where: str) -> None:
     unknown = sorted(set(obj) - allowed)
     if unknown:
-        raise CalcError(f"{where}: unknown key {unknown[0]!r}")
+        raise CalcError(f"{where}: unknown key {unknown[0]!r}", "calc_err_key", where=where, key=unknown[0])
 
 
-def _seat(obj: dict[str, Any], key: str, name: str) -> int:
+def _seat(obj: dict[str, Any], key: str, how: str | None = None) -> int:
+    """A seat number at ``key`` (``how``: the win it is needed for, said in the complaint)."""
     value = obj.get(key)
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 3:
-        raise CalcError(f"{name} must be a seat number 0-3")
+        name = key if how is None else f"{key} (needed for how={how})"
+        raise CalcError(f"{name} must be a seat number 0-3", "calc_err_seat", key=name)
     return value
 
 
 def _tile(obj: dict[str, Any], key: str) -> Tile:
     value = obj.get(key)
     if not isinstance(value, str):
-        raise CalcError(f"{key} must be a tile such as \"5m\"")
+        raise CalcError(f"{key} must be a tile such as \"5m\"", "calc_err_tile_type", key=key)
     try:
         return parse_tile(value)
     except TileError as e:
-        raise CalcError(f"{key}: {e}") from None
+        raise CalcError(f"{key}: {e}", "calc_err_not_tiles", key=key, said=value) from None
 
 
 def _tiles(obj: dict[str, Any], key: str) -> tuple[Tile, ...]:
     value = obj.get(key)
     if not isinstance(value, str):
-        raise CalcError(f"{key} must be a tile string such as \"234678p345s5m\"")
+        raise CalcError(f"{key} must be a tile string such as \"234678p345s5m\"", "calc_err_tiles_type", key=key)
     try:
         return tuple(parse_tiles(value))
     except TileError as e:
-        raise CalcError(f"{key}: {e}") from None
+        raise CalcError(f"{key}: {e}", "calc_err_not_tiles", key=key, said=value) from None
 
 
 def _count(obj: dict[str, Any], key: str, where: str) -> int:
     value = obj.get(key, 0)
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= COPIES:
-        raise CalcError(f"{where}: {key} must be a whole number 0-4")
+        raise CalcError(f"{where}: {key} must be a whole number 0-4", "calc_err_count", where=where, key=key)
     return value
 
 
@@ -167,17 +178,17 @@ def _player(obj: Any, seat: int, laizi: Tile) -> SeatMelds:
     if obj is None:
         return SeatMelds()
     if not isinstance(obj, dict):
-        raise CalcError(f"{where} must be an object")
+        raise CalcError(f"{where} must be an object", "calc_err_player", where=where)
     _no_unknown_keys(obj, PLAYER_KEYS, where)
     raw_melds = obj.get("melds", [])
     if not isinstance(raw_melds, list):
-        raise CalcError(f"{where}: melds must be a list")
+        raise CalcError(f"{where}: melds must be a list", "calc_err_melds", where=where)
     if len(raw_melds) > 4:
-        raise CalcError(f"{where}: at most four melds fit in a hand")
+        raise CalcError(f"{where}: at most four melds fit in a hand", "calc_err_melds_many", where=where)
     melds = tuple(_meld(m, seat, laizi, f"{where}.melds[{i}]") for i, m in enumerate(raw_melds))
     ready = obj.get("ready", True)
     if not isinstance(ready, bool):
-        raise CalcError(f"{where}: ready must be true or false")
+        raise CalcError(f"{where}: ready must be true or false", "calc_err_ready", where=where)
     return SeatMelds(melds, _count(obj, "hongzhong_gangs", where), _count(obj, "laizi_gangs", where), ready,
                      _count(obj, "laizi_thrown", where))
 
@@ -186,16 +197,19 @@ def _meld(obj: Any, seat: int, laizi: Tile, where: str) -> Meld:
     try:
         meld = Meld.from_json(obj)
     except MeldError as e:
-        raise CalcError(f"{where}: {e}") from None
+        raise CalcError(f"{where}: {e}", "calc_err_meld", where=where, error=str(e)) from None
     _no_unknown_keys(obj, MELD_KEYS[meld.kind], where)
     if meld.kind == "chi" and "claimed" in obj and meld.claimed is None:
-        raise CalcError(f"{where}: claimed must be one of the chi's tiles, such as \"4m\"")
+        raise CalcError(f"{where}: claimed must be one of the chi's tiles, such as \"4m\"", "calc_err_claimed",
+                        where=where)
     if meld.from_seat == seat:
-        raise CalcError(f"{where}: a seat cannot claim its own discard")
+        raise CalcError(f"{where}: a seat cannot claim its own discard", "calc_err_own_discard", where=where)
     if meld.kind == "chi" and meld.from_seat != (seat - 1) % 4:
-        raise CalcError(f"{where}: a chi comes from the 上家, seat {(seat - 1) % 4}")
+        raise CalcError(f"{where}: a chi comes from the 上家, seat {(seat - 1) % 4}", "calc_err_chi_from",
+                        where=where, seat=(seat - 1) % 4)
     if any(t in (HONGZHONG, laizi) for t in meld.tiles):
-        raise CalcError(f"{where}: 红中 and the 赖子 never make a chi, peng or gang")
+        raise CalcError(f"{where}: 红中 and the 赖子 never make a chi, peng or gang", "calc_err_meld_special",
+                        where=where)
     return meld
 
 
@@ -209,7 +223,8 @@ def _check_counts(winner_tiles: Sequence[Tile], seats: Sequence[SeatMelds], laiz
     counts = to_counts(visible)
     for t in range(NUM_KINDS):
         if counts[t] > COPIES:
-            raise CalcError(f"{counts[t]} copies of {tile_name(t)}: there are only four of each tile")
+            raise CalcError(f"{counts[t]} copies of {tile_name(t)}: there are only four of each tile",
+                            "calc_err_copies", count=counts[t], tile=tile_name(t))
 
 
 def main(argv: list[str] | None = None, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:

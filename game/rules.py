@@ -21,7 +21,13 @@ YI_SE_PATTERNS: Final = ("qing_yi_se", "jiang_yi_se", "feng_yi_se")
 
 
 class RulesError(ValueError):
-    """An unknown preset or option, or an option value of the wrong kind."""
+    """An unknown preset or option, or an option value of the wrong kind. The message is English; ``code`` and
+    ``fields`` name the same complaint for a translated text (a catalogue id of the bot)."""
+
+    def __init__(self, message: str, code: str = "rules_err_other", /, **fields: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.fields: dict[str, object] = {"error": message} if code == "rules_err_other" else fields
 
 
 @dataclass(frozen=True)
@@ -49,7 +55,7 @@ class Rules:
             return cls()
         if name == "koukoufan":
             return cls(preset="koukoufan", per_meld_opening=True, golden_cap=500)
-        raise RulesError(f"unknown rules preset {name!r} (kaikoufan or koukoufan)")
+        raise RulesError(f"unknown rules preset {name!r} (kaikoufan or koukoufan)", "rules_err_preset", said=name)
 
     @classmethod
     def from_json(cls, obj: Any) -> Rules:
@@ -59,11 +65,11 @@ class Rules:
         if isinstance(obj, str):
             return cls.preset_named(obj)
         if not isinstance(obj, dict):
-            raise RulesError("rules must be a preset name or an object")
+            raise RulesError("rules must be a preset name or an object", "rules_err_shape")
         opts = dict(obj)
         preset = opts.pop("preset", "kaikoufan")
         if not isinstance(preset, str):
-            raise RulesError("preset must be a string")
+            raise RulesError("preset must be a string", "rules_err_preset_type")
         base = cls.preset_named(preset)
         return base.with_options(opts)
 
@@ -72,7 +78,7 @@ class Rules:
         names = {f.name for f in dataclasses.fields(self)} - {"preset"}
         unknown = [key for key in opts if key not in names]
         if unknown:
-            raise RulesError(f"unknown rules option {unknown[0]!r}")
+            raise RulesError(f"unknown rules option {unknown[0]!r}", "rules_err_option", said=unknown[0])
         # bright_cap last: `true` is read against the golden cap these same options may set.
         others = {k: _coerce(self, k, v) for k, v in opts.items() if k != "bright_cap"}
         changed = dataclasses.replace(self, **others)
@@ -107,24 +113,25 @@ def _bright_cap(rules: Rules, value: Any) -> int | None:
         return rules.golden_cap + 100
     if isinstance(value, int) and value > 0:
         return value
-    raise RulesError("bright_cap must be false, true or a positive whole number")
+    raise RulesError("bright_cap must be false, true or a positive whole number", "rules_err_bright_cap")
 
 
 def _per_meld_opening(rules: Rules, value: Any) -> bool:
     if not isinstance(value, bool):
-        raise RulesError("per_meld_opening must be true or false")
+        raise RulesError("per_meld_opening must be true or false", "rules_err_bool", key="per_meld_opening")
     return value
 
 
 def _multi_win_order(rules: Rules, value: Any) -> str:
     if value not in ("dealer", "discarder"):
-        raise RulesError("multi_win_order must be 'dealer' or 'discarder'")
+        raise RulesError("multi_win_order must be 'dealer' or 'discarder'", "rules_err_multi_win")
     return str(value)
 
 
 def _liable_yi_se(rules: Rules, value: Any) -> tuple[str, ...]:
     if not isinstance(value, list | tuple) or any(v not in YI_SE_PATTERNS for v in value):
-        raise RulesError(f"liable_yi_se must be a list drawn from {list(YI_SE_PATTERNS)}")
+        raise RulesError(f"liable_yi_se must be a list drawn from {list(YI_SE_PATTERNS)}", "rules_err_liable",
+                         patterns=", ".join(YI_SE_PATTERNS))
     return tuple(v for v in YI_SE_PATTERNS if v in value)
 
 
@@ -139,13 +146,13 @@ _SPECIAL: Final[dict[str, Callable[[Rules, Any], Any]]] = {
 
 def _fraction(key: str, value: Any) -> Fraction:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise RulesError(f"{key} must be a number")
+        raise RulesError(f"{key} must be a number", "rules_err_number", key=key)
     try:
         frac = Fraction(str(value))
     except ValueError:
-        raise RulesError(f"{key} must be a number") from None
+        raise RulesError(f"{key} must be a number", "rules_err_number", key=key) from None
     if frac <= 0:
-        raise RulesError(f"{key} must be positive")
+        raise RulesError(f"{key} must be positive", "rules_err_positive", key=key)
     return frac
 
 
@@ -158,9 +165,9 @@ def _coerce(rules: Rules, key: str, value: Any) -> Any:
         return _fraction(key, value)
     if isinstance(current, int):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise RulesError(f"{key} must be a whole number ≥ 0")
+            raise RulesError(f"{key} must be a whole number ≥ 0", "rules_err_whole", key=key)
         return value
-    raise RulesError(f"option {key!r} cannot be set")
+    raise RulesError(f"option {key!r} cannot be set", "rules_err_fixed", key=key)
 
 
 DEFAULT_RULES: Final = Rules()

@@ -31,7 +31,8 @@ SUIT_CN: Final = {"m": "万", "p": "筒", "s": "条"}
 NUMERALS_CN: Final = "一二三四五六七八九"
 HONOR_CN: Final = ("东", "南", "西", "北", "白", "发", "中")
 HONOR_EN: Final = ("East", "South", "West", "North", "White", "Green", "Red")
-SUIT_EN: Final = {"m": "Characters", "p": "Dots", "s": "Bamboo"}
+SUIT_EN: Final = {"m": "Character", "p": "Dot", "s": "Bamboo"}  # one tile: "5 Character"
+SUIT_EN_PLURAL: Final = {"m": "Characters", "p": "Dots", "s": "Bamboo"}  # several: "2 4 4 Characters"
 
 # 赖子 order for honors (§3): 东→南→西→北→发→白→东, and 中→发.
 _HONOR_NEXT: Final = {EAST: SOUTH, SOUTH: WEST, WEST: NORTH, NORTH: GREEN, GREEN: WHITE, WHITE: EAST, RED: GREEN}
@@ -84,12 +85,33 @@ def tile_en(t: Tile) -> str:
 
 
 def tile_label(t: Tile, lang: str) -> str:
-    """A tile in words for people (never the ``1m…7z`` code): 五万 · 东 · 中, or 5 Characters · East · Red.
+    """A tile in words for people (never the ``1m…7z`` code): 五万 · 东 · 中, or 5 Character · East · Red.
 
     >>> tile_label(parse_tile("7z"), "en"), tile_label(parse_tile("9s"), "zh")
     ('Red', '九条')
     """
     return tile_cn(t) if lang == "zh" else tile_en(t)
+
+
+def tiles_label(tiles: Iterable[Tile], lang: str) -> str:
+    """Several tiles in words, sorted, a suit's ranks together: 二四四万 东 中, or 2 4 4 Characters · East · Red.
+
+    >>> tiles_label(parse_tiles("244m6p77z"), "zh"), tiles_label(parse_tiles("244m6p77z"), "en")
+    ('二四四万 六筒 中 中', '2 4 4 Characters · 6 Dot · Red · Red')
+    """
+    groups: list[str] = []
+    by_suit: dict[str, list[Tile]] = {}
+    for t in sorted(tiles):
+        by_suit.setdefault(suit_of(t), []).append(t)
+    for suit, kinds in by_suit.items():
+        if suit == "z":
+            groups += [tile_label(t, lang) for t in kinds]
+        elif lang == "zh":
+            groups.append("".join(NUMERALS_CN[t % 9] for t in kinds) + SUIT_CN[suit])
+        else:
+            names = SUIT_EN_PLURAL if len(kinds) > 1 else SUIT_EN
+            groups.append(" ".join(str(rank_of(t)) for t in kinds) + f" {names[suit]}")
+    return (" " if lang == "zh" else " · ").join(groups)
 
 
 def parse_tile(s: str) -> Tile:

@@ -30,7 +30,7 @@ _LABELS: Final[dict[str, tuple[str, str]]] = {
     "dealer": ("庄", "D"),
     "ready": ("听", "R"),
     "waits": ("听牌提示", "Waiting on"),
-    "claimable": ("可吃碰杠胡", "You may claim"),
+    "claimable": ("可以要牌", "You may claim"),  # which claims: the buttons say
     "discarded": ("{name} 打出", "{name} discarded"),
     "hongzhong_gangs": ("红中杠 ×{n}", "Red kong ×{n}"),
     "laizi_gangs": ("赖子杠 ×{n}", "Wild kong ×{n}"),

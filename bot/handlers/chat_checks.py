@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from telegram import Chat, Update
+from telegram import Chat, InlineKeyboardMarkup, Update
 from telegram.constants import ChatMemberStatus
 from telegram.error import TelegramError
 
@@ -31,3 +31,16 @@ async def is_admin(context: BotContext, chat_id: int, user_id: int) -> bool:
         log.warning("cannot check whether %s is an admin of %s: %s", user_id, chat_id, e)
         return False
     return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+
+
+def command_id(update: Update) -> int | None:
+    """In a group, the id of the command's message (the bot's answer replies to it); None elsewhere."""
+    message = update.effective_message
+    return message.message_id if message is not None and in_group(update) else None
+
+
+def reply(update: Update, context: BotContext, text: str, markup: InlineKeyboardMarkup | None = None) -> None:
+    """Answer a command: in a group, as a reply to the command's message, never merged with other texts."""
+    chat = update.effective_chat
+    if chat is not None:
+        context.outbox.announce(chat.id, text, markup, reply_to=command_id(update))

@@ -14,15 +14,19 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from telegram import Update
 
 from bot.context import BotContext
-from bot.handlers.chat_checks import in_private
+from bot.handlers.chat_checks import in_private, reply
 from bot.i18n import language_for, private_language, t
 from bot.play.callback_data import fields
 from bot.views.info_views import calc_answer, lang_markup, rules_text
 from storage.chats import ChatSettings
 from storage.players import LANGUAGES
+
+MAX_QUOTE: Final = 40  # how much of an unknown message the answer quotes
 
 
 async def rules_command(update: Update, context: BotContext) -> None:
@@ -31,7 +35,7 @@ async def rules_command(update: Update, context: BotContext) -> None:
         return
     lang = await language_for(context.db, chat.id, update.effective_user)
     settings = await context.db.chats.get(chat.id) if chat.id < 0 else ChatSettings(chat.id)
-    context.outbox.announce(chat.id, rules_text(settings, lang))
+    reply(update, context, rules_text(settings, lang))
 
 
 async def calc_command(update: Update, context: BotContext) -> None:
@@ -40,10 +44,10 @@ async def calc_command(update: Update, context: BotContext) -> None:
         return
     lang = await language_for(context.db, chat.id, update.effective_user)
     if not in_private(update):
-        context.outbox.announce(chat.id, t("calc_private_only", lang))
+        reply(update, context, t("calc_private_only", lang))
         return
     _, *rest = message.text.split(maxsplit=1)  # the JSON may follow on the same line or the next
-    context.outbox.announce(chat.id, calc_answer(rest[0], lang) if rest else t("calc_usage", lang))
+    reply(update, context, calc_answer(rest[0], lang) if rest else t("calc_usage", lang))
 
 
 async def calc_message(update: Update, context: BotContext) -> None:
@@ -52,7 +56,7 @@ async def calc_message(update: Update, context: BotContext) -> None:
     if chat is None or message is None or not message.text:
         return
     lang = await language_for(context.db, chat.id, update.effective_user)
-    context.outbox.announce(chat.id, calc_answer(message.text, lang))
+    reply(update, context, calc_answer(message.text, lang))
 
 
 async def help_command(update: Update, context: BotContext) -> None:
@@ -60,7 +64,7 @@ async def help_command(update: Update, context: BotContext) -> None:
     if chat is None:
         return
     lang = await language_for(context.db, chat.id, update.effective_user)
-    context.outbox.announce(chat.id, t("help", lang))
+    reply(update, context, t("help", lang))
 
 
 async def lang_command(update: Update, context: BotContext) -> None:
@@ -69,16 +73,16 @@ async def lang_command(update: Update, context: BotContext) -> None:
         return
     lang = await language_for(context.db, chat.id, user)
     if not in_private(update):
-        context.outbox.announce(chat.id, t("lang_group", lang))
+        reply(update, context, t("lang_group", lang))
         return
     wanted = (context.args or [""])[0].lower()
     if wanted in LANGUAGES:
         await context.db.players.set_language(user.id, wanted)
-        context.outbox.announce(chat.id, t("lang_set", wanted))
+        reply(update, context, t("lang_set", wanted))
     elif wanted:
-        context.outbox.announce(chat.id, t("lang_unknown", lang, choices=" · ".join(LANGUAGES)))
+        reply(update, context, t("lang_unknown", lang, choices=" · ".join(LANGUAGES)))
     else:
-        context.outbox.announce(chat.id, t("lang_choose", lang), lang_markup())
+        reply(update, context, t("lang_choose", lang), lang_markup())
 
 
 async def lang_press(update: Update, context: BotContext) -> None:
@@ -89,6 +93,16 @@ async def lang_press(update: Update, context: BotContext) -> None:
     await private_language(context.db, query.from_user)  # registers someone the bot has not met yet
     await context.db.players.set_language(query.from_user.id, wanted)
     await query.answer(t("lang_set", wanted))
+
+
+async def private_fallback(update: Update, context: BotContext) -> None:
+    """Plain text or an unknown /command in a private chat: a short pointer to /help, quoting what was said."""
+    chat, message = update.effective_chat, update.effective_message
+    if chat is None or message is None or not message.text:
+        return
+    lang = await language_for(context.db, chat.id, update.effective_user)
+    said = message.text.strip().split("\n")[0][:MAX_QUOTE]
+    reply(update, context, t("private_unknown", lang, said=said))
 
 
 async def remember_language(update: Update, context: BotContext) -> None:

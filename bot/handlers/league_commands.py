@@ -11,8 +11,8 @@ import logging
 from telegram import Update
 
 from bot.context import BotContext
-from bot.handlers.chat_checks import in_group, is_admin
-from bot.i18n import t
+from bot.handlers.chat_checks import in_group, is_admin, reply
+from bot.i18n import private_language, t
 from bot.league.subcommands import ADMIN_SUBCOMMANDS, run_subcommand
 from bot.play.callback_data import fields
 from storage.errors import StorageError
@@ -25,18 +25,18 @@ async def league_command(update: Update, context: BotContext) -> None:
     if user is None or chat is None or message is None or not message.text:
         return
     if not in_group(update):
-        context.outbox.announce(chat.id, t("group_only", context.config.lang))
+        reply(update, context, t("group_only", await private_language(context.db, user)))
         return
     words = message.text.split(maxsplit=2)
     sub = words[1].lower() if len(words) > 1 else ""
     rest = words[2] if len(words) > 2 else ""
     nights = context.nights
     if sub in ADMIN_SUBCOMMANDS and not await is_admin(context, chat.id, user.id):
-        reply: str | None = t("league_admin_only", await nights.lang(chat.id))
+        answer: str | None = t("league_admin_only", await nights.lang(chat.id))
     else:
-        reply = await run_subcommand(nights, chat.id, sub, rest)
-    if reply:
-        context.outbox.announce(chat.id, reply)
+        answer = await run_subcommand(nights, chat.id, sub, rest, lambda text: reply(update, context, text))
+    if answer:
+        reply(update, context, answer)
 
 
 async def signup_press(update: Update, context: BotContext) -> None:
@@ -46,9 +46,10 @@ async def signup_press(update: Update, context: BotContext) -> None:
         return
     night_id, choice = fields(query.data)
     nights = context.nights
+    lang = await private_language(context.db, query.from_user)  # the answer speaks the presser's language
     try:
-        notice = await nights.sign(int(night_id), query.from_user.id, query.from_user.full_name, choice == "in")
+        notice = await nights.sign(int(night_id), query.from_user.id, query.from_user.full_name, choice == "in", lang)
     except StorageError as e:
         log.info("sign-up press refused: %s", e)
-        notice = t("league_signups_closed", context.config.lang)
+        notice = t("league_signups_closed", lang)
     await query.answer(notice)

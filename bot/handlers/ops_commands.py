@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from telegram import Update
 
 from bot.context import BotContext
+from bot.handlers.chat_checks import reply
 from bot.i18n import language_for, t
 from bot.logs import errors
 from bot.play.manager import TableManager
@@ -34,6 +35,6 @@ async def status_command(update: Update, context: BotContext) -> None:
         return
     lang = await language_for(context.db, chat.id, user)
     if user.id not in context.config.admin_ids:
-        context.outbox.announce(chat.id, t("status_denied", lang))
+        reply(update, context, t("status_denied", lang))
         return
-    context.outbox.announce(chat.id, await status_text(context.manager, lang))
+    reply(update, context, await status_text(context.manager, lang))

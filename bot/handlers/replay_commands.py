@@ -13,8 +13,9 @@ from __future__ import annotations
 from telegram import Update
 
 from bot.context import BotContext
+from bot.handlers.chat_checks import reply
 from bot.handlers.standings_commands import replay_for
-from bot.i18n import language_for, t
+from bot.i18n import language_for, private_language, t
 from bot.outbox import Content
 from bot.play.callback_data import fields
 from bot.views.replay_views import animation_content, replay_content, verify_text
@@ -31,11 +32,11 @@ async def _shared(update: Update, context: BotContext, lang: str, usage: str) ->
     chat = update.effective_chat
     assert chat is not None
     if not context.args:
-        context.outbox.announce(chat.id, t(usage, lang))
+        reply(update, context, t(usage, lang))
         return None
     shared = await context.db.hands.by_code(context.args[0])
     if shared is None:
-        context.outbox.announce(chat.id, t("replay_no_code", lang, code=context.args[0][:12]))
+        reply(update, context, t("replay_no_code", lang, code=context.args[0][:12]))
     return shared
 
 
@@ -65,7 +66,7 @@ async def verify_command(update: Update, context: BotContext) -> None:
     lang = await language_for(context.db, chat.id, user)
     shared = await _shared(update, context, lang, "verify_usage")
     if shared is not None:
-        context.outbox.announce(chat.id, verify_text(shared, lang))
+        reply(update, context, verify_text(shared, lang))
 
 
 async def replay_press(update: Update, context: BotContext) -> None:
@@ -75,15 +76,16 @@ async def replay_press(update: Update, context: BotContext) -> None:
         return
     chat_id = query.message.chat.id
     lang = await language_for(context.db, chat_id, query.from_user)
+    presser = await private_language(context.db, query.from_user)  # the answer speaks the presser's language
     code, step, seat_field = fields(query.data)
     shared = await context.db.hands.by_code(code)
     if shared is None:
-        await query.answer(t("replay_no_code", lang, code=code))
+        await query.answer(t("replay_no_code", presser, code=code))
         return
     seat = None if seat_field == "a" else int(seat_field)
     if step == "gif":
         context.outbox.show(chat_id, f"gif{code}", animation_content(shared, seat, lang), fresh=True)
-        await query.answer(t("replay_gif_coming", lang))
+        await query.answer(t("replay_gif_coming", presser))
         return
     context.outbox.show(chat_id, _slot(code), replay_content(shared, int(step), seat, lang))
     await query.answer()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from telegram import Update
 
 from bot.context import BotContext
+from bot.handlers.chat_checks import reply
 from bot.i18n import language_for, t
 from bot.play.callback_data import fields
 
@@ -16,13 +17,13 @@ async def review_command(update: Update, context: BotContext) -> None:
         return
     lang = await language_for(context.db, user.id, user)  # the review is sent privately, in their language
     if not context.args:
-        context.outbox.announce(chat.id, t("review_usage", lang))
+        reply(update, context, t("review_usage", lang))
         return
     notice = await context.reviews.request(user.id, lang, context.args[0])
     if notice is not None:
-        context.outbox.announce(chat.id, notice)
+        reply(update, context, notice)
     elif chat.id != user.id:
-        context.outbox.announce(chat.id, t("review_sent_privately", lang))
+        reply(update, context, t("review_sent_privately", lang))
 
 
 async def review_press(update: Update, context: BotContext) -> None:

@@ -9,13 +9,14 @@ game applies from the next game. Only group admins may open the menu or press it
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, replace
 from typing import Final
 
 from telegram import Update
 
 from bot.context import BotContext
-from bot.handlers.chat_checks import in_group, is_admin
-from bot.i18n import language_for, t
+from bot.handlers.chat_checks import command_id, in_group, is_admin, reply
+from bot.i18n import language_for, private_language, t
 from bot.play.callback_data import fields
 from bot.settings_options import OPTIONS, Option, SettingRefused, changes_for, current, shown
 from bot.views.menu_views import menu
@@ -32,13 +33,13 @@ async def settings_command(update: Update, context: BotContext) -> None:
     if user is None or chat is None:
         return
     if not in_group(update):
-        context.outbox.announce(chat.id, t("settings_group_only", await language_for(context.db, chat.id, user)))
+        reply(update, context, t("settings_group_only", await language_for(context.db, chat.id, user)))
         return
     settings = await context.db.chats.get(chat.id)
     if not await is_admin(context, chat.id, user.id):
-        context.outbox.announce(chat.id, t("settings_admins_only", settings.language))
+        reply(update, context, t("settings_admins_only", settings.language))
         return
-    context.outbox.show(chat.id, SLOT, menu(settings, "main"), fresh=True)
+    context.outbox.show(chat.id, SLOT, replace(menu(settings, "main"), reply_to=command_id(update)), fresh=True)
 
 
 async def settings_press(update: Update, context: BotContext) -> None:
@@ -48,27 +49,42 @@ async def settings_press(update: Update, context: BotContext) -> None:
         return
     chat_id = query.message.chat.id
     settings = await context.db.chats.get(chat_id)
+    presser = await private_language(context.db, query.from_user)  # the answer speaks the presser's language
     parts = fields(query.data)
     notice: str | None = None
     if not await is_admin(context, chat_id, query.from_user.id):
-        notice = t("settings_admins_only", settings.language)
+        notice = t("settings_admins_only", presser)
     elif len(parts) == 2 and parts[0] == "p" and (parts[1] in ("main", "rules") or parts[1] in OPTIONS):
         context.outbox.show(chat_id, SLOT, menu(settings, parts[1]))
     elif len(parts) == 3 and parts[0] == "s" and parts[1] in OPTIONS:
-        notice = await _set(context, chat_id, settings, OPTIONS[parts[1]], parts[2], query.from_user.full_name)
+        change = Change(OPTIONS[parts[1]], parts[2], query.from_user.full_name, presser)
+        notice = await _set(context, chat_id, settings, change)
     else:
-        notice = t("settings_stale", settings.language)
+        notice = t("settings_stale", presser)
     await query.answer(notice)
 
 
-async def _set(context: BotContext, chat_id: int, settings: ChatSettings, option: Option, choice: str,
-               who: str) -> str:
+@dataclass(frozen=True)
+class Change:
+    """One press of a choice: the option, the choice, who pressed and the language of their answer."""
+
+    option: Option
+    choice: str
+    who: str
+    lang: str
+
+
+async def _set(context: BotContext, chat_id: int, settings: ChatSettings, change: Change) -> str:
     """Store one change, announce it, refresh the menu; the press's short answer."""
+    option, choice, who = change.option, change.choice, change.who
     try:
         updated = await context.db.chats.update(chat_id, **changes_for(settings, option, choice))
     except (SettingRefused, StorageError) as e:
         log.info("chat %s: setting %s=%s refused: %s", chat_id, option.key, choice, e)
-        return t("settings_refused", settings.language)
+        if isinstance(e, StorageError):
+            return t("settings_refused", change.lang)
+        setting = t(f"set_{option.key}", change.lang)
+        return t("settings_refused_choice", change.lang, setting=setting, choice=choice[:40])
     lang = updated.language
     if updated != settings:
         key = "settings_changed_next_game" if option.key == "hands_per_game" else "settings_changed"
@@ -78,4 +94,4 @@ async def _set(context: BotContext, chat_id: int, settings: ChatSettings, option
         if table is not None and table.state == "lobby":  # nothing dealt yet: the next hand is the first
             await context.manager.follow_settings(table)
     context.outbox.show(chat_id, SLOT, menu(updated, option.key))
-    return t("settings_saved", lang)
+    return t("settings_saved", change.lang)

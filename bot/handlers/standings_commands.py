@@ -13,13 +13,14 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Final
 
 from telegram import MessageEntity, Update
 
 from bot.context import BotContext
-from bot.handlers.chat_checks import in_group
-from bot.i18n import language_for, t
+from bot.handlers.chat_checks import command_id, in_group, reply
+from bot.i18n import language_for, private_language, t
 from bot.outbox import Content
 from bot.play.callback_data import fields
 from bot.views.standings_views import (
@@ -57,10 +58,11 @@ _PATTERN_WORDS: Final = {
 }
 
 
-async def _show_card(context: BotContext, chat_id: int, player_id: int, lang: str) -> None:
+async def _show_card(context: BotContext, chat_id: int, player_id: int, lang: str, reply_to: int | None) -> None:
     card = await context.db.standings.card(player_id)
     stats = await context.db.stats.player(player_id, context.db.now(), chat_id if chat_id < 0 else None)
-    context.outbox.show(chat_id, f"me{player_id}", card_content(card, stats, lang), fresh=True)
+    content = replace(card_content(card, stats, lang), reply_to=reply_to)
+    context.outbox.show(chat_id, f"me{player_id}", content, fresh=True)
 
 
 async def me_command(update: Update, context: BotContext) -> None:
@@ -69,7 +71,7 @@ async def me_command(update: Update, context: BotContext) -> None:
         return
     lang = await language_for(context.db, chat.id, user)
     await context.db.players.upsert(user.id, user.full_name)  # the card shows their name as it is now
-    await _show_card(context, chat.id, user.id, lang)
+    await _show_card(context, chat.id, user.id, lang, command_id(update))
 
 
 async def _stats_target(update: Update, context: BotContext) -> int | None:
@@ -96,9 +98,9 @@ async def stats_command(update: Update, context: BotContext) -> None:
     if target == user.id:
         await context.db.players.upsert(user.id, user.full_name)
     if target is None or await context.db.players.get(target) is None:
-        context.outbox.announce(chat.id, t("stats_unknown", lang))
+        reply(update, context, t("stats_unknown", lang))
         return
-    await _show_card(context, chat.id, target, lang)
+    await _show_card(context, chat.id, target, lang, command_id(update))
 
 
 async def _period(db: Database, chat_id: int, period: str) -> Period:
@@ -121,18 +123,18 @@ async def top_command(update: Update, context: BotContext) -> None:
         return
     lang = await language_for(context.db, chat.id, update.effective_user)
     if not in_group(update):
-        context.outbox.announce(chat.id, t("top_group_only", lang))
+        reply(update, context, t("top_group_only", lang))
         return
     word = " ".join(context.args or ()).strip().lower()
     period = next((p for p, words in _PERIOD_WORDS.items() if word in words), "all" if not word else None)
     if period is not None:
         content = await _top(context.db, chat.id, chat.title or "", period, lang)
-        context.outbox.show(chat.id, "top", content, fresh=True)
+        context.outbox.show(chat.id, "top", replace(content, reply_to=command_id(update)), fresh=True)
     elif word in _PATTERN_WORDS:
         entries = await context.db.stats.pattern_board(chat.id, _PATTERN_WORDS[word])
-        context.outbox.announce(chat.id, pattern_board_text(entries, _PATTERN_WORDS[word], lang))
+        reply(update, context, pattern_board_text(entries, _PATTERN_WORDS[word], lang))
     else:
-        context.outbox.announce(chat.id, t("top_usage", lang, word=word[:40]))
+        reply(update, context, t("top_usage", lang, word=word[:40]))
 
 
 async def rank_command(update: Update, context: BotContext) -> None:
@@ -141,7 +143,7 @@ async def rank_command(update: Update, context: BotContext) -> None:
         return
     lang = await language_for(context.db, chat.id, user)
     player = await context.db.players.upsert(user.id, user.full_name)
-    context.outbox.announce(chat.id, rank_text(player.skill, lang))
+    reply(update, context, rank_text(player.skill, lang))
 
 
 async def history_command(update: Update, context: BotContext) -> None:
@@ -150,7 +152,7 @@ async def history_command(update: Update, context: BotContext) -> None:
         return
     lang = await language_for(context.db, chat.id, user)
     entries = await context.db.standings.history(user.id, HISTORY_HANDS)
-    context.outbox.announce(chat.id, history_text(entries, lang), history_markup(entries))
+    reply(update, context, history_text(entries, lang), history_markup(entries))
 
 
 async def replay_for(db: Database, hand_id: int, user_id: int, lang: str) -> str:
@@ -188,5 +190,5 @@ async def standings_press(update: Update, context: BotContext) -> None:
         for n, part in enumerate(chunks(text)):
             context.outbox.show(chat.id, f"replay{value}.{n}", Content(part), fresh=True)
     else:
-        notice = t("settings_stale", lang)
+        notice = t("settings_stale", await private_language(context.db, query.from_user))
     await query.answer(notice)

@@ -14,7 +14,7 @@ from telegram import Update
 from telegram.error import TelegramError
 
 from bot.context import BotContext
-from bot.handlers.chat_checks import in_group, in_private, is_admin
+from bot.handlers.chat_checks import in_group, in_private, is_admin, reply
 from bot.i18n import language_for, private_language, t
 from bot.play.callback_data import BadCallback, decode
 from bot.play.manager import Reply
@@ -24,9 +24,10 @@ log = logging.getLogger(__name__)
 JOIN_PREFIX: Final = "join_"
 
 
-def _say(context: BotContext, chat_id: int, reply: Reply) -> None:
-    if reply.text:
-        context.outbox.announce(chat_id, reply.text, reply.markup)
+def _say(update: Update, context: BotContext, answer: Reply) -> None:
+    """The manager's answer to a command, replying to it in a group."""
+    if answer.text:
+        reply(update, context, answer.text, answer.markup)
 
 
 async def start(update: Update, context: BotContext) -> None:
@@ -40,19 +41,20 @@ async def start(update: Update, context: BotContext) -> None:
             group_id = int(payload[len(JOIN_PREFIX) :])
         except ValueError:
             group_id = 0
-        await private_language(context.db, user)  # someone new sits down speaking their Telegram language
-        _say(context, chat.id, await context.manager.join(group_id, user.id, user.full_name, from_private=True))
+        lang = await private_language(context.db, user)  # someone new sits down speaking their Telegram language
+        _say(update, context, await context.manager.join(group_id, user.id, user.full_name, from_private=True,
+                                                         lang=lang))
         return
     key = "start_hello" if in_private(update) else "help"
     lang = await language_for(context.db, chat.id, user)  # in private: the player's own language
-    context.outbox.announce(chat.id, t(key, lang) + "\n\n" + t("help", lang))
+    reply(update, context, t(key, lang) + "\n\n" + t("help", lang))
 
 
 async def _group_only(update: Update, context: BotContext) -> bool:
     """True in a group; elsewhere says the command is for groups."""
     chat = update.effective_chat
     if chat is not None and not in_group(update):
-        context.outbox.announce(chat.id, t("group_only", context.config.lang))
+        reply(update, context, t("group_only", await language_for(context.db, chat.id, update.effective_user)))
     return chat is not None and update.effective_user is not None and in_group(update)
 
 
@@ -62,7 +64,7 @@ async def newgame(update: Update, context: BotContext) -> None:
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     await private_language(context.db, user)  # someone new sits down speaking their Telegram language
-    _say(context, chat.id, await context.manager.new_table(chat.id, chat.title or "", user.id, user.full_name))
+    _say(update, context, await context.manager.new_table(chat.id, chat.title or "", user.id, user.full_name))
 
 
 async def join(update: Update, context: BotContext) -> None:
@@ -71,28 +73,28 @@ async def join(update: Update, context: BotContext) -> None:
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     await private_language(context.db, user)
-    _say(context, chat.id, await context.manager.join(chat.id, user.id, user.full_name))
+    _say(update, context, await context.manager.join(chat.id, user.id, user.full_name))
 
 
 async def leave(update: Update, context: BotContext) -> None:
     if await _group_only(update, context):
         assert update.effective_user is not None and update.effective_chat is not None
         chat_id = update.effective_chat.id
-        _say(context, chat_id, await context.manager.leave(chat_id, update.effective_user.id))
+        _say(update, context, await context.manager.leave(chat_id, update.effective_user.id))
 
 
 async def flee(update: Update, context: BotContext) -> None:
     if await _group_only(update, context):
         assert update.effective_user is not None and update.effective_chat is not None
         chat_id = update.effective_chat.id
-        _say(context, chat_id, await context.manager.leave(chat_id, update.effective_user.id, flee=True))
+        _say(update, context, await context.manager.leave(chat_id, update.effective_user.id, flee=True))
 
 
 async def begin(update: Update, context: BotContext) -> None:
     if await _group_only(update, context):
         assert update.effective_user is not None and update.effective_chat is not None
         chat_id = update.effective_chat.id
-        _say(context, chat_id, await context.manager.begin(chat_id, update.effective_user.id))
+        _say(update, context, await context.manager.begin(chat_id, update.effective_user.id))
 
 
 async def stop(update: Update, context: BotContext) -> None:
@@ -102,7 +104,7 @@ async def stop(update: Update, context: BotContext) -> None:
     assert user is not None and chat is not None
     table = context.manager.tables.get(chat.id)
     admin = table is not None and table.creator_id != user.id and await is_admin(context, chat.id, user.id)
-    _say(context, chat.id, await context.manager.stop(chat.id, user.id, admin))
+    _say(update, context, await context.manager.stop(chat.id, user.id, admin))
 
 
 async def _answer(update: Update, notice: str | None) -> None:
@@ -119,19 +121,20 @@ async def press(update: Update, context: BotContext) -> None:
     query = update.callback_query
     if query is None:
         return
+    lang = await private_language(context.db, query.from_user)  # the answer speaks the presser's language
     try:
         data = decode(query.data)
     except BadCallback:
-        notice: str | None = t("press_stale", context.config.lang)
+        notice: str | None = t("press_stale", lang)
     else:
-        notice = await context.manager.press(data.table, query.from_user.id, data.stamp, data.code)
+        notice = await context.manager.press(data.table, query.from_user.id, data.stamp, data.code, lang)
     await _answer(update, notice)
 
 
 async def stale_press(update: Update, context: BotContext) -> None:
     """A press no handler claims: an old version's button, or forged data."""
     if update.callback_query is not None:
-        await _answer(update, t("press_stale", context.config.lang))
+        await _answer(update, t("press_stale", await private_language(context.db, update.callback_query.from_user)))
 
 
 async def on_error(update: object, context: BotContext) -> None:

@@ -127,13 +127,16 @@ class LeagueNights:
         self.manager.outbox.show(league.chat_id, slot, board_content(entries, lang, title), fresh=True)
 
     # --- sign-ups -----------------------------------------------------------------------------------------
-    async def sign(self, night_id: int, user_id: int, name: str, joining: bool) -> str:
-        """A press of "I'm in" / "Not this time"; the notice to answer it with."""
+    async def sign(self, night_id: int, user_id: int, name: str, joining: bool, lang: str | None = None) -> str:
+        """A press of "I'm in" / "Not this time"; the notice to answer it with, in ``lang`` (the presser's own;
+        default: the group's). A second "I'm in" only says so: nothing is sent again."""
         night = await self.db.leagues.night(night_id)
         league = await self.db.leagues.get(night.league_id)
-        lang = await self.lang(league.chat_id)
+        lang = lang or await self.lang(league.chat_id)
         if night.status not in ("announced", "reminded"):
             return t("league_signups_closed", lang)
+        if joining and any(p.id == user_id for p in await self.db.leagues.signups(night_id)):
+            return t("league_already_in", lang)
         if joining:
             when = local_when(night.starts_at, league.time_zone, lang)
             # The bot must be able to send the player their tiles: it tries now, while there is time to fix it.
@@ -153,9 +156,11 @@ class LeagueNights:
         lang = await self.lang(league.chat_id)
         players = await self.db.leagues.signups(night.id)
         key = "league_announce" if night.status == "announced" else "league_remind"
+        minutes = max(1, round((night.starts_at - self.clock()).total_seconds() / 60))
         caption = t(
             key,
             lang,
+            left=t("league_left_hour", lang) if minutes >= 50 else t("league_left_minutes", lang, minutes=minutes),
             name=league.name,
             when=local_when(night.starts_at, league.time_zone, lang),
             count=len(players),

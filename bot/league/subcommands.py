@@ -19,19 +19,36 @@ from storage.errors import StorageError
 from storage.leagues import League
 
 ADMIN_SUBCOMMANDS: Final = frozenset({"create", "pause", "resume", "end", "close", "set"})
+# After these, a night may be due at once (announced late): the handler runs it after sending the reply.
+SCHEDULING_SUBCOMMANDS: Final = frozenset({"create", "resume", "set"})
 
 Subcommand = Callable[[LeagueNights, League, str, str], Awaitable[str | None]]
 
 
-async def run_subcommand(nights: LeagueNights, chat_id: int, sub: str, rest: str) -> str | None:
-    """Run ``/league <sub> <rest>``; the reply (None when a picture says it all)."""
+async def run_subcommand(nights: LeagueNights, chat_id: int, sub: str, rest: str,
+                         say: Callable[[str], None] | None = None) -> str | None:
+    """Run ``/league <sub> <rest>``; the reply (None when a picture says it all, or when ``say`` was given it).
+
+    A night the command made due (created late, say) is announced after the reply has been handed to ``say``."""
+    answer = await _answer(nights, chat_id, sub, rest)
+    if say is not None and answer:
+        say(answer)
+        answer = None
+    if sub in SCHEDULING_SUBCOMMANDS:
+        await nights.run_due()
+    return answer
+
+
+async def _answer(nights: LeagueNights, chat_id: int, sub: str, rest: str) -> str | None:
     lang = await nights.lang(chat_id)
     usage = t("league_usage", lang)
     league = await nights.current(chat_id)
+    if sub == "table" and (rest.strip() or league is None):  # any league of the group, a closed one too
+        return await _named_table(nights, chat_id, rest.strip(), lang)
     if sub in ("", "help"):
         return usage + ("\n\n" + await next_text(nights, league, lang) if league is not None else "")
     if sub != "create" and sub not in _SUBCOMMANDS:
-        return t("league_syntax", lang, error=f"unknown subcommand {sub!r}", usage=usage)
+        return t("league_syntax", lang, error=t("league_err_subcommand", lang, said=sub), usage=usage)
     try:
         if sub == "create":
             return await _create(nights, chat_id, rest, league, lang)
@@ -39,7 +56,7 @@ async def run_subcommand(nights: LeagueNights, chat_id: int, sub: str, rest: str
             return t("league_none", lang)
         return await _SUBCOMMANDS[sub](nights, league, rest, lang)
     except LeagueSyntaxError as e:
-        return t("league_syntax", lang, error=e, usage=usage)
+        return t("league_syntax", lang, error=t(e.key, lang, **e.fields), usage=usage)
     except StorageError as e:
         return t("league_refused", lang, error=e)
 
@@ -52,8 +69,7 @@ async def _create(nights: LeagueNights, chat_id: int, rest: str, existing: Leagu
         chat_id, spec.name, spec.weekdays, spec.start_time, spec.time_zone, spec.rules,
         night_hands=spec.night_hands, night_minutes=spec.night_minutes, auto_fill=spec.auto_fill,
     )  # fmt: skip
-    night = await nights.ensure_night(league.id)
-    await nights.run_due()  # the first night may already be due for its announcement
+    night = await nights.ensure_night(league.id)  # its announcement, if due, follows the reply (the handler)
     return t("league_created", lang, summary=league_summary(league, lang), when=nights.when(night, league, lang))
 
 
@@ -76,6 +92,19 @@ async def _table(nights: LeagueNights, league: League, rest: str, lang: str) -> 
     return None
 
 
+async def _named_table(nights: LeagueNights, chat_id: int, name: str, lang: str) -> str | None:
+    """``/league table <name>``: that league's standings (the newest with that name, closed or not); without a
+    name, the newest league's; the group's league names when none matches."""
+    leagues = await nights.db.leagues.for_chat(chat_id)
+    found = [lg for lg in leagues if not name or lg.name.lower() == name.lower()]
+    if not found:
+        if not leagues:
+            return t("league_none", lang)
+        return t("league_unknown_name", lang, said=name, names=" · ".join(dict.fromkeys(lg.name for lg in leagues)))
+    await nights.show_season_table(found[-1], found[-1].season, lang)
+    return None
+
+
 async def _pause(nights: LeagueNights, league: League, rest: str, lang: str) -> str | None:
     if league.status != "active":
         return t("league_not_active", lang, name=league.name)
@@ -88,7 +117,6 @@ async def _resume(nights: LeagueNights, league: League, rest: str, lang: str) ->
         return t("league_not_paused", lang, name=league.name)
     await nights.db.leagues.set_status(league.id, "active")
     night = await nights.ensure_night(league.id)
-    await nights.run_due()
     return t("league_resumed", lang, name=league.name, when=nights.when(night, league, lang))
 
 
@@ -108,7 +136,6 @@ async def _set(nights: LeagueNights, league: League, rest: str, lang: str) -> st
     field, _, value = rest.strip().partition(" ")
     updated = await nights.db.leagues.update(league.id, nights.clock(), **parse_set(field, value))
     night = await nights.ensure_night(updated.id)
-    await nights.run_due()
     return t("league_updated", lang, summary=league_summary(updated, lang), when=nights.when(night, updated, lang))
 
 

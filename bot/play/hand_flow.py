@@ -91,7 +91,7 @@ class HandFlow:
         if session is not None:
             for seat, new in enumerate(session.seating(table)):
                 if new is None or new.user_id != table.seat(seat).user_id:
-                    await self._replace_seat(table, seat, new, t("sitting_out", table.lang))
+                    await self._replace_seat(table, seat, new, "sitting_out")
         else:  # a group's own table: the group's /settings as they are now
             await self.follow_settings(table)
         # Each hand its own secret seed (a fixed MAHJONG_SEED derives them, so a test match replays exactly).
@@ -120,6 +120,8 @@ class HandFlow:
         next hand; the match's stored rules follow, so a resumed match deals under them too."""
         settings = await self.db.chats.get(table.chat_id)
         table.follow(settings, self.config)
+        if table.match is None:  # a lobby: its game is not stored yet, so it is played as long as set now
+            table.hands_planned = settings.hands_per_game
         if table.match is not None and table.match_id is not None and table.match.rules != settings.rules:
             await self.db.matches.set_rules(table.match_id, settings.rules)
             table.match.rules = settings.rules
@@ -245,6 +247,9 @@ class HandFlow:
                   payments=",".join(str(r.points) for r in closed.results),
                   patterns=",".join(result.patterns) if result else None, exhausted=hand.exhausted or None)
         table.state, table.between_since, table.prompts = "between", time.monotonic(), {}
+        # Shown in the results (a player's own change privately, promotions in the group's): no messages.
+        table.title_changes = {r.seat: (r.title_before, r.title_after) for r in closed.results
+                               if r.title_changed and r.title_before is not None and r.title_after is not None}
         session = self.sessions.get(table.chat_id)
         last = match.hands_played >= table.hands_planned or (session is not None and session.over(table))
         self.outbox.show(table.chat_id, "spectator", spectator_content(table))  # its end: nobody is waited for
@@ -252,13 +257,8 @@ class HandFlow:
         for seat, s in table.humans():
             # The hand's last picture loses its buttons; the result is a message of its own that stays.
             self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", seat_content(table, seat))
-            content = result_content(table, None if last else self.config.next_hand_seconds, s.lang, private=True)
+            content = result_content(table, None if last else self.config.next_hand_seconds, s.lang, seat)
             self.outbox.show(s.user_id or 0, f"result{table.chat_id}", content, urgent=True, fresh=True)
-        for r in closed.results:
-            if r.title_changed and r.title_after is not None:
-                title = r.title_after.zh if table.lang == "zh" else r.title_after.en
-                self.outbox.announce(table.chat_id, t("title_changed", table.lang, seat=seat_label(table, r.seat),
-                                                      title=title))
         if last:
             await self.finish(table, "done")
         else:
@@ -266,10 +266,11 @@ class HandFlow:
 
     async def seat_automatic(self, table: Table, seat: int) -> None:
         """An automatic player takes a human's seat for the rest of the match; their message is closed."""
-        await self._replace_seat(table, seat, None, t("left", table.lang, name=table.seat(seat).name))
+        await self._replace_seat(table, seat, None, "left")
 
     async def _replace_seat(self, table: Table, seat: int, new: Seat | None, farewell: str) -> None:
-        """Someone else (None: an automatic player) takes a seat for the next hands; the one leaving it is told."""
+        """Someone else (None: an automatic player) takes a seat for the next hands; the one leaving it is told
+        (the text ``farewell``, in their own language)."""
         old = table.seat(seat)
         if new is None and old.user_id is None:
             return  # an automatic player stays an automatic player
@@ -277,11 +278,13 @@ class HandFlow:
             # Their picture keeps its last state without buttons; the seat is no longer theirs to play.
             self.outbox.show(old.user_id, f"hand{table.chat_id}", seat_content(table, seat, stopped=True))
         table.seats[seat] = new or Seat(None, automatic_name(seat, table.lang))
+        if new is None and old.user_id is not None:
+            table.left_by.setdefault(seat, old.name)
         if table.match_id is not None:
             stored = StoredSeat.human(new.user_id) if new and new.user_id else StoredSeat.auto(table.auto_level)
             await self.db.matches.replace_seat(table.match_id, seat, stored)
         if old.user_id is not None:
-            self.outbox.announce(old.user_id, farewell)
+            self.outbox.announce(old.user_id, t(farewell, old.lang, name=old.name))
 
     async def end_if_no_humans(self, table: Table) -> bool:
         if table.humans():
@@ -302,11 +305,10 @@ class HandFlow:
                 for seat, s in table.humans():
                     self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", seat_content(table, seat, stopped=True))
             status = await self._close_match(table, status)
-            closing = stopped_text(table)
             if session is None:  # a session's seats change hands, so it tells the results its own way
-                self.outbox.announce(table.chat_id, closing)
-            for _, s in table.humans():
-                self.outbox.announce(s.user_id or 0, closing)
+                self.outbox.announce(table.chat_id, stopped_text(table))
+            for _, s in table.humans():  # in each one's own language
+                self.outbox.announce(s.user_id or 0, stopped_text(table, s.lang))
         if session is not None:
             await session.closed(table, status)
 

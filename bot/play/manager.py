@@ -9,7 +9,7 @@ a crash loses no move, and a slow Telegram never holds a table. What each chat i
     manager = TableManager(config, db, outbox, job_queue, bot)
     await resume_tables(manager)                         # at start-up: every unfinished hand goes on
     reply = await manager.new_table(chat_id, title, user_id, name)
-    notice = await manager.press(chat_id, user_id, stamp, code)
+    notice = await manager.press(chat_id, user_id, stamp, code, lang)    # lang: the presser's own
 """
 
 from __future__ import annotations
@@ -62,24 +62,27 @@ class TableManager(HandFlow):
             self._show_lobby(table)
             return reply
 
-    async def join(self, chat_id: int, user_id: int, name: str, *, from_private: bool = False) -> Reply:
-        """Seat a player. From the group, only once a private message reached them (else: how to start me)."""
+    async def join(self, chat_id: int, user_id: int, name: str, *, from_private: bool = False,
+                   lang: str | None = None) -> Reply:
+        """Seat a player. From the group, only once a private message reached them (else: how to start me).
+        From a private chat (``from_private``), the reply is in ``lang``, the player's own."""
         async with self.locked(chat_id):
             table = self.tables.get(chat_id)
             if table is None:
-                return Reply(t("start_no_table" if from_private else "no_table", self.config.lang))
+                return Reply(t("start_no_table" if from_private else "no_table", lang or self.config.lang))
             return await self._join(table, user_id, name, from_private)
 
     async def _join(self, table: Table, user_id: int, name: str, from_private: bool) -> Reply:
-        lang = table.lang
+        player = await self.db.players.get(user_id)  # the handler registered them with their own language
+        own = player.language if player else table.lang
+        lang = own if from_private else table.lang  # a private reply speaks theirs, a group's reply the group's
         if table.seat_of(user_id) is not None:
             return Reply(t("already_seated", lang))
         if table.state != "lobby":
             return Reply(t("already_playing", lang))
         if None not in table.seats:
             return Reply(t("table_full", lang))
-        player = await self.db.players.get(user_id)  # the handler registered them with their own language
-        hello = t("joined_private", player.language if player else lang, group=table.title)
+        hello = t("joined_private", own, group=table.title)
         if from_private:
             self.outbox.announce(user_id, hello)
         elif not await self.reaches(user_id, hello):
@@ -152,11 +155,10 @@ class TableManager(HandFlow):
             table = self.tables.get(chat_id)
             if table is None:
                 return Reply(t("no_table", self.config.lang))
-            return Reply(await self._begin(table, user_id))
+            return Reply(await self._begin(table, user_id, table.lang))
 
-    async def _begin(self, table: Table, user_id: int) -> str | None:
-        """Deal the first hand: empty seats get automatic players; a notice when it cannot start."""
-        lang = table.lang
+    async def _begin(self, table: Table, user_id: int, lang: str) -> str | None:
+        """Deal the first hand: empty seats get automatic players; a notice (in ``lang``) when it cannot start."""
         if table.state != "lobby":
             return t("already_playing", lang)
         if table.seat_of(user_id) is None and user_id != table.creator_id:
@@ -204,25 +206,25 @@ class TableManager(HandFlow):
             return True
 
     # --- presses ------------------------------------------------------------------------------------------
-    async def press(self, chat_id: int, user_id: int, stamp: str, code: str) -> str | None:
-        """Handle a button press; the short notice to answer it with (None = no notice)."""
+    async def press(self, chat_id: int, user_id: int, stamp: str, code: str, lang: str) -> str | None:
+        """Handle a button press; the short notice to answer it with, in ``lang``, the presser's own language
+        (None = no notice)."""
         async with self.locked(chat_id):
             table = self.tables.get(chat_id)
             if table is None:
-                return t("press_stale", self.config.lang)
+                return t("press_stale", lang)
             if code == "start":
-                return await self._begin(table, user_id)
+                return await self._begin(table, user_id, lang)
             seat = table.seat_of(user_id)
             if seat is None:
-                return t("press_foreign", table.lang)
+                return t("press_foreign", lang)
             if code == "ready":
-                return await self._ready(table, seat)
+                return await self._ready(table, seat, lang)
             if code == "back":
-                return self._back(table, seat)
-            return await self._press_action(table, seat, stamp, code)
+                return self._back(table, seat, lang)
+            return await self._press_action(table, seat, stamp, code, lang)
 
-    async def _press_action(self, table: Table, seat: int, stamp: str, code: str) -> str | None:
-        lang = table.lang
+    async def _press_action(self, table: Table, seat: int, stamp: str, code: str, lang: str) -> str | None:
         if table.state != "playing" or table.hand is None:
             return t("press_stale", lang)
         if stamp.count(".") == 2 and stamp.rsplit(".", 1)[1] != str(seat):
@@ -236,19 +238,19 @@ class TableManager(HandFlow):
         await self.play(table, action)
         return None
 
-    async def _ready(self, table: Table, seat: int) -> str | None:
+    async def _ready(self, table: Table, seat: int, lang: str) -> str | None:
         if table.state != "between":
-            return t("press_stale", table.lang)
+            return t("press_stale", lang)
         s = table.seat(seat)
         s.ready, s.auto = True, False  # pressing Ready is being back
         if all(s.ready for _, s in table.humans() if not s.auto):
             await self.start_hand(table)
-        return t("press_ok", table.lang)
+        return t("press_ok", lang)
 
-    def _back(self, table: Table, seat: int) -> str | None:
+    def _back(self, table: Table, seat: int, lang: str) -> str | None:
         s = table.seat(seat)
         if not s.auto:
-            return t("press_stale", table.lang)
+            return t("press_stale", lang)
         s.auto = False
         if table.state == "playing":
             prompt = table.prompts.get(seat)
@@ -256,7 +258,7 @@ class TableManager(HandFlow):
                 prompt.since = time.monotonic()  # a fresh timer for the decision in front of them
             self._publish(table, {seat})
             self.timers.arm(table)
-        return t("back_ok", table.lang)
+        return t("back_ok", lang)
 
     async def stop(self, chat_id: int, user_id: int, is_admin: bool) -> Reply:
         async with self.locked(chat_id):

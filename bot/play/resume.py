@@ -147,8 +147,8 @@ async def _resume_between(manager: TableManager, match_record: StoredMatch) -> i
         seconds = round(manager.config.next_hand_seconds)
         manager.outbox.announce(chat_id, t("resumed_between", table.lang, seconds=seconds))
         await _adopt_messages(manager, table)
-        for _, s in table.humans():
-            content = result_content(table, manager.config.next_hand_seconds, s.lang, private=True)
+        for seat, s in table.humans():
+            content = result_content(table, manager.config.next_hand_seconds, s.lang, seat)
             manager.outbox.show(s.user_id or 0, f"result{chat_id}", content, urgent=True)
         manager.timers.arm(table)
         return 1

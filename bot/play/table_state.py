@@ -21,6 +21,7 @@ from bot.config import Config
 from game.actions import Action
 from game.match import Match
 from game.table import Event, Hand
+from game.titles import TITLES, Title
 from storage.chats import ChatSettings
 
 State = Literal["lobby", "playing", "between"]
@@ -76,6 +77,15 @@ class Table:
     tuoguan: list[int] = field(default_factory=lambda: [0] * SEATS)  # 托管 takeovers per seat this hand
     prompts: dict[int, Prompt] = field(default_factory=dict)
     between_since: float = 0.0  # when the last hand ended
+    # The title changes the last settled hand brought: seat -> (title before, title after).
+    title_changes: dict[int, tuple[Title, Title]] = field(default_factory=dict)
+    # Seats a human left to an automatic player during the match: seat -> their name (the totals are theirs).
+    left_by: dict[int, str] = field(default_factory=dict)
+
+    def promotions(self) -> list[int]:
+        """The seats whose title the last hand raised (the group hears only of these)."""
+        return [s for s, (before, after) in sorted(self.title_changes.items())
+                if TITLES.index(after) > TITLES.index(before)]
 
     def follow(self, settings: ChatSettings, config: Config) -> None:
         """Take the group's settings: language, automatic players, timers (the operator's timers win)."""

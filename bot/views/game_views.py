@@ -19,7 +19,7 @@ from bot.play.table_state import Table
 from game.actions import Action
 from game.patterns import PATTERNS
 from game.table import Event
-from game.tiles import parse_tile, rank_of, suit_of, tile_cn, tile_label
+from game.tiles import SUIT_EN_PLURAL, parse_tile, rank_of, suit_of, tile_cn, tile_label
 from rendering import render_exhausted, render_result, render_spectator_view, render_table_view
 from rendering.labels import Lang
 
@@ -34,7 +34,7 @@ def picture_lang(lang: str) -> Lang:
 
 
 # The events the group's picture caption tells (besides the pictures).
-_TOLD: Final = {"peng": "announce_peng", "chong_gang": "announce_gang", "an_gang": "announce_gang",
+_TOLD: Final = {"peng": "announce_peng", "chong_gang": "announce_gang", "an_gang": "announce_an_gang",
                 "xu_gang": "announce_gang", "hongzhong_gang": "announce_hongzhong_gang",
                 "laizi_gang": "announce_laizi_gang"}
 
@@ -57,8 +57,8 @@ def action_label(action: Action, lang: str) -> str:
     tile = action.tile
     if action.kind == "chi" and tile is not None:
         ranks = "".join(str(rank_of(tile) + k) for k in range(3))
-        suit = tile_cn(tile)[-1] if lang == "zh" else suit_of(tile)
-        return t("btn_chi", lang, tiles=ranks + suit)
+        suit = tile_cn(tile)[-1] if lang == "zh" else SUIT_EN_PLURAL[suit_of(tile)]
+        return t("btn_chi", lang, tiles=ranks + suit if lang == "zh" else f"{'-'.join(ranks)} {suit}")
     if tile is None:
         return t(f"btn_{action.kind}", lang)
     return t(f"btn_{action.kind}", lang, tile=tile_label(tile, lang))
@@ -179,10 +179,23 @@ def spectator_content(table: Table, *, stopped: bool = False) -> Content:
     return Content(caption, None, render=lambda: render_spectator_view(view, names, scores, picture_lang(lang)))
 
 
-def result_content(table: Table, next_seconds: float | None, lang: str | None = None, *,
-                   private: bool = False) -> Content:
+def _title_lines(table: Table, viewer: int | None, lang: str) -> list[str]:
+    """The titles the hand changed: a player's own change (up or down) for them, the promotions for the group."""
+    changes = table.title_changes
+    if viewer is not None:
+        if viewer not in changes:
+            return []
+        before, after = changes[viewer]
+        return [t("title_own_change", lang, before=pick(before, lang), after=pick(after, lang))]
+    return [t("title_changed", lang, seat=seat_label(table, s, lang), title=pick(changes[s][1], lang))
+            for s in table.promotions()]
+
+
+def result_content(table: Table, next_seconds: float | None, lang: str | None = None,
+                   viewer: int | None = None) -> Content:
     """The end of a hand: the result picture, everyone's points and running totals; with ``next_seconds``,
-    a Ready button and when the next hand starts anyway. In the table's language unless ``lang`` (a player's)."""
+    a Ready button and when the next hand starts anyway. In the table's language unless ``lang`` (a player's);
+    ``viewer``: the player's seat (their own title change is told), None: the group's (promotions only)."""
     hand = table.hand
     assert hand is not None and hand.finished
     lang = lang or table.lang
@@ -193,7 +206,8 @@ def result_content(table: Table, next_seconds: float | None, lang: str | None = 
         t("result_line", lang, seat=seat_label(table, s, lang), delta=payments[s], total=totals[s])
         for s in range(4)
     )
-    caption = t("result_caption", lang, number=table.hand_number, lines=lines)
+    caption = "\n".join([t("result_caption", lang, number=table.hand_number, lines=lines),
+                         *_title_lines(table, viewer, lang)])
     if table.proof is not None:
         code, reveal = table.proof
         caption += "\n" + t("result_proof", lang, code=code, reveal=reveal or "-")
@@ -201,7 +215,7 @@ def result_content(table: Table, next_seconds: float | None, lang: str | None = 
     if next_seconds is not None:
         caption += "\n" + t("next_hand", lang, seconds=round(next_seconds))
         rows.append([command_button(table, "ready", "btn_ready", lang)])
-    if private and table.proof is not None:  # a player's own result: a review of their play
+    if viewer is not None and table.proof is not None:  # a player's own result: a review of their play
         rows.append([InlineKeyboardButton(t("btn_review", lang), callback_data=review_data(table.proof[0]))])
     markup = InlineKeyboardMarkup(rows) if rows else None
     names = table.names()
@@ -218,7 +232,9 @@ def lobby_content(table: Table, bot_username: str) -> Content:
         f"{t(f'wind_{i}', lang)}: {s.name if s is not None else t('seat_empty', lang)}"
         for i, s in enumerate(table.seats)
     )
-    if table.state != "lobby":
+    if table.state != "lobby":  # a league night's table has no creator
+        if not table.creator_name:
+            return Content(t("lobby_started_league", lang, seats=seats))
         return Content(t("lobby_started", lang, creator=table.creator_name, seats=seats))
     key = "lobby" if table.auto_players else "lobby_no_bots"
     caption = t(key, lang, creator=table.creator_name, seats=seats)
@@ -257,9 +273,16 @@ def event_notices(table: Table, events: Sequence[Event]) -> Iterator[tuple[Liter
             yield "announce", t("announce_exhausted", lang)
 
 
-def stopped_text(table: Table) -> str:
-    """The closing summary: every seat's match total, best first."""
+def _owner(table: Table, seat: int, lang: str) -> str:
+    """Whose total a seat's is: the human who left it to an automatic player, else who sits there."""
+    name = table.left_by.get(seat)
+    return seat_label(table, seat, lang) if name is None else f"{t(f'wind_{seat}', lang)} {name}"
+
+
+def stopped_text(table: Table, lang: str | None = None) -> str:
+    """The closing summary: every seat's match total, best first (in the table's language unless ``lang``)."""
+    lang = lang or table.lang
     totals = table.totals
     order = sorted(range(4), key=lambda s: -totals[s])
-    lines = "\n".join(f"{seat_label(table, s)}: {totals[s]:+d}" for s in order)
-    return t("stopped", table.lang, lines=lines)
+    lines = "\n".join(f"{_owner(table, s, lang)}: {totals[s]:+d}" for s in order)
+    return t("stopped", lang, lines=lines)

@@ -18,7 +18,7 @@ from bot.play.callback_data import replay_data, standings_data
 from bot.views.game_views import picture_lang
 from game.patterns import PATTERNS
 from game.table import Event, Hand
-from game.tiles import format_tiles, parse_tile, tile_label
+from game.tiles import parse_tile, parse_tiles, tile_label, tiles_label
 from game.titles import TITLES, title_for
 from rendering.standings_cards import CardStats, LeaderboardRow, PlayerCard, render_leaderboard, render_player_card
 from storage.standings import HistoryEntry, LeaderboardEntry
@@ -122,7 +122,8 @@ def replay_text(hand: Hand, viewer: int | None, names: Sequence[str], number: in
         if line:
             lines.append(line)
     revealed = hand.view(viewer).revealed or ()
-    lines += [t("replay_revealed", lang, seat=seat(s), tiles=format_tiles(tiles)) for s, tiles in enumerate(revealed)]
+    lines += [t("replay_revealed", lang, seat=seat(s), tiles=tiles_label(tiles, lang))
+              for s, tiles in enumerate(revealed)]
     payments = hand.result.payments if hand.result is not None else (0, 0, 0, 0)
     lines.append(t("replay_payments", lang, payments=" · ".join(f"{seat(s)} {p:+d}" for s, p in enumerate(payments))))
     return "\n".join(lines)
@@ -135,7 +136,9 @@ def _event_line(e: Event, viewer: int | None, seat: Callable[[int], str], lang: 
         return tile_label(parse_tile(raw), lang)
 
     if e.kind == "deal":
-        return t("replay_deal", lang, tiles=data["hand"]) if "hand" in data and e.seat == viewer else None
+        if "hand" not in data or e.seat != viewer:
+            return None
+        return t("replay_deal", lang, tiles=tiles_label(parse_tiles(data["hand"]), lang))
     if e.kind in ("draw", "haidi"):
         if "tile" not in data or e.seat is None:
             return None  # another seat's draw: nothing to see

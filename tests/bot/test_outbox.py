@@ -129,3 +129,22 @@ async def test_told_lines_ride_on_the_slots_next_write_only(fake_telegram: FakeT
     assert fake_telegram.messages(group.id)[-1].text == "table 2\n西 碰 一筒"
     assert len(fake_telegram.messages(group.id)) == 2  # no announcement besides the first
     await outbox.close()
+
+
+async def test_replies_are_sent_alone_and_answer_their_message(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    alice = fake_telegram.add_user("Alice")
+    group = fake_telegram.add_group("g", members=[alice])
+    asked = [alice.say(group, f"/cmd{n}") for n in range(2)]
+    outbox = Outbox(bot, group_interval=0.05)
+    outbox.announce(group.id, "news 1")
+    outbox.announce(group.id, "answer 0", reply_to=asked[0].message_id)
+    outbox.announce(group.id, "news 2")
+    outbox.announce(group.id, "answer 1", reply_to=asked[1].message_id)
+    outbox.show(group.id, "card", Content("card", reply_to=asked[1].message_id), fresh=True)
+    await _drain(outbox)
+    sent = {m.text: m for m in fake_telegram.messages(group.id)}
+    assert sent["answer 0"].reply_to_message_id == asked[0].message_id
+    assert sent["answer 1"].reply_to_message_id == asked[1].message_id
+    assert sent["card"].reply_to_message_id == asked[1].message_id
+    assert sent["news 1\nnews 2"].reply_to_message_id is None  # plain announcements still merge, replies never
+    await outbox.close()

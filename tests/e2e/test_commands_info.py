@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.i18n import commands
+from bot.i18n import commands, t
 from tests.e2e.players import BotProcess
 from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.records import Chat
@@ -93,7 +93,10 @@ def test_calc_explains_a_settlement_and_refuses_malformed_input_briefly(world: W
     assert "座位1 +" in zh
     bad = world.ask(world.en, "/calc " + json.dumps(EXAMPLE_A | {"dealer": 7}), expect="Cannot settle")
     assert bad == "⚠️ Cannot settle that: dealer must be a seat number 0-3"
-    assert "not valid JSON" in world.ask(world.zh, "/calc {oops", expect="算不了")
+    bad_zh = world.ask(world.zh, "/calc " + json.dumps(EXAMPLE_A | {"dealer": 7}), expect="算不了")
+    assert bad_zh == t("calc_error", "zh", error=t("calc_err_seat", "zh", key="dealer"))  # no English inside
+    bad_json = world.ask(world.zh, "/calc {oops", expect="JSON")
+    assert bad_json == t("calc_bad_json", "zh", line=1, column=2, near="oops")  # quoted, in the asker's language
     assert "/calc" in world.ask(world.zh, "/calc " + json.dumps(EXAMPLE_A), world.group, "私聊")
 
 

@@ -122,7 +122,8 @@ def _ask(tg: FakeTelegram, user: SimUser, chat_id: int, text: str, done: object)
 def test_me_shows_the_card_picture_in_group_and_private_languages(played: Played) -> None:
     tg, alice = played.tg, played.alice
     in_group = _ask(tg, alice, played.group.id, "/me", lambda m: m.photo is not None and "skill" in (m.caption or ""))
-    assert "Alice · " in (in_group.caption or "") and "1 hands" in (in_group.caption or "")
+    assert "Alice · " in (in_group.caption or "") and "hands played: 1 · won: 0" in (in_group.caption or "")
+    assert "1 wins" not in (in_group.caption or "")  # no plural to get wrong
     assert in_group.photo is not None and in_group.photo.width == 1000
     private = _ask(tg, alice, alice.id, "/me", lambda m: m.photo is not None)
     assert "技能值" in (private.caption or "") and "1 局" in (private.caption or "")

@@ -60,7 +60,8 @@ def test_two_hands_with_peng_gang_rob_and_exhausted_draw(fake_telegram: FakeTele
         for u in users[1:]:
             u.say(group, "/join")
         dan.say(group, "/join")
-        refusal = tg.wait_for_message(group.id, lambda m: "Dan" in (m.text or "") and bool(m.buttons), timeout=15)
+        # Each /join gets its own reply, writes ~3 s apart in a group: give the fourth reply time.
+        refusal = tg.wait_for_message(group.id, lambda m: "Dan" in (m.text or "") and bool(m.buttons), timeout=40)
         dan.open_link(refusal.buttons[0].url or "")  # the deep link opens the private chat and seats him
         lobby = tg.wait_for_message(group.id, lambda m: "Dan" in (m.text or "") and "开局" in str(m.reply_markup),
                                     timeout=15)

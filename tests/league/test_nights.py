@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from telegram.ext import Application
 
+from bot.i18n import t
 from bot.league.nights import LeagueNights
 from bot.league.subcommands import run_subcommand
 from game.titles import START_SKILL
@@ -150,6 +151,10 @@ async def test_six_players_rotate_seats_and_the_season_table_adds_up(
             night = await night_of(app, league_id)
             for user in roster:
                 assert await nights.sign(night.id, user.id, user.first_name, True) == "已报名。"
+            # A second "I'm in" only says so (in the presser's language): no second private confirmation.
+            sent = len(roster[0].private_messages())
+            again = await nights.sign(night.id, roster[0].id, roster[0].first_name, True, "en")
+            assert again == t("league_already_in", "en") and len(roster[0].private_messages()) == sent
             clock.now = start
             await nights.run_due()
             await wait_night_over(tg, group, week + 1)
@@ -281,6 +286,14 @@ async def test_set_end_and_table_commands(fake_telegram: FakeTelegram, tmp_path:
         assert "已解散" in (await run_subcommand(nights, group.id, "close", "") or "")
         assert (await db.leagues.night(night.id)).status == "called_off"
         assert "还没有联赛" in (await run_subcommand(nights, group.id, "next", "") or "")
+        # A closed league's standings stay viewable, by name or as the newest.
+        shown = len([m for m in tg.messages(group.id) if m.photo is not None])
+        assert await run_subcommand(nights, group.id, "table", "friday") is None
+        assert await run_subcommand(nights, group.id, "table", "") is None
+        assert await run_subcommand(nights, group.id, "table", "Monday") == t(
+            "league_unknown_name", "zh", said="Monday", names="Friday")
+        await settled(app)
+        assert len([m for m in tg.messages(group.id) if m.photo is not None]) > shown  # (one slot: coalesced)
 
 
 async def test_league_commands_typed_in_the_group(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
@@ -292,9 +305,10 @@ async def test_league_commands_typed_in_the_group(fake_telegram: FakeTelegram, t
         bob.say(group, "/league")
         await tg.wait_for_message_async(group.id, lambda m: m.content.startswith("联赛 (群管理员):"))
         bob.say(group, "/league frobnicate")
-        await tg.wait_for_message_async(group.id, lambda m: "格式不对: unknown subcommand 'frobnicate'" in m.content)
+        unknown = t("league_err_subcommand", "zh", said="frobnicate")  # quoted, in the group's language
+        await tg.wait_for_message_async(group.id, lambda m: unknown in m.content)
         ann.say(group, "/league create Friday | fri 20:00 | Asia/Shanghai")
-        await tg.wait_for_message_async(group.id, lambda m: "格式不对: expected 5 parts" in m.content)
+        await tg.wait_for_message_async(group.id, lambda m: t("league_err_parts", "zh", count=3) in m.content)
         bob.say(group, "/league create Friday | fri 20:00 | Asia/Shanghai | 8 hands | kaikoufan")
         await tg.wait_for_message_async(group.id, lambda m: "只有群管理员" in m.content)
         assert await nights_of(app).current(group.id) is None
@@ -332,3 +346,18 @@ async def test_a_night_due_while_the_bot_was_down_starts_when_it_is_back(
         assert (await db_of(app).leagues.night(night.id)).status == "done"
         assert len(await db_of(app).leagues.night_results(night.id)) == 4
     assert group_text(tg, group).count("联赛「Friday」开始! 今晚: Ann, Bob, Cai, Dee") == 1
+
+
+async def test_a_league_created_minutes_before_its_night_says_so_after_the_reply(
+    fake_telegram: FakeTelegram, tmp_path: Path
+) -> None:
+    tg = fake_telegram
+    (ann,), group = world(tg, ["Ann"])
+    clock = Clock(FRIDAY - timedelta(minutes=3))
+    async with running_bot(tg, tmp_path / "bot.sqlite3", clock):
+        said = ann.say(group, "/league create Friday | fri 20:00 | Asia/Shanghai | 1 hands | kaikoufan")
+        left = t("league_left_minutes", "zh", minutes=3)
+        reminder = await tg.wait_for_message_async(group.id, lambda m: left in m.content, timeout=15)
+        created = next(m for m in tg.messages(group.id) if m.reply_to_message_id == said.message_id)
+        assert "已创建" in created.content and created.message_id < reminder.message_id
+        assert t("league_left_hour", "zh") not in reminder.content

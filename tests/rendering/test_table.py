@@ -168,5 +168,5 @@ def test_english_pictures_name_tiles_in_words(drawn: list[tuple[str, str]]) -> N
     )
     table_image(view, NAMES, SCORES, "en")
     texts = " ".join(t for t, _ in drawn)
-    assert "discarded: Red" in texts and "Wildcard" in texts and "5 Dots" in texts
+    assert "discarded: Red" in texts and "Wildcard" in texts and "5 Dot" in texts
     assert not re.search(r"\b[1-9][mpsz]\b", texts)

@@ -1,0 +1,80 @@
+"""The texts bot.views.game_views builds (issue 14): a concealed kong told without its tile, a league table's lobby
+without an empty creator, title changes in the results (promotions only for the group), a fled player's name in
+the final totals, chows named in words."""
+
+from __future__ import annotations
+
+from bot.i18n import pick, t
+from bot.play.table_state import Table
+from bot.views.game_views import action_label, event_notices, lobby_content, result_content, stopped_text
+from game.match import Match
+from game.rules import Rules
+from game.table import Action, Event
+from game.tiles import parse_tile
+from game.titles import title_for
+from tests.e2e.policy import pick as pick_action
+
+
+def _table(lang: str = "zh") -> Table:
+    table = Table(chat_id=-100, title="g", creator_id=1, creator_name="Ann", lang=lang)
+    for user, name in enumerate(("Ann", "Bob", "Cai", "Dee"), 1):
+        table.sit(user, name)
+    return table
+
+
+def _finished(table: Table) -> Table:
+    table.match = Match(Rules(), 852)
+    table.start_hand(table.match.new_hand(), hand_id=3, now=0.0)
+    hand = table.hand
+    assert hand is not None
+    while not hand.finished:
+        seat = hand.waiting_on()[0]
+        table.apply(pick_action(hand.legal_actions(seat), lambda _a: True), now=0.0)
+    table.hand_number = 1
+    return table
+
+
+def test_a_concealed_kong_is_told_as_such_and_without_its_tile() -> None:
+    table = _table()
+    [(kind, text)] = list(event_notices(table, [Event("an_gang", 1, {"tile": "5m"})]))
+    assert (kind, text) == ("tell", t("announce_an_gang", "zh", seat=f"{t('wind_1', 'zh')} Bob"))
+    assert "五万" not in text and "5m" not in text
+
+
+def test_a_league_tables_lobby_names_no_empty_creator() -> None:
+    table = Table(chat_id=-100, title="g", creator_id=0, creator_name="", state="playing")
+    text = lobby_content(table, "bot").text
+    assert text.startswith(t("lobby_started_league", "zh", seats="").strip()) and "发起人" not in text
+
+
+def test_title_changes_are_in_the_results_promotions_only_for_the_group() -> None:
+    table = _finished(_table())
+    down, up = (title_for(2400), title_for(2000)), (title_for(2400), title_for(4000))
+    table.title_changes = {0: down, 1: up}
+    group = result_content(table, None).text
+    assert t("title_changed", "zh", seat=f"{t('wind_1', 'zh')} Bob", title=pick(up[1], "zh")) in group
+    assert pick(down[1], "zh") not in group  # a demotion is nobody else's business
+    ann = result_content(table, 30, "en", 0).text
+    assert t("title_own_change", "en", before=pick(down[0], "en"), after=pick(down[1], "en")) in ann
+    assert (
+        t("title_own_change", "zh", before=pick(up[0], "zh"), after=pick(up[1], "zh"))
+        in result_content(table, 30, "zh", 1).text
+    )
+    assert "→" not in result_content(table, 30, "zh", 2).text
+
+
+def test_the_final_totals_keep_the_name_of_who_fled() -> None:
+    table = _table()
+    table.left_by[2] = "Cai"
+    table.seats[2] = None
+    table.fill_with_automatic(lambda seat: f"{t('seat_bot', 'zh')} {seat + 1}")
+    table.totals = [100, 0, -400, 300]
+    text = stopped_text(table)
+    assert f"{t('wind_2', 'zh')} Cai: -400" in text and "电脑 3" not in text
+    assert f"{t('wind_2', 'en')} Cai: -400" in stopped_text(table, "en")
+
+
+def test_chows_are_named_in_words() -> None:
+    chow = Action(0, "chi", parse_tile("3m"))
+    assert action_label(chow, "en") == t("btn_chi", "en", tiles="3-4-5 Characters")
+    assert action_label(chow, "zh") == t("btn_chi", "zh", tiles="345万")
