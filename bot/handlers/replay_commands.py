@@ -51,7 +51,8 @@ async def replay_command(update: Update, context: BotContext) -> None:
     args = context.args or []
     mode = args[1].lower() if len(args) > 1 else ""
     if mode == "gif":
-        context.outbox.show(chat.id, f"gif{shared.code}", animation_content(shared, None, lang), fresh=True)
+        context.outbox.show(chat.id, f"gif{shared.code}", animation_content(shared, None, lang, context.bot_data.pool),
+                            fresh=True)
     elif mode == "text":
         for n, part in enumerate(chunks(await replay_for(context.db, shared.hand.id, user.id, lang))):
             context.outbox.show(chat.id, f"replay{shared.code}.{n}", Content(part), fresh=True)
@@ -84,7 +85,8 @@ async def replay_press(update: Update, context: BotContext) -> None:
         return
     seat = None if seat_field == "a" else int(seat_field)
     if step == "gif":
-        context.outbox.show(chat_id, f"gif{code}", animation_content(shared, seat, lang), fresh=True)
+        animation = animation_content(shared, seat, lang, context.bot_data.pool)
+        context.outbox.show(chat_id, f"gif{code}", animation, fresh=True)
         await query.answer(t("replay_gif_coming", presser))
         return
     context.outbox.show(chat_id, _slot(code), replay_content(shared, int(step), seat, lang))

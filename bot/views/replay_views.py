@@ -8,7 +8,9 @@ animation, and the proof that its deal was fixed before the first tile.
 
 from __future__ import annotations
 
+import functools
 import itertools
+from concurrent.futures import Executor
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
@@ -62,15 +64,16 @@ def replay_content(shared: SharedHand, step: int, seat: int | None, lang: str) -
                                                       action=action))
 
 
-def animation_content(shared: SharedHand, seat: int | None, lang: str) -> Content:
-    """The whole hand as one animated picture, a frame per action."""
+def animation_content(shared: SharedHand, seat: int | None, lang: str, pool: Executor | None) -> Content:
+    """The whole hand as one animated picture, a frame per action; drawn in ``pool`` (seconds of work that
+    would otherwise hold the interpreter against every table), or in the outbox's thread without one."""
     record = shared.hand
     actions = [Action.from_json(a) for a in shared.actions]
     names = _names(shared, lang)
     caption = t("replay_gif_caption", lang, code=shared.code, number=record.hand_no, seat=_seat_word(seat, lang))
-    return Content(caption, animated=True, render=lambda: render_replay_animation(
-        record.rules, record.seed, record.dealer, actions, names, picture_lang(lang), seat=seat,
-        open_hands=seat is None))  # fmt: skip
+    work = functools.partial(render_replay_animation, record.rules, record.seed, record.dealer, actions, names,
+                             picture_lang(lang), seat=seat, open_hands=seat is None)
+    return Content(caption, animated=True, render=work if pool is None else lambda: pool.submit(work).result())
 
 
 def verify_text(shared: SharedHand, lang: str) -> str:
