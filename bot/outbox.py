@@ -29,7 +29,8 @@ import logging
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from typing import Final
 
 from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
@@ -38,6 +39,37 @@ from telegram.warnings import PTBDeprecationWarning
 log = logging.getLogger(__name__)
 
 _MAX_BACKOFF = 30.0
+MAX_TEXT: Final = 4096  # Telegram's limits, counted in UTF-16 code units
+MAX_CAPTION: Final = 1024
+_MAX_NEWS: Final = 20  # lines waiting for a slot's next caption: older ones are dropped
+
+
+def length(text: str) -> int:
+    """The length Telegram counts: UTF-16 code units."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def fit(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` (UTF-16) characters, an ellipsis where it was cut."""
+    if length(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    while length(cut) > limit - 1:
+        cut = cut[:-1]
+    return cut + "…"
+
+
+def with_lines(text: str, lines: list[str], limit: int) -> tuple[str, list[str]]:
+    """``text`` followed by as many of the newest ``lines`` as fit in ``limit``: (the whole, the lines kept)."""
+    kept = list(lines)
+    while kept and length("\n".join([text, *kept])) > limit:
+        kept.pop(0)
+    return fit("\n".join([text, *kept]), limit), kept
+
+
+def _final(e: TelegramError) -> bool:
+    """A refusal that will not change by retrying (400, 403, …): not a 429, a timeout or a lost connection."""
+    return isinstance(e, BadRequest) or not isinstance(e, (RetryAfter, NetworkError))
 
 
 @dataclass(frozen=True)
@@ -169,6 +201,7 @@ class Outbox:
             self.announce(chat_id, text)
             return
         s.news.append(text)
+        del s.news[:-_MAX_NEWS]
         if s.pending is None:
             s.pending, s.pending_since = s.shown, time.monotonic()
         self._kick(chat)
@@ -267,19 +300,29 @@ class Outbox:
                 chat.last_write = time.monotonic()
 
     async def _send_announcements(self, chat: _Chat) -> None:
-        # Merge consecutive plain texts into one message; one with buttons goes alone.
+        """Send the oldest waiting announcements as one message: consecutive plain texts merged up to Telegram's
+        4,096 characters (a text repeated in it told once), one with buttons alone. A refusal that retrying
+        will not change drops them (and is logged by the caller): it never blocks the writes behind it."""
         texts: list[str] = []
         markup: InlineKeyboardMarkup | None = None
-        taken = 0
+        taken = size = 0
         for text, m in chat.announcements:
-            if m is not None and texts:
+            part = fit(text, MAX_TEXT)
+            if texts and (m is not None or size + 1 + length(part) > MAX_TEXT):
                 break
-            texts.append(text)
             taken += 1
+            if part not in texts:
+                texts.append(part)
+                size += length(part) + 1
             if m is not None:
                 markup = m
                 break
-        await self.bot.send_message(chat.chat_id, "\n".join(texts), reply_markup=markup)
+        try:
+            await self.bot.send_message(chat.chat_id, "\n".join(texts), reply_markup=markup)
+        except TelegramError as e:
+            if _final(e):
+                del chat.announcements[:taken]
+            raise
         del chat.announcements[:taken]
         chat.announced_at = time.monotonic()
         self.writes += 1
@@ -291,10 +334,10 @@ class Outbox:
             return
         s.pending, s.urgent = None, False
         news = list(s.news)
-        lines = news or ([] if s.fresh else s.told)
-        told = replace(content, text="\n".join([content.text, *lines])) if lines else content
+        limit = MAX_CAPTION if content.is_photo else MAX_TEXT
+        text, lines = with_lines(content.text, news or ([] if s.fresh else s.told), limit)
         try:
-            await self._write(chat.chat_id, s, told)
+            await self._write(chat.chat_id, s, Content(text, content.markup, content.render))
         except (RetryAfter, NetworkError) as e:
             if s.pending is None and not isinstance(e, BadRequest):  # nothing newer arrived: retry this one
                 s.pending = content

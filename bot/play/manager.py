@@ -26,7 +26,7 @@ from telegram.error import Forbidden, TelegramError
 from bot.i18n import t
 from bot.play.callback_data import BadCallback, parse_action_code
 from bot.play.hand_flow import HandFlow, TableSession
-from bot.play.table_state import Seat, Table
+from bot.play.table_state import Seat, Table, short_name
 from bot.views.game_views import automatic_name, join_markup, lobby_content, seat_label
 from game.match import Match, flee_amounts
 from game.rules import Rules
@@ -54,7 +54,7 @@ class TableManager(HandFlow):
             if table is not None:
                 return Reply(t("table_exists", table.lang))
             settings = await self.db.chats.get(chat_id)
-            table = Table(chat_id=chat_id, title=title, creator_id=user_id, creator_name=name,
+            table = Table(chat_id=chat_id, title=title, creator_id=user_id, creator_name=short_name(name),
                           hands_planned=settings.hands_per_game)
             table.follow(settings, self.config)
             self.tables[chat_id] = table
