@@ -14,6 +14,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from typing import Final
+
 from telegram import Update
 
 from bot.context import BotContext
@@ -23,6 +27,25 @@ from bot.play.callback_data import fields
 from bot.views.info_views import calc_answer, lang_markup, rules_text
 from storage.chats import ChatSettings
 from storage.players import LANGUAGES
+
+log = logging.getLogger(__name__)
+
+MAX_CALC_INPUT: Final = 4000  # characters of /calc JSON (the §11 example is about 330)
+CALC_SECONDS: Final = 5.0  # the calculator's time limit
+
+
+async def _calc(raw: str, lang: str) -> str:
+    """The calculator's answer, worked out in a thread (never on the event loop) within CALC_SECONDS; its input
+    is bounded here and every option's range by game.rules, so the thread itself ends soon too."""
+    if len(raw) > MAX_CALC_INPUT:
+        return t("calc_too_long", lang, limit=MAX_CALC_INPUT)
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(calc_answer, raw, lang), CALC_SECONDS)
+    except TimeoutError:
+        log.warning("/calc gave up after %.0f s on %d characters", CALC_SECONDS, len(raw))
+        return t("calc_timeout", lang)
+    except ArithmeticError as e:  # a settlement out of any sensible range
+        return t("calc_error", lang, error=type(e).__name__)
 
 
 async def rules_command(update: Update, context: BotContext) -> None:
@@ -43,7 +66,7 @@ async def calc_command(update: Update, context: BotContext) -> None:
         context.outbox.announce(chat.id, t("calc_private_only", lang))
         return
     _, *rest = message.text.split(maxsplit=1)  # the JSON may follow on the same line or the next
-    context.outbox.announce(chat.id, calc_answer(rest[0], lang) if rest else t("calc_usage", lang))
+    context.outbox.announce(chat.id, await _calc(rest[0], lang) if rest else t("calc_usage", lang))
 
 
 async def calc_message(update: Update, context: BotContext) -> None:
@@ -52,7 +75,7 @@ async def calc_message(update: Update, context: BotContext) -> None:
     if chat is None or message is None or not message.text:
         return
     lang = await language_for(context.db, chat.id, update.effective_user)
-    context.outbox.announce(chat.id, calc_answer(message.text, lang))
+    context.outbox.announce(chat.id, await _calc(message.text, lang))
 
 
 async def help_command(update: Update, context: BotContext) -> None:

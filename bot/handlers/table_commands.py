@@ -135,4 +135,17 @@ async def stale_press(update: Update, context: BotContext) -> None:
 
 
 async def on_error(update: object, context: BotContext) -> None:
+    """Every handler answers: an unexpected error is logged with its update, and the person gets a short apology
+    in their language (a press: as its answer)."""
     log.error("error while handling %s", update, exc_info=context.error)
+    if not isinstance(update, Update) or update.effective_chat is None:
+        return
+    chat = update.effective_chat
+    try:
+        lang = await language_for(context.db, chat.id, update.effective_user)
+    except Exception:  # the database may be what failed
+        lang = context.config.lang
+    if update.callback_query is not None:
+        await _answer(update, t("error_apology", lang))
+    else:
+        context.outbox.announce(chat.id, t("error_apology", lang))

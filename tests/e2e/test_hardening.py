@@ -63,3 +63,36 @@ def test_long_names_never_freeze_the_group_picture(fake_telegram: FakeTelegram, 
         assert captions and all(status == 200 for status, _ in captions), [s for s, _ in captions]
         assert all(len(c) <= 1024 for _, c in captions)
         assert "Traceback" not in bot.log()
+
+
+_CALC = (
+    '/calc {"rules": {"preset": "kaikoufan", "discarder_factor": "1e1000000"}, "dealer": 0, "laizi": "9s", '
+    '"winner": 1, "how": "discard", "from": 2, "tile": "5m", "concealed": "234678p345s5m", "players": '
+    '[{"hongzhong_gangs": 1, "melds": [{"type": "peng", "tile": "1z", "from": 3}]}, {"melds": [{"type": "chi", '
+    '"tiles": "345m", "from": 0}]}, {}, {"melds": [{"type": "an_gang", "tile": "9p"}]}]}'
+)
+
+
+def test_calc_and_league_options_out_of_range_are_answered(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    """A multiplier of 10^1000000 in /calc, an oversized cap or a folder for a time zone in /league create: each
+    gets an answer saying what is wrong, at once, and the bot keeps answering everyone else."""
+    tg = fake_telegram
+    ann, bob = tg.add_user("Ann"), tg.add_user("Bob", language_code="en")
+    group = tg.add_group("联赛群", members=[ann], admins=[ann])
+    with BotProcess(tg, tmp_path / "db.sqlite3") as bot:
+        ann.say(ann.id, _CALC)
+        bob.say(bob.id, "/help")
+        tg.wait_for_message(bob.id, lambda m: "/newgame" in (m.text or ""), timeout=10)
+        tg.wait_for_message(
+            ann.id, lambda m: "discarder_factor" in (m.text or "") and "⚠️" in (m.text or ""), timeout=10
+        )
+        ann.say(ann.id, '/calc {"x": "' + "x" * 5000 + '"}')
+        tg.wait_for_message(ann.id, lambda m: "4000" in (m.text or ""), timeout=10)
+        ann.say(
+            group,
+            "/league create Friday | fri 20:00 | Asia/Shanghai | 8 hands | kaikoufan cap=999999999999999999999999",
+        )
+        tg.wait_for_message(group.id, lambda m: "cap" in (m.text or "") and "1000000" in (m.text or ""), timeout=10)
+        ann.say(group, "/league create Friday | fri 20:00 | Asia | 8 hands | kaikoufan")
+        tg.wait_for_message(group.id, lambda m: "'Asia'" in (m.text or ""), timeout=10)
+        assert "Traceback" not in bot.log()
