@@ -118,8 +118,9 @@ class HandFlow:
             table.match.rules = settings.rules
 
     # --- playing --------------------------------------------------------------------------------------------
-    async def play(self, table: Table, action: Action, also_urgent: Sequence[int] = ()) -> None:
-        """Apply, store, then show. A storage failure undoes the action (nothing was shown yet)."""
+    async def play(self, table: Table, action: Action, also_urgent: Sequence[int] = ()) -> bool:
+        """Apply, store, then show; False when storage refused it: the action is undone (nothing was shown yet)
+        and may be played again once the fault clears."""
         hand = table.hand
         assert hand is not None and table.hand_id is not None
         now = time.monotonic()
@@ -127,11 +128,12 @@ class HandFlow:
         try:
             await self.db.hands.append_action(table.hand_id, len(hand.actions) - 1, action.to_json())
         except (StorageError, OSError) as e:
-            log.error("table %s: could not store %s (%s); undoing it", table.chat_id, action, e)
+            log.error("table %s hand %s: could not store action %d (%s); undone", table.chat_id, table.hand_id,
+                      len(hand.actions) - 1, e)
             table.hand = Hand.replay(hand.rules, hand.seed, hand.dealer, hand.actions[:-1])
-            self._publish(table, table.refresh_prompts(now))
-            self.timers.arm(table)
-            return
+            table.refresh_prompts(now)
+            self.timers.arm(table, not_before=time.monotonic() + _RETRY_SECONDS)
+            return False
         log_action(table.chat_id, table.hand_id, len(hand.actions) - 1, action)
         for kind, notice in event_notices(table, events):
             if kind == "tell":  # the group's picture is edited after every action anyway: its caption tells it
@@ -144,9 +146,10 @@ class HandFlow:
             except Exception:  # a storage failure: the settlement is tried again by the table's timer
                 log.exception("table %s: hand %s could not be settled; retrying", table.chat_id, table.hand_id)
                 self.timers.arm(table, not_before=time.monotonic() + _RETRY_SECONDS)
-            return
+            return True
         self._publish(table, changed | set(also_urgent))
         self.timers.arm(table)
+        return True
 
     def _publish(self, table: Table, changed: set[int], *, new_hand: bool = False) -> None:
         """Queue the views that changed: a player's picture when their decision changed (urgent when they must
@@ -194,7 +197,8 @@ class HandFlow:
             due = table.next_due(self.config.bot_delay)
             if due is None or due[0] > time.monotonic() + 0.01:
                 break
-            await self.play(table, *await self._due_action(table, due[1]))
+            if not await self.play(table, *await self._due_action(table, due[1])):
+                return  # storage refused it: tried again by the timer play() armed
         if self.tables.get(table.chat_id) is table:
             self.timers.arm(table)
 

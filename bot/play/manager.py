@@ -233,8 +233,7 @@ class TableManager(HandFlow):
             return t("press_stale", lang)
         if table.seat(seat).auto or not table.accepts(seat, stamp, action):
             return t("press_stale", lang)
-        await self.play(table, action)
-        return None
+        return None if await self.play(table, action) else t("storage_busy", lang)
 
     async def _ready(self, table: Table, seat: int) -> str | None:
         if table.state != "between":

@@ -4,10 +4,13 @@ odd input does never freezes a table. Each test here failed on the code before t
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
-from tests.e2e.players import BotProcess, Players, group_texts
+from bot.play.callback_data import decode
+from tests.e2e.players import BotProcess, Players, game_buttons, group_texts
 from tests.e2e.test_full_game import SEED, _rob_only
+from tests.e2e.test_robustness import _open_table
 from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.records import ApiCall
 
@@ -96,3 +99,48 @@ def test_calc_and_league_options_out_of_range_are_answered(fake_telegram: FakeTe
         ann.say(group, "/league create Friday | fri 20:00 | Asia | 8 hands | kaikoufan")
         tg.wait_for_message(group.id, lambda m: "'Asia'" in (m.text or ""), timeout=10)
         assert "Traceback" not in bot.log()
+
+
+def _faulty_disk(db: Path) -> None:
+    """While a row is in fail_flag, SQLite refuses every new action and every player write."""
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE fail_flag (x INTEGER)")
+        conn.execute("INSERT INTO fail_flag VALUES (1)")
+        for table, when in (("actions", "INSERT"), ("players", "INSERT"), ("players", "UPDATE")):
+            conn.execute(
+                f"CREATE TRIGGER refuse_{table}_{when} BEFORE {when} ON {table} "
+                "WHEN EXISTS (SELECT 1 FROM fail_flag) BEGIN SELECT RAISE(ABORT, 'disk trouble'); END"
+            )
+
+
+def _stored(db: Path) -> int:
+    with sqlite3.connect(db) as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM actions").fetchone()[0])
+
+
+def test_a_storage_error_refuses_the_press_and_play_resumes(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    """The database refuses writes for a while: a press is answered with a short notice and changes nothing, a
+    command gets an apology; once the fault clears the same button plays, and the hand goes on."""
+    tg = fake_telegram
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+    group = tg.add_group("故障群", members=[alice, bob])
+    db = tmp_path / "db.sqlite3"
+    with BotProcess(tg, db, MAHJONG_SEED="7") as bot:
+        _open_table(tg, group, [alice, bob])
+        hand = alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
+        discard = next(b for b in game_buttons(hand, group) if decode(b.callback_data).code.startswith("d"))
+        _faulty_disk(db)
+        refused = alice.press(hand, discard.callback_data or "")
+        assert "暂时无法保存" in (tg.wait_for_callback_answer(refused, timeout=10).text or "")
+        bob.say(group, "/me")
+        tg.wait_for_message(group.id, lambda m: "抱歉" in (m.text or ""), timeout=10)
+        assert _stored(db) == 0
+        with sqlite3.connect(db) as conn:
+            conn.execute("DELETE FROM fail_flag")
+        played = alice.press(hand, discard.callback_data or "")
+        assert tg.wait_for_callback_answer(played, timeout=10).text is None
+        assert _stored(db) == 1
+        players = Players(tg, group, [alice, bob])
+        players.play_until(lambda: _stored(db) >= 12, timeout=60)
+        log = bot.log()
+        assert "gap" not in log and "disk trouble" in log
