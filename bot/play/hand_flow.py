@@ -248,19 +248,21 @@ class HandFlow:
         else:
             self.timers.arm(table)
 
-    async def seat_automatic(self, table: Table, seat: int) -> None:
-        """An automatic player takes a human's seat for the rest of the match; their message is closed."""
-        await self._replace_seat(table, seat, None, t("left", table.lang, name=table.seat(seat).name))
+    async def seat_automatic(self, table: Table, seat: int, *, stored: bool = False) -> None:
+        """An automatic player takes a human's seat for the rest of the match; their message is closed.
+        ``stored``: storage gave the seat away already (a flight, with its penalty)."""
+        await self._replace_seat(table, seat, None, t("left", table.lang, name=table.seat(seat).name), stored=stored)
 
-    async def _replace_seat(self, table: Table, seat: int, new: Seat | None, farewell: str) -> None:
+    async def _replace_seat(self, table: Table, seat: int, new: Seat | None, farewell: str, *,
+                            stored: bool = False) -> None:
         """Someone else (None: an automatic player) takes a seat for the next hands; the one leaving it is told."""
         old = table.seat(seat)
         if new is None and old.user_id is None:
             return  # an automatic player stays an automatic player
+        if table.match_id is not None and not stored:  # stored before the table changes: a refusal changes nothing
+            record = StoredSeat.human(new.user_id) if new and new.user_id else StoredSeat.auto(table.auto_level)
+            await self.db.matches.replace_seat(table.match_id, seat, record)
         table.seats[seat] = new or Seat(None, automatic_name(seat, table.lang))
-        if table.match_id is not None:
-            stored = StoredSeat.human(new.user_id) if new and new.user_id else StoredSeat.auto(table.auto_level)
-            await self.db.matches.replace_seat(table.match_id, seat, stored)
         if old.user_id is not None:
             self.outbox.show(old.user_id, f"hand{table.chat_id}", Content(farewell))
 

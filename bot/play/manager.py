@@ -124,9 +124,10 @@ class TableManager(HandFlow):
         assert table.match is not None and table.hand_id is not None
         label = seat_label(table, seat)
         penalty = table.match.rules.flee_penalty
-        # Stored before anyone is told, and settled with this hand by storage (nothing lost in a crash).
-        await self.db.hands.add_penalty(table.hand_id, flee_amounts(penalty, seat))
-        await self.seat_automatic(table, seat)
+        # The penalty and the freed seat in one transaction, before anyone is told (settled with this hand by
+        # storage): a crash leaves either both or neither, and the seat, given away, cannot flee twice.
+        await self.db.hands.flee(table.hand_id, seat, flee_amounts(penalty, seat), table.auto_level)
+        await self.seat_automatic(table, seat, stored=True)
         self.outbox.announce(table.chat_id, t("announce_flee", table.lang, seat=label, penalty=penalty))
         if not await self.end_if_no_humans(table) and table.state == "playing":
             self._publish(table, set())

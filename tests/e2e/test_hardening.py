@@ -144,3 +144,49 @@ def test_a_storage_error_refuses_the_press_and_play_resumes(fake_telegram: FakeT
         players.play_until(lambda: _stored(db) >= 12, timeout=60)
         log = bot.log()
         assert "gap" not in log and "disk trouble" in log
+
+
+def _penalty_rows(db: Path) -> int:
+    with sqlite3.connect(db) as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM hand_penalties").fetchone()[0])
+
+
+def test_flee_is_one_transaction_and_charges_once(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    """Storage refusing to free the seat stores no penalty either; once it works, /flee charges once, a second
+    /flee charges nothing, and a restart keeps the fleer out of the hand."""
+    tg = fake_telegram
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+    group = tg.add_group("逃跑群", members=[alice, bob])
+    db = tmp_path / "db.sqlite3"
+    bot = BotProcess(tg, db, MAHJONG_SEED="7").start()
+    try:
+        _open_table(tg, group, [alice, bob])
+        alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
+        with sqlite3.connect(db) as conn:
+            conn.execute("CREATE TABLE fail_flag (x INTEGER)")
+            conn.execute("INSERT INTO fail_flag VALUES (1)")
+            conn.execute(
+                "CREATE TRIGGER refuse_seat BEFORE UPDATE ON match_seats WHEN EXISTS (SELECT 1 FROM "
+                "fail_flag) BEGIN SELECT RAISE(ABORT, 'disk trouble'); END"
+            )
+        bob.say(group, "/flee")
+        tg.wait_for_message(group.id, lambda m: "抱歉" in (m.text or ""), timeout=10)
+        assert _penalty_rows(db) == 0  # neither the penalty nor the seat: nothing half-written
+        with sqlite3.connect(db) as conn:
+            conn.execute("DELETE FROM fail_flag")
+        bob.say(group, "/flee")
+        tg.wait_for_message(group.id, lambda m: "Bob" in (m.text or "") and "逃跑" in (m.text or ""), timeout=10)
+        charged = _penalty_rows(db)
+        assert charged > 0
+        bob.say(group, "/flee")
+        tg.wait_for_message(group.id, lambda m: "你不在这张桌上" in (m.text or ""), timeout=10)
+        assert _penalty_rows(db) == charged
+        bot.kill()
+        bot.start()
+        tg.wait_for_message(group.id, lambda m: "重启" in (m.text or ""), timeout=20)
+        with sqlite3.connect(db) as conn:
+            assert conn.execute("SELECT player_id FROM match_seats WHERE seat = 1").fetchone()[0] is None
+            assert conn.execute("SELECT player_id FROM hand_seats WHERE seat = 1").fetchone()[0] == bob.id
+        assert _penalty_rows(db) == charged
+    finally:
+        bot.stop()
