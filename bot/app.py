@@ -17,7 +17,6 @@ from typing import Any
 
 from telegram import BotCommand, Update
 from telegram.ext import (
-    AIORateLimiter,
     Application,
     BaseHandler,
     CallbackQueryHandler,
@@ -50,6 +49,7 @@ from bot.play.callback_data import (
 )
 from bot.play.manager import TableManager
 from bot.play.resume import resume_tables
+from bot.ratelimit import ChatRateLimiter
 from bot.webhook import serve
 from storage.database import Database
 
@@ -92,8 +92,8 @@ def build_application(config: Config) -> BotApplication:
         .base_url(config.api_base_url)
         .base_file_url(config.file_base_url)
         .context_types(CONTEXT_TYPES)
-        # The outbox paces every write; PTB's limiter is the safety net, retrying a 429 it meets.
-        .rate_limiter(AIORateLimiter(max_retries=3))
+        # The outbox paces every write; the limiter is the safety net: a 429 pauses its own chat, never the bot.
+        .rate_limiter(ChatRateLimiter())
         .concurrent_updates(256)  # a slow table never holds another table's updates
         .connection_pool_size(64)
         .pool_timeout(30)

@@ -146,7 +146,7 @@ class Throttle:
             self._next = max(time.monotonic(), self._next) + self._gap
 
 
-def _seconds(e: RetryAfter) -> float:
+def retry_seconds(e: RetryAfter) -> float:
     with warnings.catch_warnings():  # PTB 22 warns that the int form will become a timedelta: both are read
         warnings.simplefilter("ignore", PTBDeprecationWarning)
         value = e.retry_after
@@ -279,8 +279,8 @@ class Outbox:
                 await (self._send_announcements(chat) if slot is None else self._send_slot(chat, slot))
                 chat.backoff = 0.0
             except RetryAfter as e:
-                log.warning("chat %s: flood control, retrying in %.0f s", chat.chat_id, _seconds(e))
-                chat.resume_at = time.monotonic() + _seconds(e)
+                log.warning("chat %s: flood control, retrying in %.0f s", chat.chat_id, retry_seconds(e))
+                chat.resume_at = time.monotonic() + retry_seconds(e)
             except Forbidden as e:
                 log.info("chat %s unreachable (%s); dropping its messages", chat.chat_id, e.message)
                 self.unreachable.add(chat.chat_id)

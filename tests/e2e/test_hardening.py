@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from pathlib import Path
 
 from bot.play.callback_data import decode
@@ -12,7 +13,7 @@ from tests.e2e.players import BotProcess, Players, game_buttons, group_texts
 from tests.e2e.test_full_game import SEED, _rob_only
 from tests.e2e.test_robustness import _open_table
 from tests.fake_telegram import FakeTelegram
-from tests.fake_telegram.records import ApiCall
+from tests.fake_telegram.records import ApiCall, FaultKind
 
 
 def _refused(calls: list[ApiCall]) -> list[ApiCall]:
@@ -190,3 +191,32 @@ def test_flee_is_one_transaction_and_charges_once(fake_telegram: FakeTelegram, t
         assert _penalty_rows(db) == charged
     finally:
         bot.stop()
+
+
+def test_one_groups_flood_control_holds_no_other_table(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    """Telegram answers one group's write with "retry after 8": that group waits, while a player at another
+    group's table gets the answer to their press and their next picture at once."""
+    tg = fake_telegram
+    bob, carol = tg.add_user("Bob"), tg.add_user("Carol")
+    playing, flooded = tg.add_group("打牌群", members=[bob]), tg.add_group("刷屏群", members=[carol])
+    with BotProcess(tg, tmp_path / "db.sqlite3", MAHJONG_SEED="7") as bot:
+        _open_table(tg, playing, [bob])
+        hand = bob.wait_for_private_message(lambda m: bool(game_buttons(m, playing)), timeout=15)
+        tg.fail_next("sendMessage", FaultKind.RETRY_AFTER, chat_id=flooded.id, retry_after=8)
+        carol.say(flooded, "/help")
+        tg.wait_until(
+            lambda: any(c.status == 429 for c in tg.calls(chat_id=flooded.id)),
+            timeout=10,
+            what="the flooded group's 429",
+        )
+        discard = next(b for b in game_buttons(hand, playing) if decode(b.callback_data).code.startswith("d"))
+        written = len([c for c in tg.calls(chat_id=bob.id) if c.ok])
+        started = time.monotonic()
+        query = bob.press(hand, discard.callback_data or "")
+        tg.wait_for_callback_answer(query, timeout=3)
+        tg.wait_until(
+            lambda: len([c for c in tg.calls(chat_id=bob.id) if c.ok]) > written, timeout=4, what="Bob's next picture"
+        )
+        assert time.monotonic() - started < 4
+        tg.wait_for_message(flooded.id, lambda m: "/newgame" in (m.text or ""), timeout=20)  # after its pause
+        assert "Traceback" not in bot.log()
