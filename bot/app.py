@@ -137,6 +137,8 @@ async def _start(application: BotApplication) -> None:
 
 async def _stop(application: BotApplication) -> None:
     data = application.bot_data
+    if data.manager is not None:  # what per-id state is left (bounded by the real tables, not by junk)
+        log.info("stopping; state %s", " ".join(f"{k}={v}" for k, v in data.manager.state_size().items()))
     if data.outbox is not None:
         await data.outbox.close()
     if data.db is not None:

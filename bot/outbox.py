@@ -36,35 +36,12 @@ from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 from telegram.warnings import PTBDeprecationWarning
 
+from bot.limits import MAX_CAPTION, MAX_TEXT, fit, length, with_lines
+
 log = logging.getLogger(__name__)
 
 _MAX_BACKOFF = 30.0
-MAX_TEXT: Final = 4096  # Telegram's limits, counted in UTF-16 code units
-MAX_CAPTION: Final = 1024
 _MAX_NEWS: Final = 20  # lines waiting for a slot's next caption: older ones are dropped
-
-
-def length(text: str) -> int:
-    """The length Telegram counts: UTF-16 code units."""
-    return len(text.encode("utf-16-le")) // 2
-
-
-def fit(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` (UTF-16) characters, an ellipsis where it was cut."""
-    if length(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    while length(cut) > limit - 1:
-        cut = cut[:-1]
-    return cut + "…"
-
-
-def with_lines(text: str, lines: list[str], limit: int) -> tuple[str, list[str]]:
-    """``text`` followed by as many of the newest ``lines`` as fit in ``limit``: (the whole, the lines kept)."""
-    kept = list(lines)
-    while kept and length("\n".join([text, *kept])) > limit:
-        kept.pop(0)
-    return fit("\n".join([text, *kept]), limit), kept
 
 
 def _final(e: TelegramError) -> bool:
@@ -95,6 +72,7 @@ class _Slot:
     shown: Content | None = None  # what the message shows now (before any news)
     news: list[str] = field(default_factory=list)  # lines to tell in the caption of the next write
     told: list[str] = field(default_factory=list)  # the lines the caption tells now (kept until newer ones)
+    forgotten: bool = False  # dropped once its last write is out (``forget``)
 
 
 @dataclass
@@ -182,6 +160,7 @@ class Outbox:
         s.pending = content
         s.urgent = s.urgent or urgent  # a newer state of an urgent slot stays urgent
         s.fresh = s.fresh or fresh
+        s.forgotten = False
         self._kick(chat)
 
     def announce(self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None) -> None:
@@ -205,6 +184,22 @@ class Outbox:
         if s.pending is None:
             s.pending, s.pending_since = s.shown, time.monotonic()
         self._kick(chat)
+
+    def forget(self, chat_id: int, slot: str) -> None:
+        """The slot is done with (its table closed): dropped once what it waits to show is out, and the chat
+        too once nothing is left in it, so closed tables keep no state here."""
+        chat = self._chats.get(chat_id)
+        s = chat.slots.get(slot) if chat else None
+        if chat is None or s is None:
+            return
+        s.forgotten = True
+        if s.pending is None:
+            del chat.slots[slot]
+        self._kick(chat)
+
+    def chats(self) -> int:
+        """How many chats the outbox keeps state for."""
+        return len(self._chats)
 
     def message_id(self, chat_id: int, slot: str) -> int | None:
         chat = self._chats.get(chat_id)
@@ -264,7 +259,9 @@ class Outbox:
             chat.wakeup.clear()
             job = self._next_job(chat, time.monotonic())
             if job is None:
-                return
+                if await self._idle(chat):
+                    return
+                continue
             when, slot = job
             delay = when - time.monotonic()
             if delay > 0:
@@ -298,6 +295,22 @@ class Outbox:
             finally:
                 chat.in_flight -= 1
                 chat.last_write = time.monotonic()
+
+    async def _idle(self, chat: _Chat) -> bool:
+        """Nothing waits in the chat: True to end its worker. A chat with no slot left is dropped, once its
+        pacing has run out (a new write then starts afresh without breaking the chat's limit)."""
+        for name in [n for n, s in chat.slots.items() if s.forgotten and s.pending is None]:
+            del chat.slots[name]
+        if chat.slots or chat.announcements or chat.in_flight:
+            return True
+        wait = max(chat.last_write + chat.interval, chat.resume_at) - time.monotonic()
+        if wait > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(chat.wakeup.wait(), wait)
+            return False
+        if self._chats.get(chat.chat_id) is chat:
+            del self._chats[chat.chat_id]
+        return True
 
     async def _send_announcements(self, chat: _Chat) -> None:
         """Send the oldest waiting announcements as one message: consecutive plain texts merged up to Telegram's

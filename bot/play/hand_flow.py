@@ -66,17 +66,30 @@ class HandFlow:
         self.bot = bot
         self.timers = TableTimers(jobs, config, self.tick)
         self.tables: dict[int, Table] = {}
-        self._locks: dict[int, asyncio.Lock] = {}
+        self._locks: dict[int, tuple[asyncio.Lock, list[int]]] = {}  # chat → its lock, [holders and waiters]
         self.sessions: dict[int, TableSession] = {}  # per table opened by open_table
         self.max_wait_ms = 0.0  # the longest any update waited for its table's lock (the bench reads it)
 
     @contextlib.asynccontextmanager
     async def locked(self, chat_id: int) -> AsyncIterator[None]:
-        lock = self._locks.setdefault(chat_id, asyncio.Lock())
+        """The chat's table to oneself. The lock lives while someone holds or awaits it or the chat has a table:
+        a press naming a forged id, or a closed table, leaves nothing behind."""
+        lock, users = self._locks.setdefault(chat_id, (asyncio.Lock(), [0]))
+        users[0] += 1
         started = time.monotonic()
-        async with lock:
-            self.max_wait_ms = max(self.max_wait_ms, (time.monotonic() - started) * 1000)
-            yield
+        try:
+            async with lock:
+                self.max_wait_ms = max(self.max_wait_ms, (time.monotonic() - started) * 1000)
+                yield
+        finally:
+            users[0] -= 1
+            if not users[0] and chat_id not in self.tables:
+                del self._locks[chat_id]
+
+    def state_size(self) -> dict[str, int]:
+        """How much per-id state is kept (logged at shutdown; the tests and the bench read it)."""
+        return {"tables": len(self.tables), "locks": len(self._locks), "sessions": len(self.sessions),
+                "outbox_chats": self.outbox.chats()}
 
     # --- a new hand ---------------------------------------------------------------------------------------
     async def start_hand(self, table: Table) -> None:
@@ -265,6 +278,7 @@ class HandFlow:
         table.seats[seat] = new or Seat(None, automatic_name(seat, table.lang))
         if old.user_id is not None:
             self.outbox.show(old.user_id, f"hand{table.chat_id}", Content(farewell))
+            self.outbox.forget(old.user_id, f"hand{table.chat_id}")
 
     async def end_if_no_humans(self, table: Table) -> bool:
         if table.humans():
@@ -286,8 +300,16 @@ class HandFlow:
                 self.outbox.announce(table.chat_id, closing)
             for _, s in table.humans():  # their message may still have buttons: close it
                 self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", Content(closing))
+        self._forget(table)
         if session is not None:
             await session.closed(table, status)
+
+    def _forget(self, table: Table) -> None:
+        """A closed table's messages keep no state in the outbox once their last writes are out."""
+        for _, s in table.humans():
+            self.outbox.forget(s.user_id or 0, f"hand{table.chat_id}")
+        for slot in ("lobby", "spectator", "result"):
+            self.outbox.forget(table.chat_id, slot)
 
     async def _close_match(self, table: Table, status: str) -> str:
         """Close the match in storage; the status it closed with."""

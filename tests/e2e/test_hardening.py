@@ -13,7 +13,7 @@ from tests.e2e.players import BotProcess, Players, game_buttons, group_texts
 from tests.e2e.test_full_game import SEED, _rob_only
 from tests.e2e.test_robustness import _open_table
 from tests.fake_telegram import FakeTelegram
-from tests.fake_telegram.records import ApiCall, FaultKind
+from tests.fake_telegram.records import ApiCall, Button, FaultKind
 
 
 def _refused(calls: list[ApiCall]) -> list[ApiCall]:
@@ -220,3 +220,30 @@ def test_one_groups_flood_control_holds_no_other_table(fake_telegram: FakeTelegr
         assert time.monotonic() - started < 4
         tg.wait_for_message(flooded.id, lambda m: "/newgame" in (m.text or ""), timeout=20)  # after its pause
         assert "Traceback" not in bot.log()
+
+
+def test_forged_ids_and_closed_tables_leave_no_state(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    """Presses and join links naming 300 made-up tables allocate nothing; a table that closed leaves no lock
+    and no outbox state behind (the bot reports what it keeps when it stops)."""
+    tg = fake_telegram
+    alice, mallory = tg.add_user("Alice"), tg.add_user("Mallory")
+    group = tg.add_group("空桌群", members=[alice, mallory])
+    bot = BotProcess(tg, tmp_path / "db.sqlite3", MAHJONG_GROUP_INTERVAL="0.5").start()
+    try:
+        alice.say(group, "/newgame")
+        tg.wait_for_message(group.id, lambda m: "Alice 入座" in (m.text or ""), timeout=15)
+        alice.say(group, "/stop")
+        mallory.start()
+        own = mallory.wait_for_private_message(lambda m: True, timeout=10)
+        for batch in range(10):  # as fast as the bot answers them
+            data = [f"v1|-{10**12 + batch * 30 + n}|7.1.0|d5m" for n in range(30)]
+            queries = [tg.press_button(mallory, own, Button(text="x", callback_data=d)) for d in data]
+            for query in queries:
+                assert tg.wait_for_callback_answer(query, timeout=20).text == "这个按钮已经过期了。"
+        for n in range(20):
+            mallory.start(f"join_-{10**13 + n}")
+        tg.wait_until(lambda: tg.pending_updates() == 0, timeout=20, what="the join links read")
+        time.sleep(3)  # every chat's pacing has run out
+    finally:
+        bot.stop()
+    assert "state tables=0 locks=0 sessions=0 outbox_chats=0" in bot.log()
