@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from bot import i18n
 from bot.config import Config, ConfigError, check_config, load_dotenv
 from bot.context import CONTEXT_TYPES, BotApplication, BotContext
 from bot.handlers import (
+    chat_checks,
     info_commands,
     league_commands,
     ops_commands,
@@ -55,27 +57,42 @@ from storage.database import Database
 
 log = logging.getLogger("bot")
 
+# Commands run from new messages only: an edited message never runs its command again, a channel post none.
+NEW_MESSAGE = filters.UpdateType.MESSAGE
+
+
+Callback = Callable[[Update, BotContext], Coroutine[Any, Any, None]]
+
+
+def _command(name: str, callback: Callback) -> CommandHandler[Any, None]:
+    return CommandHandler(name, callback, filters=NEW_MESSAGE)
+
+
 # Every handler of the bot. A button press goes to the first pattern it matches; one that matches none is stale.
+# The first that matches an update handles it: a channel's automatic forward or a command sent as a chat
+# (an anonymous admin) goes no further.
 HANDLERS: list[BaseHandler[Any, BotContext, Any]] = [
-    CommandHandler("start", table_commands.start),
-    CommandHandler("newgame", table_commands.newgame),
-    CommandHandler("join", table_commands.join),
-    CommandHandler("leave", table_commands.leave),
-    CommandHandler("begin", table_commands.begin),
-    CommandHandler("flee", table_commands.flee),
-    CommandHandler("stop", table_commands.stop),
-    CommandHandler("help", info_commands.help_command),
-    CommandHandler("rules", info_commands.rules_command),
-    CommandHandler("calc", info_commands.calc_command),
-    MessageHandler(filters.ChatType.PRIVATE & filters.Regex(r"^\s*\{"), info_commands.calc_message),
-    CommandHandler("lang", info_commands.lang_command),
-    CommandHandler("me", standings_commands.me_command),
-    CommandHandler("top", standings_commands.top_command),
-    CommandHandler("rank", standings_commands.rank_command),
-    CommandHandler("history", standings_commands.history_command),
-    CommandHandler("settings", settings_commands.settings_command),
-    CommandHandler("league", league_commands.league_command),
-    CommandHandler("status", ops_commands.status_command),
+    MessageHandler(filters.IS_AUTOMATIC_FORWARD, chat_checks.ignore),
+    MessageHandler(NEW_MESSAGE & filters.SenderChat.ALL & filters.COMMAND, chat_checks.sent_as_chat),
+    _command("start", table_commands.start),
+    _command("newgame", table_commands.newgame),
+    _command("join", table_commands.join),
+    _command("leave", table_commands.leave),
+    _command("begin", table_commands.begin),
+    _command("flee", table_commands.flee),
+    _command("stop", table_commands.stop),
+    _command("help", info_commands.help_command),
+    _command("rules", info_commands.rules_command),
+    _command("calc", info_commands.calc_command),
+    MessageHandler(NEW_MESSAGE & filters.ChatType.PRIVATE & filters.Regex(r"^\s*\{"), info_commands.calc_message),
+    _command("lang", info_commands.lang_command),
+    _command("me", standings_commands.me_command),
+    _command("top", standings_commands.top_command),
+    _command("rank", standings_commands.rank_command),
+    _command("history", standings_commands.history_command),
+    _command("settings", settings_commands.settings_command),
+    _command("league", league_commands.league_command),
+    _command("status", ops_commands.status_command),
     CallbackQueryHandler(table_commands.press, pattern=PLAY_PATTERN),
     CallbackQueryHandler(settings_commands.settings_press, pattern=SETTINGS_PATTERN),
     CallbackQueryHandler(standings_commands.standings_press, pattern=STANDINGS_PATTERN),
@@ -103,6 +120,7 @@ def build_application(config: Config) -> BotApplication:
     )
     application.bot_data.config = config
     # First, for every update: the first time the bot meets someone, their Telegram language is stored.
+    application.add_handler(TypeHandler(Update, chat_checks.came_back), group=-2)
     application.add_handler(TypeHandler(Update, info_commands.remember_language), group=-1)
     application.add_handlers(HANDLERS)
     application.add_error_handler(table_commands.on_error)

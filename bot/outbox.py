@@ -153,6 +153,8 @@ class Outbox:
     # --- what callers use -------------------------------------------------------------------------------
     def show(self, chat_id: int, slot: str, content: Content, *, urgent: bool = False, fresh: bool = False) -> None:
         """Make ``slot`` in ``chat_id`` show ``content`` (edited in place; ``fresh`` = as a new message)."""
+        if chat_id in self.unreachable:
+            return
         chat = self._chat(chat_id)
         s = chat.slots.setdefault(slot, _Slot())
         if s.pending is None:
@@ -164,6 +166,8 @@ class Outbox:
         self._kick(chat)
 
     def announce(self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None) -> None:
+        if chat_id in self.unreachable:  # it answered 403: nothing more until they come back (``came_back``)
+            return
         chat = self._chat(chat_id)
         if not chat.announcements:
             chat.announced_at = time.monotonic()
@@ -174,6 +178,8 @@ class Outbox:
         """Tell ``text`` in the caption of ``slot``'s next write instead of a message of its own (the slot is
         rewritten with it if nothing newer is on its way); it stays there until newer lines replace it. A slot
         not shown yet: an announcement."""
+        if chat_id in self.unreachable:
+            return
         chat = self._chat(chat_id)
         s = chat.slots.get(slot)
         if s is None or (s.shown is None and s.pending is None):

@@ -9,6 +9,7 @@ from telegram.constants import ChatMemberStatus
 from telegram.error import TelegramError
 
 from bot.context import BotContext
+from bot.i18n import t
 
 log = logging.getLogger(__name__)
 
@@ -31,3 +32,28 @@ async def is_admin(context: BotContext, chat_id: int, user_id: int) -> bool:
         log.warning("cannot check whether %s is an admin of %s: %s", user_id, chat_id, e)
         return False
     return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+
+
+async def came_back(update: Update, context: BotContext) -> None:
+    """Runs first on every update: a chat the bot hears from again may be written to again (the outbox stops
+    writing to a chat that answered 403). A person is back when they write to the bot or press its button."""
+    unreachable = context.outbox.unreachable
+    chat, user = update.effective_chat, update.effective_user
+    if not unreachable or chat is None:
+        return
+    unreachable.discard(chat.id)
+    if user is not None and update.callback_query is not None:
+        unreachable.discard(user.id)
+
+
+async def ignore(update: Update, context: BotContext) -> None:
+    """A linked channel's post forwarded into its discussion group: never a command."""
+
+
+async def sent_as_chat(update: Update, context: BotContext) -> None:
+    """A command sent as a chat (an anonymous admin, or a member posting as a channel): no one to seat or
+    to remember, so they are told to use their own account."""
+    chat = update.effective_chat
+    if chat is not None:
+        settings = await context.db.chats.get(chat.id)
+        context.outbox.announce(chat.id, t("sent_as_chat", settings.language))

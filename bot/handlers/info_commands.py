@@ -116,9 +116,9 @@ async def lang_press(update: Update, context: BotContext) -> None:
 
 async def remember_language(update: Update, context: BotContext) -> None:
     """The first update from a user stores their Telegram language as theirs (once per user and process)."""
-    user = update.effective_user
-    if user is None or user.is_bot:
-        return
+    user, message = update.effective_user, update.effective_message
+    if user is None or user.is_bot or (message is not None and message.sender_chat is not None):
+        return  # a message sent as a chat (an anonymous admin, a channel) names no person
     met = context.bot_data.languages_met
     if user.id not in met:
         await private_language(context.db, user)

@@ -14,7 +14,7 @@ from tests.e2e.test_commands_info import _free_port, _post
 from tests.e2e.test_full_game import SEED, _rob_only
 from tests.e2e.test_robustness import _open_table
 from tests.fake_telegram import FakeTelegram
-from tests.fake_telegram.records import ApiCall, Button, FaultKind
+from tests.fake_telegram.records import JSON, ApiCall, Button, Chat, FaultKind
 
 
 def _refused(calls: list[ApiCall]) -> list[ApiCall]:
@@ -278,3 +278,63 @@ def test_webhook_without_a_configured_secret_still_checks_one(fake_telegram: Fak
         assert refused == 403
         assert _post(url, update, secret) == 200
         emma.wait_for_private_message(lambda m: "Titles" in (m.text or ""), timeout=10)
+
+
+def _command_json(chat: Chat, sender: dict[str, object], text: str, message_id: int, **extra: object) -> JSON:
+    length = len(text.split()[0])
+    return {
+        "message_id": message_id,
+        "date": int(time.time()),
+        "chat": chat.to_api(),
+        "from": sender,
+        "text": text,
+        "entities": [{"type": "bot_command", "offset": 0, "length": length}],
+        **extra,
+    }
+
+
+def test_edits_forwards_and_anonymous_admins_run_no_command(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    """An edited "/newgame" opens nothing again; a linked channel's post forwarded into the group opens no lobby
+    as "Telegram"; "/me" from an anonymous admin gets a hint to use their own account and stores no player."""
+    tg = fake_telegram
+    alice = tg.add_user("Alice")
+    group = tg.add_group("编辑群", members=[alice])
+    db = tmp_path / "db.sqlite3"
+    with BotProcess(tg, db) as bot:
+        sent = alice.say(group, "/newgame")
+        tg.wait_for_message(group.id, lambda m: "Alice 入座" in (m.text or ""), timeout=15)
+        alice.say(group, "/stop")
+        tg.wait_for_message(group.id, lambda m: "这张桌已关闭" in (m.text or ""), timeout=15)
+        before = len(tg.calls("sendMessage", chat_id=group.id))
+        shown = len(tg.messages(group.id))
+        edited = _command_json(group, alice.to_api(), "/newgame", sent.message_id, edit_date=int(time.time()))
+        tg.post_update("edited_message", edited)
+        channel = {"id": -1009999999999, "type": "channel", "title": "频道"}
+        telegram = {"id": 777000, "is_bot": False, "first_name": "Telegram"}
+        tg.post_update(
+            "message",
+            _command_json(
+                group,
+                telegram,
+                "/newgame",
+                900,
+                sender_chat=channel,
+                is_automatic_forward=True,
+                forward_origin={"type": "channel", "date": 0, "chat": channel, "message_id": 5},
+            ),
+        )
+        anonymous = {"id": 1087968824, "is_bot": True, "first_name": "Group", "username": "GroupAnonymousBot"}
+        tg.post_update("message", _command_json(group, anonymous, "/me", 901, sender_chat=group.to_api()))
+        tg.wait_for_message(group.id, lambda m: "自己的账号" in (m.text or ""), timeout=10)
+        alice.say(group, "/help")
+        tg.wait_for_message(
+            group.id, lambda m: "/newgame" in (m.text or "") and "Alice" not in (m.text or ""), timeout=10
+        )
+        assert tg.pending_updates() == 0
+        texts = [m.text or "" for m in tg.messages(group.id)[shown:]]
+        assert not any("Telegram" in t or "发起人" in t for t in texts), texts
+        assert len(tg.calls("sendMessage", chat_id=group.id)) == before + 2  # the hint and /help: nothing else
+        assert "Traceback" not in bot.log()
+    with sqlite3.connect(db) as conn:
+        names = [row[0] for row in conn.execute("SELECT display_name FROM players")]
+    assert names == ["Alice"]

@@ -228,6 +228,12 @@ class BotApi:
             user.blocked = False
             return self.post_user_message(user, user.id, f"/start {payload}" if payload else "/start", None)
 
+    def post_update(self, kind: str, payload: JSON) -> None:
+        """Any update as Telegram would send it, written out by the test: an edited message, a channel post, an
+        automatic forward, a message sent as a chat."""
+        with self._changed:
+            self._enqueue(kind, payload)
+
     def block_bot(self, user: SimUser) -> None:
         with self._changed:
             user.blocked = True
