@@ -338,3 +338,21 @@ def test_edits_forwards_and_anonymous_admins_run_no_command(fake_telegram: FakeT
     with sqlite3.connect(db) as conn:
         names = [row[0] for row in conn.execute("SELECT display_name FROM players")]
     assert names == ["Alice"]
+
+
+def test_a_player_who_blocks_the_bot_is_not_written_to_again(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    """Bob blocks the bot in the middle of a hand: the hand goes on (his turns time out into 托管), and after the
+    first refusal the bot stops writing to him instead of meeting a 403 at every action."""
+    tg = fake_telegram
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+    group = tg.add_group("拉黑群", members=[alice, bob])
+    db = tmp_path / "db.sqlite3"
+    with BotProcess(tg, db, MAHJONG_SEED="7", MAHJONG_TURN_SECONDS="1", MAHJONG_CLAIM_SECONDS="1") as bot:
+        _open_table(tg, group, [alice, bob])
+        alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
+        bob.block_bot()
+        players = Players(tg, group, [alice, bob], idle=[bob])
+        players.play_until(lambda: _stored(db) >= 30, timeout=90)
+        refused = [c for c in tg.calls(chat_id=bob.id) if c.status == 403]
+        assert 1 <= len(refused) <= 2, len(refused)
+        assert "Traceback" not in bot.log()
