@@ -9,6 +9,10 @@
    all dealt together; actions stored per second over the measured window, and the longest any person
    waited between pressing a button and the bot's answer (max_table_wait_ms: a table held up by another
    would show here).
+3. One person against three automatic players, with production pacing (the automatic players' default
+   delay included): how soon the person's own message shows their press (``own_view_p90_s``: the first write
+   to their chat after each press), and how soon their next decision arrives after a discard
+   (``next_decision_median_s``: the first write carrying buttons of a newer prompt).
 
     .venv/bin/python bench/bot.py            # last line: {"calls_per_action": ..., "tables": ..., ...}
 """
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import statistics
 import sys
 import tempfile
 import time
@@ -114,6 +119,56 @@ def report(made: list[ApiCall], actions: int) -> tuple[float, float]:
     return len(made) / actions, writes / actions
 
 
+def _stamp(data: str) -> str:
+    return data.split("|")[2]
+
+
+def _latencies(tg: FakeTelegram, person: SimUser, presses: list[tuple[float, str]]) -> tuple[list[float], list[float]]:
+    """(press → first write to the person's chat) for every press, (discard → next prompt) for every discard."""
+    writes = sorted((c for c in tg.calls(chat_id=person.id) if c.method in WRITES and c.status == 200),
+                    key=lambda c: c.at)
+    own, decisions = [], []
+    for at, data in presses:
+        after = [c for c in writes if c.at > at]
+        if after:
+            own.append(after[0].at - at)
+        prompt = next((c for c in after if "v1|" in str(c.params.get("reply_markup") or "")
+                       and _stamp(data) not in str(c.params.get("reply_markup"))), None)
+        if data.split("|")[3].startswith("d") and prompt is not None:
+            decisions.append(prompt.at - at)
+    return own, decisions
+
+
+def one_against_bots(work: Path, hands: int = 2) -> tuple[float, float, int]:
+    """own_view_p90_s, next_decision_median_s and how many presses, over ``hands`` hands."""
+    pacing = {k: v for k, v in PRODUCTION.items() if k != "MAHJONG_BOT_DELAY"}  # the default delay, as deployed
+    with FakeTelegram() as tg:
+        person = tg.add_user("Solo")
+        group = tg.add_group("solo", members=[person])
+        db = work / "solo.sqlite3"
+        with BotProcess(tg, db, MAHJONG_SEED="852", MAHJONG_NEXT_HAND_SECONDS="3", **pacing):
+            person.say(group, "/newgame")
+            tg.wait_until(lambda: len(tg.calls("sendMessage")) >= 2, timeout=30, what="the table open")
+            person.say(group, "/begin")
+            players = Players(tg, group, [person])
+            presses: list[tuple[float, str]] = []
+            deadline = time.monotonic() + 240
+            while _hands_done(db) < hands and time.monotonic() < deadline:
+                before = len(players.presses)
+                at = time.monotonic()
+                if players.step():
+                    presses += [(at, data) for _, data, _ in players.presses[before:] if data.startswith("v1|")]
+                time.sleep(0.01)
+            time.sleep(2)
+            own, decisions = _latencies(tg, person, presses)
+    own.sort()
+    p90 = own[int(0.9 * (len(own) - 1))] if own else float("nan")
+    median = statistics.median(decisions) if decisions else float("nan")
+    print(f"one person, three automatic players: {len(presses)} presses; own view p90 {p90:.2f} s; "
+          f"next decision after a discard: median {median:.2f} s over {len(decisions)} discards")
+    return p90, median, len(presses)
+
+
 def many_tables(work: Path) -> tuple[float, float, int]:
     with FakeTelegram() as tg:
         people = [tg.add_user(f"P{i}") for i in range(TABLES)]
@@ -147,12 +202,14 @@ def many_tables(work: Path) -> tuple[float, float, int]:
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        per_action, _ = report(*calls_per_action(work))
+        per_action, writes = report(*calls_per_action(work))
+        own_p90, next_median, _ = one_against_bots(work)
         rate, max_wait, presses = many_tables(work)
         print(f"{TABLES} tables at once: {rate:.1f} actions/s over {WINDOW_S:.0f} s; "
               f"{presses} presses, longest press-to-answer {max_wait:.0f} ms")
     print(json.dumps({"calls_per_action": round(per_action, 3), "tables": TABLES, "actions_per_s": round(rate, 1),
-                      "max_table_wait_ms": round(max_wait, 1)}))
+                      "max_table_wait_ms": round(max_wait, 1), "writes_per_action": round(writes, 3),
+                      "own_view_p90_s": round(own_p90, 2), "next_decision_median_s": round(next_median, 2)}))
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ from bot.handlers import (
     info_commands,
     league_commands,
     ops_commands,
+    replay_commands,
     settings_commands,
     standings_commands,
     table_commands,
@@ -46,6 +47,7 @@ from bot.play.callback_data import (
     LANGUAGE_PATTERN,
     LEAGUE_PATTERN,
     PLAY_PATTERN,
+    REPLAY_PATTERN,
     SETTINGS_PATTERN,
     STANDINGS_PATTERN,
 )
@@ -87,9 +89,12 @@ HANDLERS: list[BaseHandler[Any, BotContext, Any]] = [
     MessageHandler(NEW_MESSAGE & filters.ChatType.PRIVATE & filters.Regex(r"^\s*\{"), info_commands.calc_message),
     _command("lang", info_commands.lang_command),
     _command("me", standings_commands.me_command),
+    _command("stats", standings_commands.stats_command),
     _command("top", standings_commands.top_command),
     _command("rank", standings_commands.rank_command),
     _command("history", standings_commands.history_command),
+    _command("replay", replay_commands.replay_command),
+    _command("verify", replay_commands.verify_command),
     _command("settings", settings_commands.settings_command),
     _command("league", league_commands.league_command),
     _command("status", ops_commands.status_command),
@@ -98,6 +103,7 @@ HANDLERS: list[BaseHandler[Any, BotContext, Any]] = [
     CallbackQueryHandler(standings_commands.standings_press, pattern=STANDINGS_PATTERN),
     CallbackQueryHandler(league_commands.signup_press, pattern=LEAGUE_PATTERN),
     CallbackQueryHandler(info_commands.lang_press, pattern=LANGUAGE_PATTERN),
+    CallbackQueryHandler(replay_commands.replay_press, pattern=REPLAY_PATTERN),
     CallbackQueryHandler(table_commands.stale_press),
 ]
 
@@ -138,6 +144,7 @@ async def _start(application: BotApplication) -> None:
         private_interval=config.private_interval,
         passive_interval=config.passive_interval,
         global_rate=config.global_rate,
+        remember=lambda chat, slot, message, photo: db.live_messages.remember(chat, slot, message, is_photo=photo),
     )
     jobs = application.job_queue
     assert jobs is not None, "install python-telegram-bot[job-queue]"

@@ -146,7 +146,7 @@ class Config:
     # The claim window and turn timer for every table; None = each group's own settings (RULES.md §5).
     claim_seconds: float | None = None
     turn_seconds: float | None = None
-    bot_delay: float = 1.0  # how long an automatic player "thinks"
+    bot_delay: float = 0.6  # how long an automatic player "thinks" on its turn (claims: at once)
     next_hand_seconds: float = 30.0  # the next hand starts after this even if not everyone pressed Ready
     group_interval: float = 3.1  # between two writes to one group: under 20 a minute
     private_interval: float = 1.0  # between two writes to one private chat

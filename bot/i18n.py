@@ -34,7 +34,7 @@ LOCALE_DIR: Final = Path(__file__).with_name("locales")
 # The command menu, in the order shown; each has a "cmd_<name>" description in the catalogues.
 COMMANDS: Final = (
     "newgame", "join", "leave", "begin", "flee", "stop",
-    "me", "top", "rank", "history", "rules", "calc", "settings", "lang", "league", "help",
+    "me", "stats", "top", "rank", "history", "replay", "verify", "rules", "calc", "settings", "lang", "league", "help",
 )
 
 

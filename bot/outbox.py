@@ -24,11 +24,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dtm
-import heapq
 import logging
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -36,7 +35,7 @@ from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 from telegram.warnings import PTBDeprecationWarning
 
-from bot.limits import MAX_CAPTION, MAX_TEXT, fit, length, with_lines
+from bot.limits import MAX_CAPTION, MAX_TEXT, Throttle, fit, length, with_lines
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +46,8 @@ _MAX_NEWS: Final = 20  # lines waiting for a slot's next caption: older ones are
 def _final(e: TelegramError) -> bool:
     """A refusal that will not change by retrying (400, 403, …): not a 429, a timeout or a lost connection."""
     return isinstance(e, BadRequest) or not isinstance(e, (RetryAfter, NetworkError))
+# (chat id, slot, message id, is a photo): a slot is shown by a new message.
+Remember = Callable[[int, str, int, bool], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class Content:
     text: str  # the caption of a picture, or the text of a text message
     markup: InlineKeyboardMarkup | None = None
     render: Callable[[], bytes] | None = None  # a picture, rendered only when sent; None = a text message
+    animated: bool = False  # the picture is an animation (a replay), always sent as a new message
 
     @property
     def is_photo(self) -> bool:
@@ -70,8 +72,8 @@ class _Slot:
     fresh: bool = False  # send a new message instead of editing the old one
     last_sent: float = float("-inf")
     shown: Content | None = None  # what the message shows now (before any news)
+    remembered: int | None = None  # the message id last handed to ``remember``
     news: list[str] = field(default_factory=list)  # lines to tell in the caption of the next write
-    told: list[str] = field(default_factory=list)  # the lines the caption tells now (kept until newer ones)
     forgotten: bool = False  # dropped once its last write is out (``forget``)
 
 
@@ -90,40 +92,6 @@ class _Chat:
     in_flight: int = 0
 
 
-class Throttle:
-    """At most ``rate`` grants per second; waiting callers with a lower ``priority`` number go first."""
-
-    def __init__(self, rate: float) -> None:
-        self._gap = 1.0 / rate if rate > 0 else 0.0
-        self._next = 0.0
-        self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
-        self._seq = 0
-        self._task: asyncio.Task[None] | None = None
-
-    async def acquire(self, priority: int) -> None:
-        now = time.monotonic()
-        if not self._waiters and now >= self._next:
-            self._next = now + self._gap
-            return
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._seq += 1
-        heapq.heappush(self._waiters, (priority, self._seq, fut))
-        if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._grant())
-        await fut
-
-    async def _grant(self) -> None:
-        while self._waiters:
-            delay = self._next - time.monotonic()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            _, _, fut = heapq.heappop(self._waiters)
-            if fut.done():  # its caller was cancelled
-                continue
-            fut.set_result(None)
-            self._next = max(time.monotonic(), self._next) + self._gap
-
-
 def retry_seconds(e: RetryAfter) -> float:
     with warnings.catch_warnings():  # PTB 22 warns that the int form will become a timedelta: both are read
         warnings.simplefilter("ignore", PTBDeprecationWarning)
@@ -140,8 +108,10 @@ class Outbox:
         private_interval: float = 1.0,
         passive_interval: float = 4.0,
         global_rate: float = 30.0,
+        remember: Remember | None = None,
     ) -> None:
         self.bot = bot
+        self._remember = remember  # told of every slot's new message, so a restart can edit it in place
         self.group_interval = group_interval
         self.private_interval = private_interval
         self.passive_interval = passive_interval
@@ -176,8 +146,8 @@ class Outbox:
 
     def tell(self, chat_id: int, slot: str, text: str) -> None:
         """Tell ``text`` in the caption of ``slot``'s next write instead of a message of its own (the slot is
-        rewritten with it if nothing newer is on its way); it stays there until newer lines replace it. A slot
-        not shown yet: an announcement."""
+        rewritten with it if nothing newer is on its way); the write after that shows the table's state alone,
+        so news never lingers. A slot not shown yet: an announcement."""
         if chat_id in self.unreachable:
             return
         chat = self._chat(chat_id)
@@ -206,6 +176,12 @@ class Outbox:
     def chats(self) -> int:
         """How many chats the outbox keeps state for."""
         return len(self._chats)
+
+    def adopt(self, chat_id: int, slot: str, message_id: int, *, is_photo: bool) -> None:
+        """Take up a message sent before a restart: the slot's next write edits it instead of adding one."""
+        s = self._chat(chat_id).slots.setdefault(slot, _Slot())
+        if s.message_id is None:
+            s.message_id, s.is_photo, s.remembered = message_id, is_photo, message_id
 
     def message_id(self, chat_id: int, slot: str) -> int | None:
         chat = self._chats.get(chat_id)
@@ -354,20 +330,34 @@ class Outbox:
         s.pending, s.urgent = None, False
         news = list(s.news)
         limit = MAX_CAPTION if content.is_photo else MAX_TEXT
-        text, lines = with_lines(content.text, news or ([] if s.fresh else s.told), limit)
+        text, _ = with_lines(content.text, news, limit)
         try:
             await self._write(chat.chat_id, s, Content(text, content.markup, content.render))
+            await self._remembered(chat.chat_id, name, s)
         except (RetryAfter, NetworkError) as e:
             if s.pending is None and not isinstance(e, BadRequest):  # nothing newer arrived: retry this one
                 s.pending = content
             raise
-        s.shown, s.told = content, lines
+        s.shown = content
         del s.news[: len(news)]  # lines told meanwhile wait for the next write
         s.last_sent = time.monotonic()
         self.writes += 1
 
+    async def _remembered(self, chat_id: int, name: str, s: _Slot) -> None:
+        if self._remember is None or s.message_id is None or s.message_id == s.remembered:
+            return
+        try:
+            await self._remember(chat_id, name, s.message_id, s.is_photo)
+            s.remembered = s.message_id
+        except Exception:  # a lost note costs a duplicate message after a restart, never a write
+            log.exception("chat %s: could not remember the message of slot %s", chat_id, name)
+
     async def _write(self, chat_id: int, s: _Slot, content: Content) -> None:
         photo = await asyncio.to_thread(content.render) if content.render is not None else None
+        if content.animated and photo is not None:
+            msg = await self.bot.send_animation(chat_id, photo, caption=content.text, reply_markup=content.markup)
+            s.message_id, s.is_photo, s.fresh = msg.message_id, True, False
+            return
         if s.message_id is not None and not s.fresh and s.is_photo == (photo is not None):
             try:
                 if photo is not None:

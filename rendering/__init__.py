@@ -1,7 +1,8 @@
 """Pillow pictures for the bot: tiles, the table (private and spectator), results, standings.
 
 Every ``render_*`` function except ``render_tile`` returns PNG bytes ready for Telegram's sendPhoto;
-``lang`` is "zh" (Simplified Chinese) or "en". Glyphs come from the bundled Noto CJK subset only.
+``lang`` is "zh" (Simplified Chinese) or "en". Glyphs come from the bundled fonts only (rendering.fonts:
+Noto Sans CJK SC first, then fallbacks for other scripts and emoji), so any name draws the same everywhere.
 
     from rendering import render_table_view, render_spectator_view, render_result, render_exhausted
     photo = render_table_view(hand.view(seat), names, scores, "zh")

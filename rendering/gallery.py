@@ -2,7 +2,8 @@
 
 A seeded match is played by the automatic player (game.ai) until it has shown a busy table, a won hand with
 a big pattern and a 荒庄 (or MAX_HANDS are played); the standings come from the same match (skill = 2400 +
-net points, RULES.md §10). Each picture is written in Chinese and in English.
+net points, RULES.md §10). Each picture is written in Chinese and in English, the players named with
+HARD_NAMES (CJK, emoji, Cyrillic, right-to-left, one of 40 characters).
 """
 
 from __future__ import annotations
@@ -28,7 +29,13 @@ from rendering.standings import LeaderboardRow, PlayerCard, render_leaderboard, 
 from rendering.table import render_spectator_view, render_table_view
 from rendering.tiles import render_tile, tile_dims
 
-NAMES: Final = ("Alice", "王小明", "Bob", "李四")
+# Names that break naive text drawing: CJK, emoji, Cyrillic, right-to-left, and one of 40 characters.
+NAMES: Final = {
+    "zh": ("谢霆锋", "电脑 2", "🀄 Lucky 🔥", "محمد"),
+    "en": ("Анна-Мария Ковалёва", "Maximilian Featherstonehaugh-Worthington", "武汉麻将群 🔥", "שרה כהן"),
+}
+GROUPS: Final = {"zh": "武汉麻将群 · 周五晚局", "en": "Wuhan Mahjong Friday Night Group"}
+HARD_NAMES: Final = (*NAMES["zh"], *NAMES["en"], *GROUPS.values())
 MATCH_SEED: Final = 2026
 MAX_HANDS: Final = 60
 
@@ -52,8 +59,7 @@ class Scenes:
 
     @property
     def complete(self) -> bool:
-        big = self.result is not None and self.result.result is not None and self.result.result.patterns != (
-            "pi_hu",)
+        big = self.result is not None and self.result.result is not None and self.result.result.patterns != ("pi_hu",)
         return self.table_interest >= GOOD_TABLE and big and self.exhausted is not None
 
 
@@ -63,8 +69,14 @@ def interest(view: SeatView, scores: tuple[int, ...]) -> int:
     if view.seat is None or view.phase == "over" or view.wall_remaining > 45:
         return 0
     melds = sum(len(m) for m in view.melds)
-    return (min(melds, 6) + 3 * bool(view.waits) + 3 * bool(view.claimable is not None)
-            + bool(view.melds[view.seat]) + bool(sum(view.hongzhong_gangs) + sum(view.laizi_gangs)) + bool(any(scores)))
+    return (
+        min(melds, 6)
+        + 3 * bool(view.waits)
+        + 3 * bool(view.claimable is not None)
+        + bool(view.melds[view.seat])
+        + bool(sum(view.hongzhong_gangs) + sum(view.laizi_gangs))
+        + bool(any(scores))
+    )
 
 
 GOOD_TABLE: Final = 15  # an interest at which the search stops looking for a better table moment
@@ -75,33 +87,43 @@ def play(max_hands: int = MAX_HANDS) -> Scenes:
     scenes = Scenes()
     while scenes.hands < max_hands and not scenes.complete:
         hand = match.new_hand()
-        win_tile: Tile | None = None
-        while not hand.finished:
-            seat = hand.waiting_on()[0]
-            view = hand.view(seat)
-            score = interest(view, tuple(match.totals))
-            if score > scenes.table_interest:
-                scenes.table, scenes.table_interest = (view, hand.view(None)), score
-                scenes.table_scores = tuple(match.totals)
-            for event in hand.apply(choose(view, "normal", MATCH_SEED)):
-                if event.kind == "win":
-                    win_tile = parse_tile(event.data["tile"])
+        win_tile = play_hand(hand, match, scenes)
         match.finish_hand(hand)
         scenes.hands += 1
-        result = hand.result
-        if result is not None:
-            scenes.wins[result.winner] += 1
-            scenes.biggest[result.winner] = max(scenes.biggest[result.winner], result.payments[result.winner])
-            if scenes.result is None or (scenes.result.result is not None
-                                         and scenes.result.result.patterns == ("pi_hu",)):
-                scenes.result, scenes.win_tile, scenes.result_totals = hand.view(None), win_tile, tuple(match.totals)
-        elif scenes.exhausted is None:
-            scenes.exhausted, scenes.exhausted_totals = hand.view(None), tuple(match.totals)
-        for seat in range(4):
-            scenes.skill[seat].append(START_SKILL + match.totals[seat])
+        record_end(hand, match, scenes, win_tile)
     if scenes.exhausted is None:
         scenes.exhausted, scenes.exhausted_totals = play_to_exhaustion(match.new_hand()), tuple(match.totals)
     return scenes
+
+
+def play_hand(hand: Hand, match: Match, scenes: Scenes) -> Tile | None:
+    """Play ``hand`` out, keeping its most interesting table moment in ``scenes``; returns the winning tile."""
+    win_tile: Tile | None = None
+    while not hand.finished:
+        view = hand.view(hand.waiting_on()[0])
+        score = interest(view, tuple(match.totals))
+        if score > scenes.table_interest:
+            scenes.table, scenes.table_interest = (view, hand.view(None)), score
+            scenes.table_scores = tuple(match.totals)
+        for event in hand.apply(choose(view, "normal", MATCH_SEED)):
+            if event.kind == "win":
+                win_tile = parse_tile(event.data["tile"])
+    return win_tile
+
+
+def record_end(hand: Hand, match: Match, scenes: Scenes, win_tile: Tile | None) -> None:
+    """A finished hand's result (the first with a big pattern is kept) or 荒庄, and everyone's skill."""
+    result = hand.result
+    if result is not None:
+        scenes.wins[result.winner] += 1
+        scenes.biggest[result.winner] = max(scenes.biggest[result.winner], result.payments[result.winner])
+        kept = scenes.result.result if scenes.result is not None else None
+        if kept is None or kept.patterns == ("pi_hu",):
+            scenes.result, scenes.win_tile, scenes.result_totals = hand.view(None), win_tile, tuple(match.totals)
+    elif scenes.exhausted is None:
+        scenes.exhausted, scenes.exhausted_totals = hand.view(None), tuple(match.totals)
+    for seat in range(4):
+        scenes.skill[seat].append(START_SKILL + match.totals[seat])
 
 
 def play_to_exhaustion(hand: Hand) -> SeatView:
@@ -136,24 +158,34 @@ def build(out: Path, max_hands: int = MAX_HANDS) -> list[Path]:
         written.append(path)
 
     standings = sorted(range(4), key=lambda s: -scenes.skill[s][-1])
-    rows = [LeaderboardRow(rank + 1, NAMES[s], scenes.skill[s][-1], scenes.hands,
-                           scenes.skill[s][-1] - START_SKILL) for rank, s in enumerate(standings)]
-    top = standings[0]
-    card = PlayerCard(NAMES[top], scenes.skill[top][-1], scenes.hands, scenes.wins[top], scenes.biggest[top],
-                      tuple(scenes.skill[top]))
     for lang in LANGS:
+        names = NAMES[lang]
+        rows = [
+            LeaderboardRow(rank + 1, names[s], scenes.skill[s][-1], scenes.hands, scenes.skill[s][-1] - START_SKILL)
+            for rank, s in enumerate(standings)
+        ]
+        top = standings[0]
+        card = PlayerCard(
+            names[top],
+            scenes.skill[top][-1],
+            scenes.hands,
+            scenes.wins[top],
+            scenes.biggest[top],
+            tuple(scenes.skill[top]),
+        )
         if scenes.table is not None:
             seat_view, spectator_view = scenes.table
-            write(f"table_seat_{lang}.png", render_table_view(seat_view, NAMES, scenes.table_scores, lang))
-            write(f"table_spectator_{lang}.png",
-                  render_spectator_view(spectator_view, NAMES, scenes.table_scores, lang))
+            write(f"table_seat_{lang}.png", render_table_view(seat_view, names, scenes.table_scores, lang))
+            write(
+                f"table_spectator_{lang}.png", render_spectator_view(spectator_view, names, scenes.table_scores, lang)
+            )
         if scenes.result is not None:
-            write(f"result_{lang}.png",
-                  render_result(scenes.result, NAMES, lang, scenes.win_tile, scenes.result_totals))
+            write(
+                f"result_{lang}.png", render_result(scenes.result, names, lang, scenes.win_tile, scenes.result_totals)
+            )
         if scenes.exhausted is not None:
-            write(f"exhausted_{lang}.png", render_exhausted(scenes.exhausted, NAMES, lang, scenes.exhausted_totals))
-        group = "周五麻将群" if lang == "zh" else "Friday table"
-        write(f"leaderboard_{lang}.png", render_leaderboard(rows, lang, group))
+            write(f"exhausted_{lang}.png", render_exhausted(scenes.exhausted, names, lang, scenes.exhausted_totals))
+        write(f"leaderboard_{lang}.png", render_leaderboard(rows, lang, GROUPS[lang]))
         write(f"player_card_{lang}.png", render_player_card(card, lang))
     sheet = out / "tiles.png"
     tile_sheet().save(sheet)

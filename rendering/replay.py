@@ -2,7 +2,7 @@
 the whole hand as one animated picture.
 
     png = render_replay_frame(view, names, scores, "zh", step=12, total=87, action=actions[11])
-    webp = render_replay_animation(rules, seed, dealer, actions, names, "zh")   # ≤ 2 MB, run it in a thread
+    gif = render_replay_animation(rules, seed, dealer, actions, names, "zh")   # ≤ 2 MB, run it in a thread
 
 Frames are the table picture (rendering.table) with a caption strip below saying which step it is and
 what was just played. ``game.replay`` steps the hand; with ``open_hands`` every concealed tile is face up.
@@ -30,7 +30,9 @@ CAPTION_H: Final = 44
 FRAME_MS: Final = 700  # a step at reading speed
 FINAL_MS: Final = 5000  # the end of the hand stays up longer
 MAX_BYTES: Final = 2_000_000
-SCALE: Final = 0.5  # animation frames at half size: readable on a phone, small enough for 150 steps
+# Animation frames at half size (readable on a phone), smaller for a hand too long to fit MAX_BYTES.
+SCALES: Final = (0.5, 0.42, 0.35)
+GIF_COLORS: Final = 64
 # What each action kind is called in a caption (characters the bundled font holds).
 ACTION_WORDS: Final[dict[str, tuple[str, str]]] = {
     "deal": ("开局", "Deal"),
@@ -108,10 +110,11 @@ def render_replay_animation(
     open_hands: bool = True,
     scores: Sequence[int] = (0, 0, 0, 0),
 ) -> bytes:
-    """The whole hand as an animated WebP: len(actions) + 1 frames, FRAME_MS each and FINAL_MS on the last.
+    """The whole hand as an animated GIF (what Telegram's sendAnimation plays): len(actions) + 1 frames,
+    FRAME_MS each and FINAL_MS on the last, at the largest of SCALES that fits MAX_BYTES.
 
-    Pure and CPU-bound (about a second for a long hand): call it from a thread or a process. ValueError if
-    the picture would pass MAX_BYTES.
+    Pure and CPU-bound (a few seconds for a long hand): call it from a thread or a process. ValueError if
+    even the smallest scale would pass MAX_BYTES.
     """
     total = len(actions)
     frames = []
@@ -120,22 +123,21 @@ def render_replay_animation(
         if view.result is not None:  # the final frame shows what the hand paid
             shown = [a + b for a, b in zip(scores, view.result.payments, strict=True)]
         text = caption(step, total, actions[step - 1] if step else None, names, lang)
-        img = replay_frame_image(view, names, shown, lang, text)
-        frames.append(img.resize((round(img.width * SCALE), round(img.height * SCALE)), Image.Resampling.BILINEAR))
+        frames.append(replay_frame_image(view, names, shown, lang, text))
     durations = [FRAME_MS] * total + [FINAL_MS]
+    for scale in SCALES:
+        data = _gif([f.resize((round(f.width * scale), round(f.height * scale)), Image.Resampling.BILINEAR)
+                     for f in frames], durations)
+        if len(data) <= MAX_BYTES:
+            return data
+    raise ValueError(f"the replay would be {len(data)} bytes, over {MAX_BYTES}")
+
+
+def _gif(frames: Sequence[Image.Image], durations: Sequence[int]) -> bytes:
+    # One palette for every frame (the last has every colour the hand shows): Pillow then stores each frame as
+    # its difference from the one before, a few tiles, instead of a whole picture.
+    palette = frames[-1].quantize(colors=GIF_COLORS, method=Image.Quantize.FASTOCTREE)
+    shared = [f.quantize(palette=palette, dither=Image.Dither.NONE) for f in frames]
     out = io.BytesIO()
-    frames[0].save(
-        out,
-        "WEBP",
-        save_all=True,
-        append_images=frames[1:],
-        duration=durations,
-        loop=0,
-        quality=70,
-        method=2,
-        minimize_size=False,
-    )
-    data = out.getvalue()
-    if len(data) > MAX_BYTES:
-        raise ValueError(f"the replay would be {len(data)} bytes, over {MAX_BYTES}")
-    return data
+    shared[0].save(out, "GIF", save_all=True, append_images=shared[1:], duration=list(durations), loop=0)
+    return out.getvalue()

@@ -6,6 +6,8 @@
 A result shows the winner's hand (the winning tile set apart) with its melds, the patterns (胡牌类型), soft or
 hard, the base, 封顶/金顶 and 承包 when they apply, and one row per seat: its revealed hand, every multiplier
 that made its amount, and what it pays or receives. ``totals`` (running scores after the hand) are optional.
+Like the table, the pictures are 720 px wide (a phone's width) and grow downwards: multiplier lines wrap
+between multipliers, chips go on to a second row, so nothing is cut; only names end with '…'.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Final
 from PIL import Image, ImageDraw
 
 from game.scoring import REASON_NAMES, Settlement
-from game.tiles import Tile
+from game.tiles import Tile, tile_label
 from game.view import SeatView
 from rendering.draw import (
     DARK,
@@ -46,16 +48,25 @@ from rendering.draw import (
     signed,
     tile_row,
 )
-from rendering.fonts import draw_text, text_width
+from rendering.fonts import draw_text, text_width, wrap
 from rendering.labels import Lang, check_lang, how_text, pattern_name, seat_wind, text
 from rendering.tiles import tile_dims
 
-WIDTH: Final = 1280
-WIN_SIZE: Final = 56
-WIN_TOP: Final = 150  # where the winner's hand row starts
+# Phone first, like the table: 720 px wide, each seat's row stacked (name and payment, hand, multipliers).
+WIDTH: Final = 720
+WIN_SIZE: Final = 38
+CHIP_TOP: Final = 118
+CHIP_LINE: Final = 44  # chips wrap onto as many rows as they need; the 承包 line and the hand follow
+LIABLE_H: Final = 34
 ROW_SIZE: Final = 26
-ROW_H: Final = 96
-MELD_GAP: Final = 10
+ROW_HEAD: Final = 44  # a seat row's name line
+ROW_TILES: Final = tile_dims(ROW_SIZE)[1] + meld_stack_rise(ROW_SIZE)
+LINE_FONT: Final = 19
+LINE_H: Final = 24
+LINES_X: Final = 28
+LINES_W: Final = WIDTH - 2 * LINES_X
+MELD_GAP: Final = 8
+ROW_GAP: Final = 8
 LANG_INDEX: Final = {"zh": 0, "en": 1}  # game.scoring labels are (中文, English) pairs
 
 
@@ -66,8 +77,9 @@ def _check(view: SeatView, names: Sequence[str], totals: Sequence[int] | None) -
         raise ValueError("the hand is not over: its view reveals no hands")
 
 
-def _hand_spots(view: SeatView, seat: int, x: int, bottom: int, size: int,
-                win_tile: Tile | None = None) -> tuple[list[TileSpot], TileSpot | None, int]:
+def _hand_spots(
+    view: SeatView, seat: int, x: int, bottom: int, size: int, win_tile: Tile | None = None
+) -> tuple[list[TileSpot], TileSpot | None, int]:
     """A seat's revealed concealed tiles then its melds, bottoms on ``bottom``; the winning tile set apart.
     Returns the spots, the winning tile's spot and the x where the row ends."""
     assert view.revealed is not None
@@ -88,7 +100,7 @@ def _hand_spots(view: SeatView, seat: int, x: int, bottom: int, size: int,
 def _feeders(view: SeatView, seat: int, spots: list[TileSpot]) -> list[FeederMark]:
     """The giver of each of a seat's melds, for spots laid out by _hand_spots (melds after the concealed)."""
     assert view.revealed is not None
-    meld_tiles = spots[len(view.revealed[seat]):]
+    meld_tiles = spots[len(view.revealed[seat]) :]
     marks = []
     for meld in view.melds[seat]:
         count = 4 if meld.is_gang else 3
@@ -99,148 +111,225 @@ def _feeders(view: SeatView, seat: int, spots: list[TileSpot]) -> list[FeederMar
     return marks
 
 
-def winner_spots(view: SeatView, win_tile: Tile | None = None) -> tuple[list[TileSpot], TileSpot | None]:
-    """Where the result picture draws the winner's hand and melds, and the winning tile's spot (set apart)."""
+def winner_spots(
+    view: SeatView, win_tile: Tile | None = None, lang: Lang = "zh"
+) -> tuple[list[TileSpot], TileSpot | None]:
+    """Where the result picture in ``lang`` draws the winner's hand and melds, and the winning tile's spot
+    (set apart); the hand sits under the chips, whose rows depend on the language."""
     if view.result is None:
         raise ValueError("the view holds no settlement: the hand was not won")
-    bottom = WIN_TOP + tile_dims(WIN_SIZE)[1] + meld_stack_rise(WIN_SIZE)
+    bottom = _win_top(view.result, lang) + tile_dims(WIN_SIZE)[1] + meld_stack_rise(WIN_SIZE)
     spots, win_spot, _ = _hand_spots(view, view.result.winner, 24, bottom, WIN_SIZE, win_tile)
     return spots, win_spot
+
+
+def _win_top(s: Settlement, lang: Lang) -> int:
+    """Where the winner's hand row starts: under the last row of chips and the 承包 line, if any."""
+    last_row = max(cy for _, cy, _ in _chip_places(_chip_labels(s, lang)))
+    return last_row + CHIP_LINE // 2 + (LIABLE_H if s.valid and s.liable is not None else 0) + 8
 
 
 def _num(x: Fraction) -> str:
     return str(x.numerator) if x.denominator == 1 else f"{float(x):.4g}"
 
 
-def _chip(d: ImageDraw.ImageDraw, x: int, cy: int, label: str, fill: tuple[int, int, int],
-          ink: tuple[int, int, int], size: int = 24) -> int:
-    """A rounded label; returns the x after it."""
-    w = text_width(label, size) + 24
-    d.rounded_rectangle((x, cy - size // 2 - 8, x + w, cy + size // 2 + 8), 12, fill=fill)
-    draw_text(d, (x + 12, cy), label, size, ink, anchor="lm")
-    return x + w + 10
+Chip = tuple[str, tuple[int, int, int], tuple[int, int, int], int]  # label, fill, ink, font size
 
 
-def _player_cell(d: ImageDraw.ImageDraw, view: SeatView, seat: int, x: int, cy: int, names: Sequence[str],
-                 lang: Lang, width: int) -> None:
-    badge(d, (x + 16, cy), 15, seat_wind(seat, lang), TEXT, PLATE)
-    x += 38
+def _chip_labels(s: Settlement, lang: Lang) -> list[Chip]:
+    """The patterns, soft or hard, the base and the cap of a win; or why it is not valid."""
+    if not s.valid:
+        reason = REASON_NAMES[s.reason][LANG_INDEX[lang]] if s.reason in REASON_NAMES else (s.reason or "")
+        return [(f"{text('invalid', lang)}: {reason}", HIGHLIGHT, WHITE, 20)]
+    chips: list[Chip] = [(pattern_name(p, lang), GOLD, DARK, 22) for p in s.patterns]
+    chips.append((text("soft" if s.soft else "hard", lang), PLATE, TEXT, 20))
+    chips.append((text("base", lang).format(n=s.base), PLATE, TEXT, 20))
+    if s.cap != "none":
+        chips.append((text(f"cap_{s.cap}", lang), HIGHLIGHT, WHITE, 20))
+    return chips
+
+
+def _chip_places(chips: list[Chip]) -> list[tuple[int, int, Chip]]:
+    """(x, centre y, chip) for chips in rows, going on to a new row rather than off the picture."""
+    x, cy = 24, CHIP_TOP
+    places = []
+    for chip in chips:
+        w = _chip_width(chip)
+        if x + w > WIDTH - 24 and x > 24:
+            x, cy = 24, cy + CHIP_LINE
+        places.append((x, cy, chip))
+        x += w + 10
+    return places
+
+
+def _chip_width(chip: Chip) -> int:
+    label, _, _, size = chip
+    return min(text_width(label, size), WIDTH - 72) + 24
+
+
+def _chips(d: ImageDraw.ImageDraw, chips: list[Chip]) -> None:
+    for x, cy, chip in _chip_places(chips):
+        label, fill, ink, size = chip
+        w = _chip_width(chip)
+        d.rounded_rectangle((x, cy - size // 2 - 8, x + w, cy + size // 2 + 8), 12, fill=fill)
+        draw_text(d, (x + 12, cy), label, size, ink, anchor="lm", max_width=w - 24)
+
+
+def _headline(d: ImageDraw.ImageDraw, s: Settlement, names: Sequence[str], lang: Lang, win_tile: Tile | None) -> None:
+    """Who won; then how, and on which tile, in words; and who is liable (承包) under the chips."""
+    win = text("win", lang)
+    name_w = WIDTH - 48 - text_width(win, 34) - 14
+    x = 24 + draw_text(d, (24, 36), names[s.winner], 34, GOLD, anchor="lm", max_width=name_w) + 14
+    draw_text(d, (x, 36), win, 34, TEXT, anchor="lm")
+    how = how_text(s.how, lang, names[s.from_seat] if s.from_seat is not None else "")
+    if win_tile is not None:
+        how += f" · {tile_label(win_tile, lang)}"
+    draw_text(d, (24, 78), how, 22, TEXT, anchor="lm", max_width=WIDTH - 48)
+    if s.valid and s.liable is not None:
+        rule = "qiang_gang" if s.liable_rule == "rob_gang" else s.liable_rule
+        why = f" ({pattern_name(rule, lang)})" if rule else ""
+        liable = text("liable", lang).format(name=names[s.liable]) + why
+        liable_y = _win_top(s, lang) - 8 - LIABLE_H // 2
+        draw_text(d, (24, liable_y), liable, 20, LOSS_RED, anchor="lm", max_width=WIDTH - 48)
+
+
+def _player_cell(
+    d: ImageDraw.ImageDraw, view: SeatView, seat: int, cy: int, names: Sequence[str], lang: Lang, width: int
+) -> None:
+    badge(d, (LINES_X + 14, cy), 14, seat_wind(seat, lang), TEXT, PLATE)
+    x = LINES_X + 36
     dealer_w = 30 if seat == view.dealer else 0
-    x += draw_text(d, (x, cy), names[seat], 22, TEXT, anchor="lm", max_width=width - 38 - dealer_w) + 6
+    x += draw_text(d, (x, cy), names[seat], 20, TEXT, anchor="lm", max_width=width - 36 - dealer_w) + 6
     if seat == view.dealer:
-        badge(d, (x + 12, cy), 12, text("dealer", lang), DEALER_RED, WHITE)
+        badge(d, (x + 12, cy), 11, text("dealer", lang), DEALER_RED, WHITE)
 
 
-def _seat_rows(img: Image.Image, d: ImageDraw.ImageDraw, view: SeatView, top: int, names: Sequence[str],
-               lang: Lang, payments: Sequence[int], totals: Sequence[int] | None, lines: Sequence[str],
-               winner: int | None) -> None:
-    """One row per seat: name, payment (and total), revealed hand and melds, the multiplier line."""
-    for seat in range(4):
-        y = top + seat * (ROW_H + 8)
-        d.rounded_rectangle((16, y, WIDTH - 16, y + ROW_H), 12, fill=PLATE if seat == winner else PANEL)
-        _player_cell(d, view, seat, 28, y + 24, names, lang, 250)
+def _row_heights(lines: Sequence[list[str]]) -> list[int]:
+    return [ROW_HEAD + ROW_TILES + 8 + LINE_H * len(seat_lines) + 6 for seat_lines in lines]
+
+
+def _seat_rows(
+    img: Image.Image,
+    d: ImageDraw.ImageDraw,
+    view: SeatView,
+    top: int,
+    names: Sequence[str],
+    lang: Lang,
+    payments: Sequence[int],
+    totals: Sequence[int] | None,
+    lines: Sequence[list[str]],
+    winner: int | None,
+) -> None:
+    """One row per seat: name, payment (and total), revealed hand and melds, the multiplier lines (wrapped,
+    never cut)."""
+    y = top
+    for seat, height in enumerate(_row_heights(lines)):
+        d.rounded_rectangle((16, y, WIDTH - 16, y + height), 12, fill=PLATE if seat == winner else PANEL)
+        cy = y + ROW_HEAD // 2 + 2
         pay = payments[seat]
         color = WIN_GREEN if pay > 0 else LOSS_RED if pay < 0 else TEXT
-        draw_text(d, (28, y + 66), signed(pay), 32, color, anchor="lm")
+        right = WIDTH - LINES_X - draw_text(d, (WIDTH - LINES_X, cy), signed(pay), 28, color, anchor="rm") - 12
         if totals is not None:
-            draw_text(d, (300, y + 66), text("total", lang).format(n=signed(totals[seat])), 16, MUTED, anchor="rm")
+            total = text("total", lang).format(n=signed(totals[seat]))
+            right -= draw_text(d, (right, cy), total, 16, MUTED, anchor="rm") + 12
+        _player_cell(d, view, seat, cy, names, lang, right - LINES_X)
         if seat == winner:
-            draw_text(d, (330, y + 30), text("win", lang), 30, GOLD, anchor="lm")
+            draw_text(d, (LINES_X, y + ROW_HEAD + ROW_TILES // 2), text("win", lang), 28, GOLD, anchor="lm")
         else:
-            spots, _, _ = _hand_spots(view, seat, 330, y + 8 + tile_dims(ROW_SIZE)[1] + meld_stack_rise(ROW_SIZE),
-                                      ROW_SIZE)
+            spots, _, _ = _hand_spots(view, seat, LINES_X, y + ROW_HEAD + ROW_TILES, ROW_SIZE)
             for spot in spots:
                 paste(img, spot)
             for mark in _feeders(view, seat, spots):
                 draw_feeder(d, mark, lang)
-        draw_text(d, (330, y + 76), lines[seat], 17, TEXT, anchor="lm", max_width=WIDTH - 16 - 330 - 12)
+        lines_top = y + ROW_HEAD + ROW_TILES + 8
+        for i, line in enumerate(lines[seat]):
+            draw_text(d, (LINES_X, lines_top + i * LINE_H + LINE_H // 2), line, LINE_FONT, TEXT, anchor="lm")
+        y += height + ROW_GAP
 
 
-def _factor_line(s: Settlement, seat: int, lang: Lang) -> str:
-    """Every multiplier of a seat, then its raw amount and what caps made of it."""
+def _factor_lines(s: Settlement, seat: int, lang: Lang) -> list[str]:
+    """Every multiplier of a seat, then its raw amount and what caps made of it, wrapped between multipliers."""
     score = s.seats[seat]
     i = LANG_INDEX[lang]
     parts = [f.label(i) for f in (*score.factors, *score.extras)]
-    line = " · ".join(parts) if parts else text("no_factors", lang)
-    line += f" = ×{_num(score.multiplier)}"
+    factors = " · ".join(parts) if parts else text("no_factors", lang)
+    lines = wrap(f"{factors} = ×{_num(score.multiplier)}", LINE_FONT, LINES_W, sep=" · ")
     if seat != s.winner and s.valid:
         winner_mult = s.seats[s.winner].multiplier
-        line += f"   {s.base} × {_num(winner_mult)} × {_num(score.multiplier)} = {_num(score.raw)}"
+        calc = f"{s.base} × {_num(winner_mult)} × {_num(score.multiplier)} = {_num(score.raw)}"
         if score.cap is not None:
-            line += f" → {text('cap_' + score.cap, lang)} {score.owed}"
-    return line
+            calc += f" → {text('cap_' + score.cap, lang)} {score.owed}"
+        joined = f"{lines[-1]}   {calc}"
+        lines[-1:] = (
+            [joined] if text_width(joined, LINE_FONT) <= LINES_W else [lines[-1], *wrap(calc, LINE_FONT, LINES_W)]
+        )
+    return lines
 
 
-def result_image(view: SeatView, names: Sequence[str], lang: Lang = "zh", win_tile: Tile | None = None,
-                 totals: Sequence[int] | None = None) -> Image.Image:
+def result_image(
+    view: SeatView,
+    names: Sequence[str],
+    lang: Lang = "zh",
+    win_tile: Tile | None = None,
+    totals: Sequence[int] | None = None,
+) -> Image.Image:
     """The result picture, unencoded."""
     _check(view, names, totals)
     s = view.result
     if s is None:
         raise ValueError("the view holds no settlement: the hand was not won")
     check_lang(lang)
-    win_h = tile_dims(WIN_SIZE)[1] + meld_stack_rise(WIN_SIZE)
-    rows_top = WIN_TOP + win_h + 30
-    img = Image.new("RGB", (WIDTH, rows_top + 4 * (ROW_H + 8) + 12), FELT)
+    rows_top = _win_top(s, lang) + tile_dims(WIN_SIZE)[1] + meld_stack_rise(WIN_SIZE) + 20
+    lines = [_factor_lines(s, seat, lang) for seat in range(4)]
+    img = Image.new("RGB", (WIDTH, rows_top + sum(_row_heights(lines)) + 4 * ROW_GAP + 8), FELT)
     d = ImageDraw.Draw(img)
-    # headline: who won and how
-    from_name = names[s.from_seat] if s.from_seat is not None else ""
-    x = 24 + draw_text(d, (24, 40), names[s.winner], 36, GOLD, anchor="lm", max_width=420) + 16
-    x += draw_text(d, (x, 40), text("win", lang), 36, TEXT, anchor="lm") + 20
-    draw_text(d, (x, 42), how_text(s.how, lang, from_name), 26, TEXT, anchor="lm", max_width=WIDTH - x - 24)
-    # patterns, soft/hard, base, caps
-    x, cy = 24, 100
-    if s.valid:
-        for p in s.patterns:
-            x = _chip(d, x, cy, pattern_name(p, lang), GOLD, DARK, 26)
-        x = _chip(d, x, cy, text("soft" if s.soft else "hard", lang), PLATE, TEXT)
-        x = _chip(d, x, cy, text("base", lang).format(n=s.base), PLATE, TEXT)
-        if s.cap != "none":
-            x = _chip(d, x, cy, text(f"cap_{s.cap}", lang), HIGHLIGHT, WHITE)
-        if s.liable is not None:
-            rule = "qiang_gang" if s.liable_rule == "rob_gang" else s.liable_rule
-            why = f" ({pattern_name(rule, lang)})" if rule else ""
-            _chip(d, x, cy, text("liable", lang).format(name=names[s.liable]) + why, HIGHLIGHT, WHITE)
-    else:
-        reason = REASON_NAMES[s.reason][LANG_INDEX[lang]] if s.reason in REASON_NAMES else (s.reason or "")
-        _chip(d, x, cy, f"{text('invalid', lang)}: {reason}", HIGHLIGHT, WHITE)
+    _headline(d, s, names, lang, win_tile)
+    _chips(d, _chip_labels(s, lang))
     # the winning hand, big
-    spots, win_spot = winner_spots(view, win_tile)
+    spots, win_spot = winner_spots(view, win_tile, lang)
     for spot in spots:
         paste(img, spot)
     for mark in _feeders(view, s.winner, spots):
         draw_feeder(d, mark, lang)
     if win_spot is not None:
         frame(d, win_spot.box, GOLD, width=4)
-    lines = [_factor_line(s, seat, lang) for seat in range(4)]
     _seat_rows(img, d, view, rows_top, names, lang, s.payments, totals, lines, s.winner)
     return img
 
 
-def exhausted_image(view: SeatView, names: Sequence[str], lang: Lang = "zh",
-                    totals: Sequence[int] | None = None) -> Image.Image:
+def exhausted_image(
+    view: SeatView, names: Sequence[str], lang: Lang = "zh", totals: Sequence[int] | None = None
+) -> Image.Image:
     """The 荒庄 picture, unencoded: every hand revealed, nobody pays."""
     _check(view, names, totals)
     if not view.exhausted:
         raise ValueError("the view is not a 荒庄")
     check_lang(lang)
-    rows_top = 130
-    img = Image.new("RGB", (WIDTH, rows_top + 4 * (ROW_H + 8) + 12), FELT)
+    note = wrap(text("exhausted_note", lang), 22, WIDTH - 48)
+    rows_top = 96 + 30 * len(note)
+    img = Image.new("RGB", (WIDTH, rows_top + sum(_row_heights([[]] * 4)) + 4 * ROW_GAP + 8), FELT)
     d = ImageDraw.Draw(img)
-    draw_text(d, (24, 48), text("exhausted", lang), 44, GOLD, anchor="lm")
-    draw_text(d, (24, 100), text("exhausted_note", lang), 22, TEXT, anchor="lm")
-    _seat_rows(img, d, view, rows_top, names, lang, (0, 0, 0, 0), totals, [""] * 4, None)
+    draw_text(d, (24, 44), text("exhausted", lang), 40, GOLD, anchor="lm")
+    for i, line in enumerate(note):
+        draw_text(d, (24, 96 + 30 * i), line, 22, TEXT, anchor="lm")
+    _seat_rows(img, d, view, rows_top, names, lang, (0, 0, 0, 0), totals, [[]] * 4, None)
     return img
 
 
-def render_result(view: SeatView, names: Sequence[str], lang: Lang = "zh", win_tile: Tile | None = None,
-                  totals: Sequence[int] | None = None) -> bytes:
+def render_result(
+    view: SeatView,
+    names: Sequence[str],
+    lang: Lang = "zh",
+    win_tile: Tile | None = None,
+    totals: Sequence[int] | None = None,
+) -> bytes:
     """The result picture of a won hand, encoded for sendPhoto. ``win_tile`` (from the "win" event) is set
     apart in the winner's hand."""
     return encode(result_image(view, names, lang, win_tile, totals))
 
 
-def render_exhausted(view: SeatView, names: Sequence[str], lang: Lang = "zh",
-                     totals: Sequence[int] | None = None) -> bytes:
+def render_exhausted(
+    view: SeatView, names: Sequence[str], lang: Lang = "zh", totals: Sequence[int] | None = None
+) -> bytes:
     """The 荒庄 picture, encoded for sendPhoto."""
     return encode(exhausted_image(view, names, lang, totals))

@@ -1,11 +1,15 @@
 """The table seen from one seat (the private picture) or by the group (the spectator picture).
 
-    png_or_jpeg = render_table_view(hand.view(seat), names, scores, "zh")   # bytes for sendPhoto
-    jpeg = render_spectator_view(hand.view(None), names, scores, "en")
+    png = render_table_view(hand.view(seat), names, scores, "zh")   # bytes for sendPhoto
+    png = render_spectator_view(hand.view(None), names, scores, "en")
 
-The viewer sits at the bottom (seat 0 for a spectator), 上家 on the left, 对家 across, 下家 on the right.
-``table_layout(view)`` is the geometry: where every tile of every seat is pasted (``TileSpot``s), which
-tests use to crop the picture; ``table_image`` returns the unencoded picture.
+A portrait picture 720 px wide, made to be read on a phone. From the top: the 赖子 and 赖子皮 with the wall
+count; 对家 across the full width; 上家 (left) and 下家 (right) side by side; for a spectator, seat 0 like 对家;
+the action band (the tile the viewer may claim or the latest discard, large and named in words, whose turn
+it is, the viewer's waits); then the viewer's river, plate, melds and hand, large. The seat to act has a gold
+plate and a gold outline. ``table_layout(view)`` is the geometry: where every tile is pasted (``TileSpot``s)
+and how wide it shows at a display width (``shown_width``), which tests use to crop and measure the picture;
+``table_image`` returns the unencoded picture.
 """
 
 from __future__ import annotations
@@ -17,8 +21,7 @@ from typing import Final
 
 from PIL import Image, ImageDraw
 
-from game.melds import Meld
-from game.tiles import HIDDEN, NUM_KINDS, Tile
+from game.tiles import HIDDEN, NUM_KINDS, Tile, tile_label
 from game.view import SeatView
 from rendering.draw import (
     DARK,
@@ -51,34 +54,86 @@ from rendering.fonts import draw_text, text_width
 from rendering.labels import Lang, check_lang, seat_wind, text
 from rendering.tiles import tile_dims
 
-WIDTH: Final = 1280
-HEIGHT: Final = 690
+# Phone first: a portrait picture 720 px wide, the width Telegram shows a photo on a phone, so every size
+# below is what a player sees there. River tiles ≥ 24 px, the viewer's hand ≥ 44 px.
+WIDTH: Final = 720
 MARGIN: Final = 8
-PANEL_W: Final = 416
-PANEL_H: Final = 280
-OWN_SIZE: Final = 64  # the viewer's hand and melds
-OTHER_HAND_SIZE: Final = 22
-OTHER_MELD_SIZE: Final = 26
-RIVER_SIZE: Final = 28
-RIVER_COLS: Final = 13
-TABLE_COLORS: Final = 48  # the table's fixed palette: fewer colours, smaller and faster PNGs
+PAD: Final = 6
+OWN_SIZE: Final = 46  # the viewer's concealed hand
+OWN_MELD_SIZE: Final = 36
+OTHER_HAND_SIZE: Final = 16  # backs: only their count matters
+OTHER_MELD_SIZE: Final = 22  # four melds fit across a side panel
+RIVER_SIZE: Final = 26
 RIVER_GAP: Final = 2  # room for the latest discard's frame between tiles
-RIVER_ROWS: Final = 3  # rows that fit without squeezing; a longer river is squeezed, never cut
-INFO_SIZE: Final = 40
-CLAIM_SIZE: Final = 48
-WAIT_SIZE: Final = 32
-MELD_GAP: Final = 8
-PLATE_H: Final = 38
-COMPASS_R: Final = 50
-DISCARD_LABEL_W: Final = 150  # room for "西 Bob 打出" beside the 听牌提示
-MIDDLE_TOP: Final = MARGIN + PANEL_H + MARGIN
-OWN_PLATE_TOP: Final = HEIGHT - 10 - tile_dims(OWN_SIZE)[1] - meld_stack_rise(OWN_SIZE) - 6 - PLATE_H
-MIDDLE_H: Final = OWN_PLATE_TOP - MARGIN - MIDDLE_TOP
-# Opponent panels by position relative to the bottom seat: 上家 left, 对家 middle, 下家 right.
-PANEL_X: Final = {3: MARGIN, 2: MARGIN * 2 + PANEL_W, 1: MARGIN * 3 + PANEL_W * 2}
+INFO_SIZE: Final = 30  # the 赖子 and 赖子皮 in the header
+CLAIM_SIZE: Final = 56  # the tile that may be claimed, or the latest discard
+WAIT_SIZE: Final = 30
+MELD_GAP: Final = 6
+PLATE_H: Final = 36
+HEADER_H: Final = 50
+HEADER_FONT: Final = 20
+ACTION_H: Final = 124
+TABLE_COLORS: Final = 48  # the table's fixed palette: fewer colours, smaller and faster PNGs
+HALF_W: Final = (WIDTH - 3 * MARGIN) // 2
+# Rows of river each panel keeps room for; a longer river squeezes its rows together, never cut.
+FULL_RIVER_ROWS: Final = 2
+SIDE_RIVER_ROWS: Final = 3
 RELATIVE_KEYS: Final = ("you", "next", "across", "prev")
 
 Box = tuple[int, int, int, int]
+
+
+def _river_h(rows: int) -> int:
+    return rows * (tile_dims(RIVER_SIZE)[1] + RIVER_GAP)
+
+
+def _meld_row_h(size: int) -> int:
+    return tile_dims(size)[1] + meld_stack_rise(size)
+
+
+FULL_PANEL_H: Final = PAD + PLATE_H + PAD + _meld_row_h(OTHER_MELD_SIZE) + PAD + _river_h(FULL_RIVER_ROWS) + PAD
+SIDE_PANEL_H: Final = (
+    PAD
+    + PLATE_H
+    + PAD
+    + tile_dims(OTHER_HAND_SIZE)[1]
+    + PAD
+    + _meld_row_h(OTHER_MELD_SIZE)
+    + PAD
+    + _river_h(SIDE_RIVER_ROWS)
+    + PAD
+)
+OWN_RIVER_H: Final = _river_h(FULL_RIVER_ROWS) + 2 * PAD
+OWN_ROWS_H: Final = PLATE_H + PAD + _meld_row_h(OWN_MELD_SIZE) + PAD + tile_dims(OWN_SIZE)[1] + 2 * PAD
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The fixed boxes of one kind of picture (a seat's or the spectator's), by position: 0 = bottom,
+    1 = 下家 (right), 2 = 对家 (top), 3 = 上家 (left)."""
+
+    spectator: bool
+    panels: dict[int, Box]
+    action: Box  # the claimable tile or latest discard, whose turn, the waits
+    own: Box  # the viewer's river, plate, melds and hand (empty for a spectator)
+    height: int
+
+
+@cache
+def frame_of(spectator: bool) -> Frame:
+    y = MARGIN + HEADER_H + MARGIN
+    panels = {2: (MARGIN, y, WIDTH - MARGIN, y + FULL_PANEL_H)}
+    y += FULL_PANEL_H + MARGIN
+    panels[3] = (MARGIN, y, MARGIN + HALF_W, y + SIDE_PANEL_H)
+    panels[1] = (WIDTH - MARGIN - HALF_W, y, WIDTH - MARGIN, y + SIDE_PANEL_H)
+    y += SIDE_PANEL_H + MARGIN
+    if spectator:
+        panels[0] = (MARGIN, y, WIDTH - MARGIN, y + FULL_PANEL_H)
+        y += FULL_PANEL_H + MARGIN
+    action = (MARGIN, y, WIDTH - MARGIN, y + ACTION_H)
+    y += ACTION_H + MARGIN
+    own = (MARGIN, y, WIDTH - MARGIN, y + (0 if spectator else OWN_RIVER_H + OWN_ROWS_H))
+    return Frame(spectator, panels, action, own, own[3] + (0 if spectator else MARGIN))
 
 
 @dataclass
@@ -86,11 +141,13 @@ class TableLayout:
     """Where everything goes. Lists are indexed by seat (0–3), not by position on the picture."""
 
     bottom: int  # the seat drawn at the bottom
+    frame: Frame
     plates: list[Box] = field(default_factory=lambda: [(0, 0, 0, 0)] * 4)
     hands: list[list[TileSpot]] = field(default_factory=lambda: [[] for _ in range(4)])
     melds: list[list[TileSpot]] = field(default_factory=lambda: [[] for _ in range(4)])
     rivers: list[list[TileSpot]] = field(default_factory=lambda: [[] for _ in range(4)])
-    gang_counts_at: list[tuple[int, int]] = field(default_factory=lambda: [(0, 0)] * 4)
+    # where an opponent's 红中杠 and 赖子杠 counts end (right-aligned, beside its backs); the viewer's are on its plate
+    gang_counts_at: list[tuple[int, int] | None] = field(default_factory=lambda: [None] * 4)
     drawn: TileSpot | None = None  # the viewer's freshly drawn tile (also the last spot of its hand)
     indicator: TileSpot | None = None
     laizi: TileSpot | None = None
@@ -100,8 +157,17 @@ class TableLayout:
     latest_discard: TileSpot | None = None
     feeders: list[FeederMark] = field(default_factory=list)  # who fed each meld, where there is room
 
+    @property
+    def size(self) -> tuple[int, int]:
+        return WIDTH, self.frame.height
+
+    def shown_width(self, spot: TileSpot, display_width: int = 720) -> float:
+        """How wide ``spot`` appears, in pixels, when the picture is shown ``display_width`` pixels wide."""
+        x0, _, x1, _ = spot.box
+        return (x1 - x0) * display_width / WIDTH
+
     def middle_spots(self) -> list[TileSpot]:
-        """The tiles of the middle boxes: the 赖子 and 赖子皮, the claimable or latest discard, the waits."""
+        """The tiles of the header and the action band: 赖子 and 赖子皮, the claimable or latest discard, waits."""
         extras = (self.indicator, self.laizi, self.claimable, self.discard_shown)
         return [s for s in extras if s is not None] + self.waits
 
@@ -126,131 +192,137 @@ def concealed_tiles(view: SeatView, seat: int) -> tuple[Tile, ...]:
 
 def table_layout(view: SeatView, lang: Lang = "zh") -> TableLayout:
     bottom = view.seat if view.seat is not None else 0
-    lay = TableLayout(bottom)
+    lay = TableLayout(bottom, frame_of(view.seat is None))
     for seat in range(4):
         pos = position(seat, bottom)
         tiles = concealed_tiles(view, seat)
         # a hand holding 3n+2 tiles has just drawn or claimed: set its last tile apart
         apart = len(tiles) % 3 == 2 and (seat != view.seat or view.drawn is not None)
-        if pos == 0:
-            _layout_bottom(lay, view, seat, tiles, apart)
+        if pos in lay.frame.panels:
+            _layout_panel(lay, view, seat, lay.frame.panels[pos], tiles, apart)
         else:
-            _layout_panel(lay, view, seat, PANEL_X[pos], tiles, apart)
-    _layout_middle(lay, view, lang)
+            _layout_own(lay, view, seat, tiles, apart)
+    _layout_header(lay, view, lang)
+    _layout_action(lay, view, lang)
     return lay
 
 
-def _layout_panel(lay: TableLayout, view: SeatView, seat: int, px: int, tiles: tuple[Tile, ...],
-                  apart: bool) -> None:
-    py = MARGIN
-    lay.plates[seat] = (px + 6, py + 6, px + PANEL_W - 6, py + 6 + PLATE_H)
-    hand_y = py + 50
-    lay.hands[seat] = tile_row(tiles, px + 10, hand_y, OTHER_HAND_SIZE, view.laizi, apart_last=apart)
-    lay.gang_counts_at[seat] = (px + PANEL_W - 10, hand_y)
-    meld_bottom = hand_y + tile_dims(OTHER_HAND_SIZE)[1] + 6 + meld_stack_rise(OTHER_MELD_SIZE) + tile_dims(
-        OTHER_MELD_SIZE)[1]
-    x = px + 10
-    for meld in view.melds[seat]:
-        _add_meld(lay, seat, meld_spots(meld, seat, x, meld_bottom, OTHER_MELD_SIZE, view.laizi), meld)
-        x += meld_width(OTHER_MELD_SIZE) + MELD_GAP
-    river_top = meld_bottom + 6
-    lay.rivers[seat] = _river(view, seat, px + (PANEL_W - RIVER_COLS * (RIVER_SIZE + RIVER_GAP)) // 2, river_top,
-                              py + PANEL_H - river_top)
+def _layout_panel(lay: TableLayout, view: SeatView, seat: int, box: Box, tiles: tuple[Tile, ...], apart: bool) -> None:
+    """Plate, backs, melds and river inside ``box``; a full-width panel has its melds beside the backs."""
+    x0, y0, x1, _ = box
+    full = x1 - x0 > HALF_W
+    lay.plates[seat] = (x0 + PAD, y0 + PAD, x1 - PAD, y0 + PAD + PLATE_H)
+    y = y0 + PAD + PLATE_H + PAD
+    lay.hands[seat] = tile_row(tiles, x0 + PAD + 2, y, OTHER_HAND_SIZE, view.laizi, apart_last=apart)
+    lay.gang_counts_at[seat] = (x1 - PAD - 2, y + tile_dims(OTHER_HAND_SIZE)[1] // 2)
+    melds_x = (lay.hands[seat][-1].box[2] + 3 * MELD_GAP) if full and lay.hands[seat] else x0 + PAD + 2
+    if not full:
+        y += tile_dims(OTHER_HAND_SIZE)[1] + PAD
+    meld_bottom = y + _meld_row_h(OTHER_MELD_SIZE)
+    _add_melds(lay, view, seat, melds_x, meld_bottom, OTHER_MELD_SIZE)
+    rows = FULL_RIVER_ROWS if full else SIDE_RIVER_ROWS
+    lay.rivers[seat] = _river(view, seat, x0 + PAD + 2, meld_bottom + PAD, x1 - x0 - 2 * PAD, _river_h(rows))
 
 
-def _layout_bottom(lay: TableLayout, view: SeatView, seat: int, tiles: tuple[Tile, ...], apart: bool) -> None:
-    h = tile_dims(OWN_SIZE)[1]
-    lay.plates[seat] = (MARGIN + 6, OWN_PLATE_TOP, MARGIN + 620, OWN_PLATE_TOP + PLATE_H)
-    lay.gang_counts_at[seat] = (WIDTH - MARGIN - 6, OWN_PLATE_TOP + 4)
-    row_y = HEIGHT - 10 - h
-    lay.hands[seat] = tile_row(tiles, MARGIN + 8, row_y, OWN_SIZE, view.laizi, apart_last=apart)
+def _layout_own(lay: TableLayout, view: SeatView, seat: int, tiles: tuple[Tile, ...], apart: bool) -> None:
+    """The viewer's river, then plate, melds and hand at the bottom, large."""
+    x0, y0, x1, _ = lay.frame.own
+    lay.rivers[seat] = _river(view, seat, x0 + PAD + 2, y0 + PAD, x1 - x0 - 2 * PAD, _river_h(FULL_RIVER_ROWS))
+    y = y0 + OWN_RIVER_H
+    lay.plates[seat] = (x0, y, x1, y + PLATE_H)
+    meld_bottom = y + PLATE_H + PAD + _meld_row_h(OWN_MELD_SIZE)
+    _add_melds(lay, view, seat, x0 + PAD, meld_bottom, OWN_MELD_SIZE)
+    lay.hands[seat] = tile_row(tiles, x0 + PAD, meld_bottom + PAD, OWN_SIZE, view.laizi, apart_last=apart)
     if seat == view.seat and view.drawn is not None:
         lay.drawn = lay.hands[seat][-1]
-    melds = view.melds[seat]
-    x = WIDTH - MARGIN - 8 - len(melds) * (meld_width(OWN_SIZE) + MELD_GAP) + MELD_GAP
-    for meld in melds:
-        _add_meld(lay, seat, meld_spots(meld, seat, x, row_y + h, OWN_SIZE, view.laizi), meld)
-        x += meld_width(OWN_SIZE) + MELD_GAP
-    center_x = MARGIN * 2 + PANEL_W + (PANEL_W - RIVER_COLS * (RIVER_SIZE + RIVER_GAP)) // 2
-    rows = max(1, min(RIVER_ROWS, -(-len(view.rivers[seat]) // RIVER_COLS)))
-    top = MIDDLE_TOP + max(14, (MIDDLE_H - rows * tile_dims(RIVER_SIZE)[1]) // 2)
-    lay.rivers[seat] = _river(view, seat, center_x, top, MIDDLE_TOP + MIDDLE_H - 14 - top)
 
 
-def _add_meld(lay: TableLayout, seat: int, spots: list[TileSpot], meld: Meld) -> None:
-    lay.melds[seat] += spots
-    mark = feeder_mark(meld, spots)
-    if mark is not None:
-        lay.feeders.append(mark)
+def _add_melds(lay: TableLayout, view: SeatView, seat: int, x: int, bottom: int, size: int) -> None:
+    for meld in view.melds[seat]:
+        spots = meld_spots(meld, seat, x, bottom, size, view.laizi)
+        lay.melds[seat] += spots
+        mark = feeder_mark(meld, spots)
+        if mark is not None:
+            lay.feeders.append(mark)
+        x += meld_width(size) + MELD_GAP
 
 
-def _river(view: SeatView, seat: int, x: int, y: int, height: int) -> list[TileSpot]:
-    """The seat's discards in rows of RIVER_COLS; rows squeeze together when more than fit in ``height``."""
+def _river(view: SeatView, seat: int, x: int, y: int, width: int, height: int) -> list[TileSpot]:
+    """The seat's discards in rows as wide as ``width``; rows squeeze together when more than fit in ``height``."""
     tiles = view.rivers[seat]
     w, h = tile_dims(RIVER_SIZE)
     w, h = w + RIVER_GAP, h + RIVER_GAP
-    rows = max(1, -(-len(tiles) // RIVER_COLS))
+    cols = width // w
+    rows = max(1, -(-len(tiles) // cols))
     step = min(h, (height - h) // max(1, rows - 1)) if rows > 1 else h
-    return [TileSpot(x + (i % RIVER_COLS) * w, y + (i // RIVER_COLS) * step, t, RIVER_SIZE, t == view.laizi)
-            for i, t in enumerate(tiles)]
+    return [
+        TileSpot(x + (i % cols) * w, y + (i // cols) * step, t, RIVER_SIZE, t == view.laizi)
+        for i, t in enumerate(tiles)
+    ]
 
 
-def _layout_middle(lay: TableLayout, view: SeatView, lang: Lang) -> None:
-    x = MARGIN + 14 + text_width(text("laizi", lang), 20) + 10
-    lay.laizi = TileSpot(x, MIDDLE_TOP + 14, view.laizi, INFO_SIZE, True)
-    x += tile_dims(INFO_SIZE)[0] + 24 + text_width(text("indicator", lang), 20) + 10
-    lay.indicator = TileSpot(x, MIDDLE_TOP + 14, view.indicator, INFO_SIZE, view.indicator == view.laizi)
+def _layout_header(lay: TableLayout, view: SeatView, lang: Lang) -> None:
+    """The 赖子 and its 赖子皮, each after its label, along the top."""
+    y = MARGIN + (HEADER_H - tile_dims(INFO_SIZE)[1]) // 2
+    x = MARGIN + PAD + text_width(text("laizi", lang), HEADER_FONT) + 8
+    lay.laizi = TileSpot(x, y, view.laizi, INFO_SIZE, True)
+    x += INFO_SIZE + 8 + text_width(tile_label(view.laizi, lang), HEADER_FONT) + 20
+    x += text_width(text("indicator", lang), HEADER_FONT) + 8
+    lay.indicator = TileSpot(x, y, view.indicator, INFO_SIZE, view.indicator == view.laizi)
+
+
+def _layout_action(lay: TableLayout, view: SeatView, lang: Lang) -> None:
+    """The tile on the table, large at the left of the action band; the waits at its right."""
+    x0, y0, x1, _ = lay.frame.action
+    tile_y = y0 + ACTION_H - PAD - tile_dims(CLAIM_SIZE)[1]
     if view.last_discard is not None:
         seat, tile = view.last_discard
         river = lay.rivers[seat]
         if river and river[-1].tile == tile:
             lay.latest_discard = river[-1]
-    right = MARGIN * 3 + PANEL_W * 2 + 16
-    y = MIDDLE_TOP + 36
     if view.claimable is not None:
-        lay.claimable = TileSpot(right, y, view.claimable, CLAIM_SIZE, view.claimable == view.laizi)
-        right += max(tile_dims(CLAIM_SIZE)[0], text_width(text("claimable", lang), 18)) + 28
+        lay.claimable = TileSpot(x0 + 2 * PAD, tile_y, view.claimable, CLAIM_SIZE, view.claimable == view.laizi)
     elif view.last_discard is not None:
         tile = view.last_discard[1]
-        lay.discard_shown = TileSpot(right, y, tile, CLAIM_SIZE, tile == view.laizi)
-        right += (DISCARD_LABEL_W if view.waits else PANEL_W // 2) + 28
-    if view.waits:
-        per_row = max(1, (WIDTH - MARGIN - 16 - right) // (WAIT_SIZE + 4))
-        w, h = tile_dims(WAIT_SIZE)
-        lay.waits = [TileSpot(right + (i % per_row) * (w + 4), y + (i // per_row) * (h + 4), t, WAIT_SIZE,
-                              t == view.laizi) for i, t in enumerate(view.waits)]
+        lay.discard_shown = TileSpot(x0 + 2 * PAD, tile_y, tile, CLAIM_SIZE, tile == view.laizi)
+    w, h = tile_dims(WAIT_SIZE)
+    left = x0 + 2 * PAD + CLAIM_SIZE + 24 + text_width(text("waits", lang), 18) + 8
+    per_row = max(1, (x1 - PAD - left) // (w + 4))
+    wait_y = y0 + ACTION_H - PAD - h
+    lay.waits = [
+        TileSpot(left + i * (w + 4), wait_y, t, WAIT_SIZE, t == view.laizi) for i, t in enumerate(view.waits[:per_row])
+    ]
 
 
 @cache
-def _background() -> Image.Image:
-    img = Image.new("RGB", (WIDTH, HEIGHT), FELT)
+def _background(spectator: bool) -> Image.Image:
+    fr = frame_of(spectator)
+    img = Image.new("RGB", (WIDTH, fr.height), FELT)
     d = ImageDraw.Draw(img)
-    for x in PANEL_X.values():
-        d.rounded_rectangle((x, MARGIN, x + PANEL_W, MARGIN + PANEL_H), 14, fill=PANEL)
-    for i in range(3):
-        x = MARGIN + i * (PANEL_W + MARGIN)
-        d.rounded_rectangle((x, MIDDLE_TOP, x + PANEL_W, MIDDLE_TOP + MIDDLE_H), 14, fill=PANEL if i != 1 else FELT)
+    for box in (*fr.panels.values(), fr.action):
+        d.rounded_rectangle(box, 12, fill=PANEL)
     return img
 
 
 @cache
 def _palette() -> Image.Image:
     """The table's colours: the felt and panels, every tile face at every size used, plates and labels."""
-    sizes = (OTHER_HAND_SIZE, RIVER_SIZE, WAIT_SIZE, CLAIM_SIZE, OWN_SIZE)
-    swatch = _background().copy()
+    sizes = (OTHER_HAND_SIZE, OTHER_MELD_SIZE, RIVER_SIZE, INFO_SIZE, WAIT_SIZE, OWN_MELD_SIZE, OWN_SIZE, CLAIM_SIZE)
+    swatch = Image.new("RGB", (WIDTH * 2, 1400), FELT)
+    swatch.paste(_background(True), (0, 0))
     d = ImageDraw.Draw(swatch)
-    x = 0
+    y = 0
     for size in sizes:
         w, h = tile_dims(size)
         for i, t in enumerate([*range(NUM_KINDS), HIDDEN]):
             for laizi in (False, True):
-                paste(swatch, TileSpot((i * w) % (WIDTH - w), x + laizi * h, t, size, laizi))
-        x += 2 * h
-    d.rectangle((0, x, WIDTH // 2, x + 40), fill=GOLD)
-    d.rectangle((WIDTH // 2, x, WIDTH, x + 40), fill=PLATE)
+                paste(swatch, TileSpot(WIDTH + (i * w) % (WIDTH - w), y + laizi * h, t, size, laizi))
+        y += 2 * h
+    d.rectangle((WIDTH, y, WIDTH * 3 // 2, y + 40), fill=GOLD)
+    d.rectangle((WIDTH * 3 // 2, y, WIDTH * 2, y + 40), fill=PLATE)
     for i, color in enumerate((TEXT, MUTED, DARK, HIGHLIGHT, DEALER_RED, READY_BLUE)):
-        draw_text(d, (10 + i * 200, x + 20), "赖子皮 Wild 0123", 22, color, anchor="lm")
-        draw_text(d, (WIDTH // 2 + 10 + i * 100, x + 20), "东南", 22, color, anchor="lm")
+        draw_text(d, (WIDTH + 10, y + 60 + i * 30), "赖子皮 Wild 0123", 22, color, anchor="lm")
+        draw_text(d, (WIDTH * 3 // 2 + 10, y + 60 + i * 30), "东南", 22, color, anchor="lm")
     return palette_of(swatch, TABLE_COLORS)
 
 
@@ -264,99 +336,113 @@ def table_image(view: SeatView, names: Sequence[str], scores: Sequence[int], lan
     _check_players(names, scores)
     check_lang(lang)
     lay = table_layout(view, lang)
-    img = _background().copy()
+    img = _background(lay.frame.spectator).copy()
     d = ImageDraw.Draw(img)
     for seat in range(4):
         _draw_plate(d, view, lay, seat, names, scores, lang)
     for seat in range(4):
-        under = FELT if position(seat, lay.bottom) == 0 else PANEL  # the bottom seat's tiles lie on the felt
-        for spot in (*lay.hands[seat], *lay.rivers[seat]):
-            paste(img, spot, under)
+        own = position(seat, lay.bottom) not in lay.frame.panels  # the viewer's tiles lie on the felt
+        for spot in lay.hands[seat]:
+            paste(img, spot, FELT if own else PANEL)
+        for spot in lay.rivers[seat]:
+            paste(img, spot, FELT if own else PANEL)
         for spot in lay.melds[seat]:
             paste(img, spot)  # a gang's fourth tile lies on another tile: blend it in
     for spot in lay.middle_spots():
-        paste(img, spot, PANEL)
+        paste(img, spot, FELT if spot in (lay.laizi, lay.indicator) else PANEL)
     for mark in lay.feeders:
         draw_feeder(d, mark, lang)
     if lay.latest_discard is not None:
         frame(d, lay.latest_discard.box, HIGHLIGHT, width=RIVER_GAP, pad=0)
-    _draw_middle(d, view, lay, names, lang)
+    _draw_turn(d, view, lay)
+    _draw_header(d, view, lay, lang)
+    _draw_action(d, view, lay, names, lang)
     return img
 
 
-def _draw_plate(d: ImageDraw.ImageDraw, view: SeatView, lay: TableLayout, seat: int, names: Sequence[str],
-                scores: Sequence[int], lang: Lang) -> None:
+def _draw_turn(d: ImageDraw.ImageDraw, view: SeatView, lay: TableLayout) -> None:
+    """A gold outline round the seat to act, so whose turn it is shows before any text is read."""
+    if view.phase == "over":
+        return
+    pos = position(view.turn, lay.bottom)
+    box = lay.frame.panels.get(pos, lay.frame.own)
+    d.rounded_rectangle(box, 12, outline=GOLD, width=3)
+
+
+def _draw_plate(
+    d: ImageDraw.ImageDraw,
+    view: SeatView,
+    lay: TableLayout,
+    seat: int,
+    names: Sequence[str],
+    scores: Sequence[int],
+    lang: Lang,
+) -> None:
+    """Wind, name, 庄 and 听 badges, where the seat sits, then its gang counts and score at the right."""
     x0, y0, x1, y1 = lay.plates[seat]
     turn = view.turn == seat and view.phase != "over"
     fill, ink = (GOLD, DARK) if turn else (PLATE, TEXT)
     d.rounded_rectangle((x0, y0, x1, y1), 10, fill=fill)
     cy = (y0 + y1) // 2
-    badge(d, (x0 + 20, cy), 14, seat_wind(seat, lang), ink, fill)
-    x = x0 + 42
-    score = signed(scores[seat])
-    score_w = text_width(score, 22)
-    draw_text(d, (x1 - 10, cy), score, 22, ink, anchor="rm")
+    badge(d, (x0 + 18, cy), 13, seat_wind(seat, lang), ink, fill)
+    right = x1 - 8 - draw_text(d, (x1 - 8, cy), signed(scores[seat]), 20, ink, anchor="rm") - 8
+    gangs = "  ".join(
+        text(key, lang).format(n=n)
+        for key, n in (("hongzhong_gangs", view.hongzhong_gangs[seat]), ("laizi_gangs", view.laizi_gangs[seat]))
+        if n
+    )
+    at = lay.gang_counts_at[seat]
+    if gangs and at is not None:
+        draw_text(d, at, gangs, 15, GOLD, anchor="rm")
+    elif gangs:
+        right -= draw_text(d, (right, cy), gangs, 15, DARK if turn else GOLD, anchor="rm") + 8
     rel = text(RELATIVE_KEYS[position(seat, lay.bottom)], lang) if view.seat is not None else ""
-    badges_w = (30 if seat == view.dealer else 0) + (30 if seat == view.seat and view.waits else 0)
-    rel_w = text_width(rel, 15) + 10 if rel else 0
-    x += draw_text(d, (x, cy), names[seat], 21, ink, anchor="lm",
-                   max_width=x1 - x0 - 42 - score_w - 20 - badges_w - rel_w) + 8
-    if seat == view.dealer:
-        badge(d, (x + 12, cy), 12, text("dealer", lang), DEALER_RED, WHITE)
-        x += 30
-    if seat == view.seat and view.waits:
-        badge(d, (x + 12, cy), 12, text("ready", lang), READY_BLUE, WHITE)
-        x += 30
+    badges = [(text("dealer", lang), DEALER_RED)] if seat == view.dealer else []
+    badges += [(text("ready", lang), READY_BLUE)] if seat == view.seat and view.waits else []
+    rel_w = text_width(rel, 14) + 8 if rel else 0
+    x = x0 + 38
+    x += draw_text(d, (x, cy), names[seat], 20, ink, anchor="lm", max_width=right - x - 28 * len(badges) - rel_w) + 6
+    for label, color in badges:
+        badge(d, (x + 11, cy), 11, label, color, WHITE)
+        x += 28
     if rel:
-        draw_text(d, (x, cy), rel, 15, DARK if turn else MUTED, anchor="lm")
-    gx, gy = lay.gang_counts_at[seat]
-    lines = [text(key, lang).format(n=n) for key, n in (("hongzhong_gangs", view.hongzhong_gangs[seat]),
-                                                        ("laizi_gangs", view.laizi_gangs[seat])) if n]
-    for i, line in enumerate(lines):
-        draw_text(d, (gx, gy + i * 17), line, 15, GOLD, anchor="ra")
+        draw_text(d, (x, cy), rel, 14, DARK if turn else MUTED, anchor="lm")
 
 
-def _draw_middle(d: ImageDraw.ImageDraw, view: SeatView, lay: TableLayout, names: Sequence[str],
-                 lang: Lang) -> None:
-    x0 = MARGIN + 14
+def _draw_header(d: ImageDraw.ImageDraw, view: SeatView, lay: TableLayout, lang: Lang) -> None:
+    """赖子 [tile] its name, 赖子皮 [tile], and the wall count (and 观战 for the group) at the right."""
     assert lay.laizi is not None and lay.indicator is not None
-    label_y = lay.laizi.y + tile_dims(INFO_SIZE)[1] // 2
-    draw_text(d, (x0, label_y), text("laizi", lang), 20, GOLD, anchor="lm")
-    draw_text(d, (lay.indicator.x - 10, label_y), text("indicator", lang), 20, TEXT, anchor="rm")
-    info_y = lay.laizi.y + tile_dims(INFO_SIZE)[1] + 26
-    draw_text(d, (x0, info_y), text("wall_left", lang).format(n=view.wall_remaining), 24, TEXT, anchor="lm")
-    phase = view.phase
-    turn_name = f"{seat_wind(view.turn, lang)} {names[view.turn]}"
-    status = text(f"phase_{phase}", lang).format(name=turn_name)
-    draw_text(d, (x0, info_y + 40), status, 24, GOLD if phase != "over" else TEXT, anchor="lm",
-              max_width=PANEL_W - 28 - COMPASS_R * 2 - 10)
-    _draw_compass(d, view, lay.bottom, lang)
+    cy = lay.laizi.y + tile_dims(INFO_SIZE)[1] // 2
+    draw_text(d, (MARGIN + PAD, cy), text("laizi", lang), HEADER_FONT, GOLD, anchor="lm")
+    draw_text(d, (lay.laizi.x + INFO_SIZE + 8, cy), tile_label(view.laizi, lang), HEADER_FONT, GOLD, anchor="lm")
+    draw_text(d, (lay.indicator.x - 8, cy), text("indicator", lang), HEADER_FONT, TEXT, anchor="rm")
+    wall = text("wall_left", lang).format(n=view.wall_remaining)
     if view.seat is None:
-        draw_text(d, (WIDTH - MARGIN - PANEL_W // 2, MIDDLE_TOP + MIDDLE_H // 2), text("spectator", lang), 30, MUTED,
-                  anchor="mm")
-    head_y = MIDDLE_TOP + 20
+        wall = f"{text('spectator', lang)} · {wall}"
+    draw_text(d, (WIDTH - MARGIN - PAD, cy), wall, 22, TEXT, anchor="rm")
+
+
+def _draw_action(d: ImageDraw.ImageDraw, view: SeatView, lay: TableLayout, names: Sequence[str], lang: Lang) -> None:
+    """What is on the table, named in words above the large tile; whose turn it is; the viewer's waits."""
+    x0, y0, x1, _ = lay.frame.action
+    line_y = y0 + PAD + 10
     if lay.claimable is not None:
-        draw_text(d, (lay.claimable.x - 6, head_y), text("claimable", lang), 18, HIGHLIGHT, anchor="lm")
-        frame(d, lay.claimable.box, HIGHLIGHT, width=4, pad=3)
-    if lay.discard_shown is not None and view.last_discard is not None:
+        claim = f"{text('claimable', lang)}: {tile_label(lay.claimable.tile, lang)}"
+        draw_text(d, (x0 + 2 * PAD, line_y), claim, 20, HIGHLIGHT, anchor="lm", max_width=x1 - x0 - 4 * PAD)
+        frame(d, lay.claimable.box, HIGHLIGHT, width=4, pad=2)
+    elif lay.discard_shown is not None and view.last_discard is not None:
         who = f"{seat_wind(view.last_discard[0], lang)} {names[view.last_discard[0]]}"
-        draw_text(d, (lay.discard_shown.x - 6, head_y), text("discarded", lang).format(name=who), 18, TEXT,
-                  anchor="lm", max_width=DISCARD_LABEL_W if view.waits else PANEL_W - 20)
+        said = f"{text('discarded', lang).format(name=who)}: {tile_label(lay.discard_shown.tile, lang)}"
+        draw_text(d, (x0 + 2 * PAD, line_y), said, 20, TEXT, anchor="lm", max_width=x1 - x0 - 4 * PAD)
         frame(d, lay.discard_shown.box, HIGHLIGHT, width=3, pad=2)
+    left = x0 + 2 * PAD + CLAIM_SIZE + 24
+    status = text(f"phase_{view.phase}", lang).format(name=f"{seat_wind(view.turn, lang)} {names[view.turn]}")
+    draw_text(
+        d, (left, y0 + 62), status, 22, GOLD if view.phase != "over" else TEXT, anchor="lm", max_width=x1 - PAD - left
+    )
     if lay.waits:
-        draw_text(d, (lay.waits[0].x, head_y), text("waits", lang), 18, GOLD, anchor="lm")
-
-
-def _draw_compass(d: ImageDraw.ImageDraw, view: SeatView, bottom: int, lang: Lang) -> None:
-    """The four winds where their seats sit, the seat to act in gold."""
-    cx, cy, r = MARGIN + PANEL_W - COMPASS_R - 14, MIDDLE_TOP + MIDDLE_H - COMPASS_R - 14, COMPASS_R
-    d.rounded_rectangle((cx - r, cy - r, cx + r, cy + r), 12, fill=PLATE)
-    offsets = {0: (0, 1), 1: (1, 0), 2: (0, -1), 3: (-1, 0)}
-    for seat in range(4):
-        dx, dy = offsets[position(seat, bottom)]
-        turn = seat == view.turn and view.phase != "over"
-        badge(d, (cx + dx * (r - 18), cy + dy * (r - 18)), 15, seat_wind(seat, lang), GOLD if turn else PANEL,
-              DARK if turn else TEXT)
+        wait_cy = lay.waits[0].y + tile_dims(WAIT_SIZE)[1] // 2
+        draw_text(d, (lay.waits[0].x - 8, wait_cy), text("waits", lang), 18, GOLD, anchor="rm")
 
 
 def render_table_view(view: SeatView, names: Sequence[str], scores: Sequence[int], lang: Lang = "zh") -> bytes:

@@ -1,103 +1,227 @@
-"""Make rendering/fonts/: the bundled font subset the pictures draw every glyph from.
+"""Make rendering/fonts/: the bundled fonts every picture draws its glyphs from, and their coverage file.
 
-Run once, by hand, when a label or a tile face needs a new character (never at run time):
+Run by hand when a label needs a new character or a script is added (never at run time; CI uses the
+committed files):
 
-    apt-get install -y fonts-noto-cjk        # Debian's Noto CJK, SIL Open Font License 1.1
-    .venv/bin/python scripts/make_font_subset.py [path/to/NotoSansCJK-Bold.ttc]
+    apt-get update && apt-get install -y fonts-noto-cjk fonts-noto-core fonts-symbola
+    .venv/bin/python scripts/make_font_subset.py
 
-It keeps the Simplified Chinese bold face of the collection, cut down to exactly the characters the
-pictures use: every label of rendering.labels (which already holds the pattern names, titles, tiles and
-winds), the docs/RULES.md §13 glossary terms, the traditional tile glyphs (萬 東 發 ...), printable ASCII and
-Latin-1 for player names and English labels. It writes the font, ``charset.txt`` (the characters it covers,
-which rendering.fonts reads to replace anything else with '?') and the OFL licence text.
+Each font of ``rendering.fonts.FONT_FILES`` is cut from its Debian source to the characters listed below
+(``FontSource``), hinting dropped. The main font, Noto Sans CJK SC Bold, keeps every character of GB 2312,
+Big5's common set (levels 1 with its symbols), JIS X 0208 and KS X 1001's Hangul and symbols, Latin,
+Greek and Cyrillic, and every label of rendering.labels and msgstr of bot/locales (read, not changed).
+Noto Sans Bold adds the rest of Latin, Greek and Cyrillic; Symbola adds emoji and symbols (monochrome,
+Unicode 9: a newer emoji such as 🥰 draws as '?');
+Noto Sans Arabic, Hebrew, Thai and Devanagari keep their whole script with its shaping features.
+It writes ``coverage.txt`` (per font, the code point ranges its cmap maps, which rendering.fonts reads to
+pick a font per character) and the licences: OFL.txt for the Noto fonts, Symbola-LICENSE.txt for Symbola.
 """
 
 from __future__ import annotations
 
-import re
 import sys
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
+from babel.messages.pofile import read_po
 from fontTools import subset  # type: ignore[import-untyped]
-from fontTools.ttLib import TTCollection  # type: ignore[import-untyped]
+from fontTools.ttLib import TTCollection, TTFont  # type: ignore[import-untyped]
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rendering.fonts import CHARSET_PATH, FONT_PATH, TILE_GLYPHS  # noqa: E402
+from rendering.fonts import COVERAGE_PATH, FONT_FILES, FONTS_DIR, INVISIBLE, TILE_GLYPHS, format_ranges, parse_ranges  # noqa: E402
 from rendering.labels import all_label_text  # noqa: E402
 
-DEFAULT_SOURCE = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc")
-DEBIAN_COPYRIGHT = Path("/usr/share/doc/fonts-noto-cjk/copyright")
-RULES_PATH = ROOT / "docs" / "RULES.md"
+NOTO_CJK = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc")
+NOTO = Path("/usr/share/fonts/truetype/noto")
+SYMBOLA = Path("/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf")
+NOTO_CJK_COPYRIGHT = Path("/usr/share/doc/fonts-noto-cjk/copyright")
+SYMBOLA_COPYRIGHT = Path("/usr/share/doc/fonts-symbola/copyright")
 SC_NAME = "Noto Sans CJK SC Bold"
-# Player names are free text: the most common surnames and given-name characters, so most Chinese names
-# show in full (anything else falls back to '?').
-NAME_CHARS = (
-    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚"
-    "卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温"
-    "康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂"
-    "成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党"
-    "宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝"
-    "伟芳娜秀英敏静丽强磊军洋勇艳杰娟涛超秀霞平刚桂兰明辉玲华红飞鹏斌宇浩凯健俊帆帅旭宁峰建波云龙晨欣怡佳"
-    "婷雪梦琳慧颖婧瑶涵萱轩泽睿博文杰豪哲诚志国荣家庆海鑫晓红梅丹春燕晶莉萍倩玉凤亮林坤雨思嘉乐安宏宝东"
-    "德天子新晓阳光永鸿彬鹤雯琪璐蕾薇露月星辰小大老阿"
-    # and group titles: 麻将群, 周五晚局 ...
-    "群友会馆社团队俱乐部周末晚局麻雀牌桌日"
+
+Ranges = tuple[tuple[int, int], ...]
+LATIN_GREEK_CYRILLIC: Ranges = (
+    (0x20, 0x24F),
+    (0x250, 0x2FF),
+    (0x300, 0x36F),
+    (0x370, 0x3FF),
+    (0x400, 0x52F),
+    (0x1E00, 0x1FFF),
+    (0x2000, 0x206F),
+    (0x20A0, 0x20CF),
+    (0x2100, 0x214F),
 )
-# Punctuation the labels and names commonly use, ASCII and Latin-1 besides.
-EXTRA = "·—–…×←→↑↓✓、，。：；！？（）《》「」【】“”‘’¥€"
+CJK_EXTRA: Ranges = (
+    (0x2010, 0x2027),
+    (0x2030, 0x203B),
+    (0x2190, 0x2199),
+    (0x2460, 0x24FF),
+    (0x3000, 0x30FF),
+    (0x3130, 0x318F),
+    (0x31F0, 0x31FF),
+    (0xFF00, 0xFFEF),
+)
+SYMBOLS: Ranges = (
+    (0x2190, 0x21FF),
+    (0x2300, 0x23FF),
+    (0x2460, 0x27BF),
+    (0x2900, 0x297F),
+    (0x2B00, 0x2BFF),
+    (0x1F000, 0x1F0FF),
+    (0x1F100, 0x1F1FF),
+    (0x1F300, 0x1F6FF),
+    (0x1F900, 0x1F9FF),
+    (0x1FA70, 0x1FAFF),
+)
+WHOLE_FONT: Ranges = ((0x20, 0x10FFFF),)
 
 
-def glossary_text() -> str:
-    """The Chinese column of the docs/RULES.md §13 glossary."""
-    section = RULES_PATH.read_text(encoding="utf-8").split("## 13.", 1)[-1]
-    return "".join(re.findall(r"^\| ([^|]+) \|", section, flags=re.M))
+def double_byte(encoding: str, leads: range, trails: Iterable[int]) -> set[str]:
+    """Every character of a two-byte encoding with these lead and trail bytes (invalid pairs skipped)."""
+    out: set[str] = set()
+    trail_list = list(trails)
+    for lead in leads:
+        for trail in trail_list:
+            try:
+                out.update(bytes((lead, trail)).decode(encoding))
+            except UnicodeDecodeError:
+                continue
+    return out
 
 
-def wanted_characters() -> str:
-    chars = set(all_label_text() + glossary_text() + TILE_GLYPHS + NAME_CHARS + EXTRA)
-    chars |= {chr(c) for c in range(0x20, 0x7F)} | {chr(c) for c in range(0xA1, 0x100)}
-    return "".join(sorted(c for c in chars if c.isprintable()))
+def gb2312() -> set[str]:
+    return double_byte("gb2312", range(0xA1, 0xF8), range(0xA1, 0xFF))
 
 
-def ofl_text() -> str:
-    """The licence paragraph of Debian's copyright file, unindented, with the fonts' copyright line."""
-    lines = DEBIAN_COPYRIGHT.read_text(encoding="utf-8").split("License: SIL-1.1\n", 2)[2].splitlines()
-    body: list[str] = []
-    for line in lines:
-        if not line.startswith(" "):
-            break
-        body.append("" if line.strip() == "." else line[1:])
-    header = "Copyright © 2014-2021 Adobe (http://www.adobe.com/), with Reserved Font Name 'Source'.\n"
-    header += "Noto Sans CJK SC Bold, subset by scripts/make_font_subset.py for this project.\n\n"
-    return header + "\n".join(body).strip() + "\n"
+def big5_common() -> set[str]:
+    """Big5's symbols (A1–A3) and level 1, its 5,401 frequently used characters (A4–C6)."""
+    return double_byte("big5", range(0xA1, 0xC7), [*range(0x40, 0x7F), *range(0xA1, 0xFF)])
 
 
-def main() -> None:
-    source = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_SOURCE
-    fonts = [f for f in TTCollection(str(source)).fonts if f["name"].getDebugName(4) == SC_NAME]
+def jis_x_0208() -> set[str]:
+    return double_byte("euc_jp", range(0xA1, 0xF5), range(0xA1, 0xFF))
+
+
+def ks_x_1001_hangul() -> set[str]:
+    """KS X 1001 without its hanja (rows CA–FD): symbols, jamo and the 2,350 common Hangul syllables."""
+    return double_byte("euc_kr", range(0xA1, 0xCA), range(0xA1, 0xFF))
+
+
+def catalogue_text() -> str:
+    """Every label of the pictures and every msgstr of the bot's catalogues."""
+    parts = [all_label_text(), TILE_GLYPHS]
+    for po in sorted((ROOT / "bot" / "locales").glob("*/LC_MESSAGES/messages.po")):
+        with po.open("rb") as f:
+            for message in read_po(f):
+                strings = message.string if isinstance(message.string, (tuple, list)) else (message.string,)
+                parts += [str(s) for s in strings if s]
+    return "".join(parts)
+
+
+def displayable_needed() -> str:
+    """The catalogue's characters that draw something (a variation selector or joiner draws nothing)."""
+    return "".join(c for c in catalogue_text() if unicodedata.category(c) not in INVISIBLE)
+
+
+def expand(ranges: Ranges) -> set[str]:
+    return {chr(c) for lo, hi in ranges for c in range(lo, hi + 1)}
+
+
+@dataclass(frozen=True)
+class FontSource:
+    """Where a bundled font comes from and what of it is kept; ``shaping`` keeps every layout feature."""
+
+    load: str  # a path, or "cjk" for the SC face of the Noto CJK collection
+    ranges: Ranges
+    shaping: bool = False
+    licence: str = "OFL.txt"
+
+
+SOURCES: dict[str, FontSource] = {
+    "NotoSansCJKsc-Bold-subset.otf": FontSource("cjk", LATIN_GREEK_CYRILLIC + CJK_EXTRA),
+    "NotoSans-Bold-subset.ttf": FontSource(str(NOTO / "NotoSans-Bold.ttf"), LATIN_GREEK_CYRILLIC),
+    "Symbola-subset.ttf": FontSource(str(SYMBOLA), SYMBOLS, licence="Symbola-LICENSE.txt"),
+    "NotoSansArabic-Bold-subset.ttf": FontSource(str(NOTO / "NotoSansArabic-Bold.ttf"), WHOLE_FONT, True),
+    "NotoSansHebrew-Bold-subset.ttf": FontSource(str(NOTO / "NotoSansHebrew-Bold.ttf"), WHOLE_FONT, True),
+    "NotoSansThai-Bold-subset.ttf": FontSource(str(NOTO / "NotoSansThai-Bold.ttf"), WHOLE_FONT, True),
+    "NotoSansDevanagari-Bold-subset.ttf": FontSource(str(NOTO / "NotoSansDevanagari-Bold.ttf"), WHOLE_FONT, True),
+}
+
+
+def open_source(source: FontSource) -> TTFont:
+    if source.load != "cjk":
+        return TTFont(source.load)
+    fonts = [f for f in TTCollection(str(NOTO_CJK)).fonts if f["name"].getDebugName(4) == SC_NAME]
     if not fonts:
-        raise SystemExit(f"{SC_NAME} is not in {source}")
-    font = fonts[0]
-    chars = wanted_characters()
+        raise SystemExit(f"{SC_NAME} is not in {NOTO_CJK}")
+    return fonts[0]
+
+
+def wanted(name: str, source: FontSource) -> set[str]:
+    chars = expand(source.ranges)
+    if source.load == "cjk":
+        chars |= gb2312() | big5_common() | jis_x_0208() | ks_x_1001_hangul() | set(catalogue_text())
+    return {c for c in chars if unicodedata.category(c) not in ("Cc", "Cs", "Co", "Cn")}
+
+
+def make(name: str, source: FontSource) -> TTFont:
+    font = open_source(source)
     options = subset.Options()
-    options.layout_features = ["kern", "locl"]
+    options.layout_features = ["*"] if source.shaping else ["kern", "locl", "liga", "ccmp", "mark", "mkmk"]
     options.hinting = False
-    options.desubroutinize = False
     options.notdef_outline = True
     options.name_IDs = ["*"]
     subsetter = subset.Subsetter(options)
-    subsetter.populate(text=chars)
+    subsetter.populate(unicodes=sorted(ord(c) for c in wanted(name, source)))
     subsetter.subset(font)
-    FONT_PATH.parent.mkdir(parents=True, exist_ok=True)
-    font.save(str(FONT_PATH))
-    covered = {chr(c) for c in font.getBestCmap()}
-    CHARSET_PATH.write_text("".join(sorted(covered)), encoding="utf-8")
-    (FONT_PATH.parent / "OFL.txt").write_text(ofl_text(), encoding="utf-8")
-    missing = set(chars) - covered
-    print(f"{FONT_PATH.name}: {FONT_PATH.stat().st_size // 1024} KB, {len(covered)} characters"
-          + (f"; not in the font: {''.join(sorted(missing))}" if missing else ""))
+    font.recalcTimestamp = False  # keep the source's date, so a rerun writes the same bytes
+    font.save(str(FONTS_DIR / name))
+    return font
+
+
+def debian_licence(path: Path, marker: str) -> str:
+    """The indented licence paragraph after ``marker`` in a Debian copyright file, unindented."""
+    lines = path.read_text(encoding="utf-8").split(marker, 2)[-1].splitlines()
+    body: list[str] = []
+    for line in lines:
+        if line and not line.startswith(" "):
+            break
+        body.append("" if line.strip() == "." else line[1:])
+    return "\n".join(body).strip() + "\n"
+
+
+def write_licences() -> None:
+    header = (
+        "Noto Sans CJK SC Bold: Copyright © 2014-2021 Adobe (http://www.adobe.com/), with Reserved Font Name "
+        "'Source'.\nNoto Sans, Noto Sans Arabic, Hebrew, Thai, Devanagari: Copyright 2012-2020 Google LLC.\n"
+        "Subset by scripts/make_font_subset.py for this project.\n\n"
+    )
+    ofl = debian_licence(NOTO_CJK_COPYRIGHT, "License: SIL-1.1\n")
+    (FONTS_DIR / "OFL.txt").write_text(header + ofl, encoding="utf-8")
+    symbola = SYMBOLA_COPYRIGHT.read_text(encoding="utf-8").split("The Debian packaging is:")[0]
+    (FONTS_DIR / "Symbola-LICENSE.txt").write_text(
+        "Symbola, subset by scripts/make_font_subset.py for this project.\n\n" + symbola.strip() + "\n",
+        encoding="utf-8",
+    )
+
+
+def main() -> None:
+    FONTS_DIR.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for name in FONT_FILES:
+        font = make(name, SOURCES[name])
+        cmap = sorted(font.getBestCmap())
+        lines.append(f"{name} {format_ranges(cmap)}")
+        print(f"{name}: {(FONTS_DIR / name).stat().st_size // 1024} KB, {len(cmap)} characters")
+    COVERAGE_PATH.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_licences()
+    covered = {chr(c) for line in lines for c in parse_ranges(line.partition(" ")[2])}
+    missing = "".join(sorted(set(displayable_needed()) - covered))
+    total = sum((FONTS_DIR / n).stat().st_size for n in FONT_FILES)
+    print(f"total {total / 1024 / 1024:.2f} MB" + (f"; in no font: {missing}" if missing else ""))
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from storage.codec import Clock, utc_now
 from storage.errors import StorageError, StorageUnavailableError
 from storage.hands import Hands
 from storage.leagues import Leagues
+from storage.live_messages import LiveMessages
 from storage.matches import Matches
 from storage.players import Players
 from storage.schema import migrate
@@ -50,6 +51,7 @@ class Database:
         self.leagues = Leagues(self)
         self.standings = Standings(self)
         self.stats = Stats(self)
+        self.live_messages = LiveMessages(self)
 
     @classmethod
     async def open(cls, path: str | Path, *, clock: Clock = utc_now) -> Database:

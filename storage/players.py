@@ -101,3 +101,20 @@ class Players:
         if not rows:
             raise NotFoundError(f"no player {player_id}")
         return player_from_row(rows[0])
+
+    async def set_username(self, player_id: int, username: str | None) -> None:
+        """Remember a player's Telegram @username (None: they have none); a username moves to its new owner."""
+        if username is not None:
+            check_text(username, "username")
+        async with self._db.transaction() as tx:
+            if username is not None:
+                await tx.execute("UPDATE players SET username = NULL WHERE username = ? COLLATE NOCASE AND id != ?",
+                                 (username, player_id))
+            await tx.execute("UPDATE players SET username = ? WHERE id = ?", (username, player_id))
+
+    async def by_username(self, username: str) -> Player | None:
+        """The player whose @username this is (any case, the @ optional)."""
+        rows = await self._db.fetchall(
+            f"SELECT {PLAYER_COLUMNS} FROM players WHERE username = ? COLLATE NOCASE", (username.lstrip("@"),)
+        )
+        return player_from_row(rows[0]) if rows else None

@@ -146,6 +146,7 @@ class HistoryEntry:
     skill_after: int
     winner: int | None
     summary: Any
+    share_code: str | None  # for /replay; None for a hand settled before codes existed
 
 
 class Standings:
@@ -196,7 +197,8 @@ class Standings:
         """The player's last `limit` settled hands, newest first (for /history)."""
         check_int(limit, "limit", 1, 1000)
         rows = await self._db.fetchall(
-            """SELECT s.hand_id, s.chat_id, s.ended_at, s.seat, s.points, s.won, s.skill_after, h.winner, h.summary
+            """SELECT s.hand_id, s.chat_id, s.ended_at, s.seat, s.points, s.won, s.skill_after, h.winner, h.summary,
+                      h.share_code
                FROM settlements s JOIN hands h ON h.id = s.hand_id
                WHERE s.player_id = ? ORDER BY s.ended_at DESC, s.hand_id DESC LIMIT ?""",
             (player_id, limit),
@@ -212,6 +214,7 @@ class Standings:
                 r["skill_after"],
                 r["winner"],
                 load_json(r["summary"], f"summary of hand {r['hand_id']}"),
+                r["share_code"],
             )
             for r in rows
         ]

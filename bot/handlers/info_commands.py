@@ -122,4 +122,5 @@ async def remember_language(update: Update, context: BotContext) -> None:
     met = context.bot_data.languages_met
     if user.id not in met:
         await private_language(context.db, user)
+        await context.db.players.set_username(user.id, user.username)  # for /stats @name
         met.add(user.id)

@@ -1,7 +1,10 @@
-"""Standings commands: /me, /top, /rank and /history (with a replay of any hand), in groups and privately.
+"""Standings commands: /me, /stats, /top, /rank and /history, in groups and privately.
 
-- /me: the asker's card picture (title, skill, record, skill over time).
-- /top [month]: the group's leaderboard picture, all time or this month (UTC), with buttons to switch.
+- /me: the asker's card picture (title, skill, record, skill over time, statistics over all time, this month and
+  this season); /stats [@user | as a reply]: the same card of another player.
+- /top [week|month|season|all]: the group's leaderboard picture (UTC weeks and months; a season is the group's
+  league season, else the calendar quarter), with buttons to switch; /top <pattern> (清一色, hard, …): who made
+  that pattern most often.
 - /rank: the titles of RULES.md §10 with their skill thresholds, the asker's own marked.
 - /history: the asker's last hands, each with a ▶ button that replays it as a text log
   (``bot.views.standings_views.replay_text``).
@@ -12,7 +15,7 @@ from __future__ import annotations
 import logging
 from typing import Final
 
-from telegram import Update
+from telegram import MessageEntity, Update
 
 from bot.context import BotContext
 from bot.handlers.chat_checks import in_group
@@ -25,10 +28,12 @@ from bot.views.standings_views import (
     chunks,
     history_markup,
     history_text,
+    pattern_board_text,
     rank_text,
     replay_text,
     top_content,
 )
+from game.patterns import PATTERNS
 from game.table import Action, Hand
 from storage.database import Database
 from storage.errors import StorageError
@@ -37,8 +42,24 @@ from storage.standings import Period
 log = logging.getLogger(__name__)
 
 HISTORY_HANDS: Final = 10
-# Words after /top that mean "this month".
-_MONTH_WORDS: Final = frozenset({"month", "m", "月", "本月", "这个月"})
+# Words after /top for each period.
+_PERIOD_WORDS: Final = {
+    "week": {"week", "w", "周", "本周", "这周"},
+    "month": {"month", "m", "月", "本月", "这个月"},
+    "season": {"season", "s", "季", "本季", "赛季"},
+    "all": {"all", "a", "全部", "总"},
+}
+# /top <pattern>: each pattern by its id, its Chinese and English names; "hard" for 硬胡.
+_PATTERN_WORDS: Final = {
+    **{word.lower(): pid for pid, p in PATTERNS.items() if pid != "pi_hu" for word in (pid, p.zh, p.en)},
+    "hard": "hard", "硬胡": "hard", "hard win": "hard",
+}
+
+
+async def _show_card(context: BotContext, chat_id: int, player_id: int, lang: str) -> None:
+    card = await context.db.standings.card(player_id)
+    stats = await context.db.stats.player(player_id, context.db.now(), chat_id if chat_id < 0 else None)
+    context.outbox.show(chat_id, f"me{player_id}", card_content(card, stats, lang), fresh=True)
 
 
 async def me_command(update: Update, context: BotContext) -> None:
@@ -47,13 +68,50 @@ async def me_command(update: Update, context: BotContext) -> None:
         return
     lang = await language_for(context.db, chat.id, user)
     await context.db.players.upsert(user.id, user.full_name)  # the card shows their name as it is now
-    card = await context.db.standings.card(user.id)
-    context.outbox.show(chat.id, f"me{user.id}", card_content(card, lang), fresh=True)
+    await _show_card(context, chat.id, user.id, lang)
+
+
+async def _stats_target(update: Update, context: BotContext) -> int | None:
+    """Whose statistics /stats asks for: the replied-to person, a mentioned one, or the asker."""
+    message, user = update.effective_message, update.effective_user
+    assert message is not None and user is not None
+    if message.reply_to_message is not None and message.reply_to_message.from_user is not None:
+        return message.reply_to_message.from_user.id
+    for entity, text in message.parse_entities().items():
+        if entity.type == MessageEntity.TEXT_MENTION and entity.user is not None:
+            return entity.user.id
+        if entity.type == MessageEntity.MENTION:
+            player = await context.db.players.by_username(text)
+            return player.id if player is not None else None
+    return user.id
+
+
+async def stats_command(update: Update, context: BotContext) -> None:
+    user, chat = update.effective_user, update.effective_chat
+    if user is None or chat is None or update.effective_message is None:
+        return
+    lang = await language_for(context.db, chat.id, user)
+    target = await _stats_target(update, context)
+    if target == user.id:
+        await context.db.players.upsert(user.id, user.full_name)
+    if target is None or await context.db.players.get(target) is None:
+        context.outbox.announce(chat.id, t("stats_unknown", lang))
+        return
+    await _show_card(context, chat.id, target, lang)
+
+
+async def _period(db: Database, chat_id: int, period: str) -> Period:
+    now = db.now()
+    if period == "week":
+        return Period.week_of(now)
+    if period == "month":
+        return Period.month_of(now)
+    return await db.standings.season_of(chat_id, now) if period == "season" else Period.all_time()
 
 
 async def _top(db: Database, chat_id: int, title: str, period: str, lang: str) -> Content:
-    key = Period.month_of(db.now()) if period == "month" else Period.all_time()
-    return top_content(await db.standings.leaderboard(chat_id, key), title, period, lang)
+    entries = await db.standings.leaderboard(chat_id, await _period(db, chat_id, period))
+    return top_content(entries, title, period, lang)
 
 
 async def top_command(update: Update, context: BotContext) -> None:
@@ -64,8 +122,16 @@ async def top_command(update: Update, context: BotContext) -> None:
     if not in_group(update):
         context.outbox.announce(chat.id, t("top_group_only", lang))
         return
-    period = "month" if context.args and context.args[0].lower() in _MONTH_WORDS else "all"
-    context.outbox.show(chat.id, "top", await _top(context.db, chat.id, chat.title or "", period, lang), fresh=True)
+    word = " ".join(context.args or ()).strip().lower()
+    period = next((p for p, words in _PERIOD_WORDS.items() if word in words), "all" if not word else None)
+    if period is not None:
+        content = await _top(context.db, chat.id, chat.title or "", period, lang)
+        context.outbox.show(chat.id, "top", content, fresh=True)
+    elif word in _PATTERN_WORDS:
+        entries = await context.db.stats.pattern_board(chat.id, _PATTERN_WORDS[word])
+        context.outbox.announce(chat.id, pattern_board_text(entries, _PATTERN_WORDS[word], lang))
+    else:
+        context.outbox.announce(chat.id, t("top_usage", lang, word=word[:40]))
 
 
 async def rank_command(update: Update, context: BotContext) -> None:

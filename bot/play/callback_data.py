@@ -7,6 +7,7 @@
 | standings | ``sd1|top|<period>`` · ``sd1|h|<hand>`` | ``STANDINGS_PATTERN``   |
 | league    | ``lg1|<night>|in`` · ``lg1|<night>|out`` | ``LEAGUE_PATTERN``     |
 | language  | ``ln1|<lang>``                          | ``LANGUAGE_PATTERN``    |
+| replay    | ``rp1|<code>|<step>|<seat>`` · ``rp1|<code>|gif|<seat>`` | ``REPLAY_PATTERN`` |
 
 ``bot.app`` routes each kind with ``CallbackQueryHandler(pattern=...)``; a press matching none is stale.
 Play buttons: ``table`` is the group chat id, ``stamp`` says which prompt the button belongs to
@@ -30,6 +31,7 @@ from typing import Final
 
 from game.table import TILE_ACTIONS, Action, ActionKind
 from game.tiles import TileError, parse_tile, tile_name
+from storage.hands import SHARE_ALPHABET, SHARE_CODE_LEN
 from storage.players import LANGUAGES
 
 VERSION: Final = "v1"
@@ -37,14 +39,17 @@ SETTINGS_PREFIX: Final = "st1"
 STANDINGS_PREFIX: Final = "sd1"
 LEAGUE_PREFIX: Final = "lg1"
 LANGUAGE_PREFIX: Final = "ln1"
+REPLAY_PREFIX: Final = "rp1"
 MAX_BYTES: Final = 64
 _SEP: Final = "|"
 
 PLAY_PATTERN: Final = rf"^{VERSION}\|"
 SETTINGS_PATTERN: Final = rf"^{SETTINGS_PREFIX}\|"
-STANDINGS_PATTERN: Final = rf"^{STANDINGS_PREFIX}\|(top\|(all|month)|h\|\d{{1,18}})$"
+STANDINGS_PATTERN: Final = rf"^{STANDINGS_PREFIX}\|(top\|(week|month|season|all)|h\|\d{{1,18}})$"
 LEAGUE_PATTERN: Final = rf"^{LEAGUE_PREFIX}\|\d{{1,18}}\|(in|out)$"
 LANGUAGE_PATTERN: Final = rf"^{LANGUAGE_PREFIX}\|({'|'.join(LANGUAGES)})$"
+# A share code, a step (or gif) and a seat: 0-3, or a for all hands open.
+REPLAY_PATTERN: Final = rf"^{REPLAY_PREFIX}\|[{SHARE_ALPHABET}]{{{SHARE_CODE_LEN}}}\|(\d{{1,4}}|gif)\|[0-3a]$"
 
 # One or two letters per action kind; the tile follows where the kind has one.
 _KIND_CODE: Final[dict[str, str]] = {
@@ -92,6 +97,11 @@ def league_data(night_id: int, choice: str) -> str:
 
 def language_data(lang: str) -> str:
     return _checked(_SEP.join((LANGUAGE_PREFIX, lang)))
+
+
+def replay_data(code: str, step: int | str, seat: int | None) -> str:
+    """A replay button: ``seat`` None watches with every hand open."""
+    return _checked(_SEP.join((REPLAY_PREFIX, code, str(step), "a" if seat is None else str(seat))))
 
 
 def fields(data: str | None) -> list[str]:

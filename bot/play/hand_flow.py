@@ -32,7 +32,9 @@ from bot.views.game_views import (
     stopped_text,
 )
 from game.ai import choose
+from game.facts import hand_facts
 from game.table import Action, Hand
+from game.verify import fresh_seed
 from storage.database import Database
 from storage.errors import StorageError
 from storage.matches import Seat as StoredSeat
@@ -101,9 +103,10 @@ class HandFlow:
                     await self._replace_seat(table, seat, new, t("sitting_out", table.lang))
         else:  # a group's own table: the group's /settings as they are now
             await self.follow_settings(table)
-        hand = table.match.new_hand()
+        # Each hand its own secret seed (a fixed MAHJONG_SEED derives them, so a test match replays exactly).
+        hand = table.match.new_hand(None if self.config.match_seed is not None else fresh_seed())
         record = await self.db.hands.start(table.match_id, hand.seed, hand.dealer)
-        table.hand_number = record.hand_no
+        table.hand_number, table.commitment = record.hand_no, record.commitment
         log_event("hand_start", table=table.chat_id, hand=record.id, number=record.hand_no, dealer=hand.dealer,
                   rules=hand.rules.preset)
         await self.learn_languages(table)
@@ -160,19 +163,22 @@ class HandFlow:
                 log.exception("table %s: hand %s could not be settled; retrying", table.chat_id, table.hand_id)
                 self.timers.arm(table, not_before=time.monotonic() + _RETRY_SECONDS)
             return True
-        self._publish(table, changed | set(also_urgent))
+        self._publish(table, changed | set(also_urgent), actor=action.seat)
         self.timers.arm(table)
         return True
 
-    def _publish(self, table: Table, changed: set[int], *, new_hand: bool = False) -> None:
+    def _publish(self, table: Table, changed: set[int], *, new_hand: bool = False, actor: int | None = None) -> None:
         """Queue the views that changed: a player's picture when their decision changed (urgent when they must
-        act now, lazily when their buttons only went away), and the group's picture. A player with nothing to
-        decide sees the table again at their next decision (and live in the group): that keeps the writes
-        near one per action."""
+        act now or have just acted, so a press shows at once; lazily when their buttons only went away), and
+        the group's picture. A player with nothing to decide sees the table again at their next decision (and
+        live in the group): that keeps the writes near one per action."""
         for seat, s in table.humans():
             if seat in changed or new_hand:
-                urgent = seat in table.prompts or s.auto  # a new hand's other players see it lazily
-                self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", seat_content(table, seat), urgent=urgent)
+                # A new hand's other players see it lazily; the one who just acted sees their move at once. Each
+                # hand has a message of its own: the last one's result stays readable above it.
+                urgent = seat in table.prompts or s.auto or seat == actor
+                content = seat_content(table, seat)
+                self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", content, urgent=urgent, fresh=new_hand)
         self.outbox.show(table.chat_id, "spectator", spectator_content(table), fresh=new_hand)
 
     async def _automatic_action(self, table: Table, seat: int) -> Action:
@@ -225,6 +231,7 @@ class HandFlow:
         if hand.phase != "turn":  # silence on a claim is a pass (RULES.md §5)
             return Action(seat, "pass"), ()
         s.auto = True
+        table.tuoguan[seat] += 1
         self.outbox.announce(table.chat_id, t("announce_tuoguan", table.lang, seat=seat_label(table, seat)))
         return await self._automatic_action(table, seat), (seat,)
 
@@ -238,19 +245,25 @@ class HandFlow:
         winner = result.winner if result is not None else None
         summary = result.to_json() if result is not None else {"exhausted": True}
         # Storage adds the flee penalties it holds for this hand: its totals are the one truth.
-        closed = await self.db.hands.close(table.hand_id, payments, winner, summary)
+        closed = await self.db.hands.close(table.hand_id, payments, winner, summary, facts=hand_facts(hand),
+                                           tuoguan=table.tuoguan)
+        reveal = await self.db.hands.reveal(table.hand_id)
         match.finish_hand(hand)
         table.totals = list(closed.match_totals)
+        table.proof = (closed.share_code, reveal.text if reveal is not None else "")
         log_event("hand_end", table=table.chat_id, hand=table.hand_id, winner=winner,
                   payments=",".join(str(r.points) for r in closed.results),
                   patterns=",".join(result.patterns) if result else None, exhausted=hand.exhausted or None)
         table.state, table.between_since, table.prompts = "between", time.monotonic(), {}
         session = self.sessions.get(table.chat_id)
         last = match.hands_played >= table.hands_planned or (session is not None and session.over(table))
+        self.outbox.show(table.chat_id, "spectator", spectator_content(table))  # its end: nobody is waited for
         self.outbox.show(table.chat_id, "result", result_content(table, None), fresh=True)
-        for _, s in table.humans():
+        for seat, s in table.humans():
+            # The hand's last picture loses its buttons; the result is a message of its own that stays.
+            self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", seat_content(table, seat))
             content = result_content(table, None if last else self.config.next_hand_seconds, s.lang)
-            self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", content, urgent=True)
+            self.outbox.show(s.user_id or 0, f"result{table.chat_id}", content, urgent=True, fresh=True)
         for r in closed.results:
             if r.title_changed and r.title_after is not None:
                 title = r.title_after.zh if table.lang == "zh" else r.title_after.en
@@ -275,9 +288,12 @@ class HandFlow:
         if table.match_id is not None and not stored:  # stored before the table changes: a refusal changes nothing
             record = StoredSeat.human(new.user_id) if new and new.user_id else StoredSeat.auto(table.auto_level)
             await self.db.matches.replace_seat(table.match_id, seat, record)
+        if old.user_id is not None and table.state == "playing" and table.hand is not None:
+            # Their picture keeps its last state without buttons; the seat is no longer theirs to play.
+            self.outbox.show(old.user_id, f"hand{table.chat_id}", seat_content(table, seat, stopped=True))
         table.seats[seat] = new or Seat(None, automatic_name(seat, table.lang))
         if old.user_id is not None:
-            self.outbox.show(old.user_id, f"hand{table.chat_id}", Content(farewell))
+            self.outbox.announce(old.user_id, farewell)
             self.outbox.forget(old.user_id, f"hand{table.chat_id}")
 
     async def end_if_no_humans(self, table: Table) -> bool:
@@ -294,12 +310,16 @@ class HandFlow:
         if table.match is None or table.match_id is None:
             self.outbox.show(table.chat_id, "lobby", Content(t("closed", table.lang)))
         else:
+            if table.state == "playing" and table.hand is not None:  # every picture of the hand: its last state
+                self.outbox.show(table.chat_id, "spectator", spectator_content(table, stopped=True))
+                for seat, s in table.humans():
+                    self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", seat_content(table, seat, stopped=True))
             status = await self._close_match(table, status)
             closing = stopped_text(table)
             if session is None:  # a session's seats change hands, so it tells the results its own way
                 self.outbox.announce(table.chat_id, closing)
-            for _, s in table.humans():  # their message may still have buttons: close it
-                self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", Content(closing))
+            for _, s in table.humans():
+                self.outbox.announce(s.user_id or 0, closing)
         self._forget(table)
         if session is not None:
             await session.closed(table, status)

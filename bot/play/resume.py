@@ -19,7 +19,7 @@ from bot.i18n import t
 from bot.play.table_state import Seat, Table
 from bot.views.game_views import automatic_name, result_content, seat_content, spectator_content
 from game.match import Match
-from game.table import Action, Hand, IllegalAction
+from game.table import Action, IllegalAction
 from storage.errors import StorageError
 from storage.hands import HandRecord
 from storage.matches import Match as StoredMatch
@@ -52,6 +52,14 @@ async def resume_tables(manager: TableManager) -> int:
                       match_record.chat_id, e)
             await _abandon(manager, match_record)
     return resumed
+
+
+async def _adopt_messages(manager: TableManager, table: Table) -> None:
+    """The outbox takes up the table's messages sent before the restart (the group's and its players')."""
+    chats = [table.chat_id, *(s.user_id or 0 for _, s in table.humans())]
+    for m in await manager.db.live_messages.of_chats(chats):
+        if m.chat_id == table.chat_id or str(table.chat_id) in m.slot:
+            manager.outbox.adopt(m.chat_id, m.slot, m.message_id, is_photo=m.is_photo)
 
 
 async def _abandon(manager: TableManager, match_record: StoredMatch) -> None:
@@ -91,7 +99,8 @@ async def _rebuilt_table(
     table.match, table.match_id, table.totals = match, match_record.id, list(match_record.totals)
     table.hand_number = record.hand_no
     await manager.learn_languages(table)
-    table.start_hand(Hand.replay(record.rules, record.seed, record.dealer, actions), record.id, time.monotonic())
+    table.commitment = record.commitment
+    table.start_hand(match.resume_hand(record.seed, actions), record.id, time.monotonic())
     return table
 
 
@@ -106,11 +115,12 @@ async def _resume_hand(manager: TableManager, match_record: StoredMatch, record:
             await manager.end_hand(table)
             return
         manager.outbox.announce(chat_id, t("resumed", table.lang))
-        # Re-sent as new messages: the old ones may be far up the chat, and their buttons are stale.
+        # The messages from before the restart are edited in place: one live message per chat, fresh buttons.
+        await _adopt_messages(manager, table)
         for seat, s in table.humans():
             content = seat_content(table, seat)
-            manager.outbox.show(s.user_id or 0, f"hand{chat_id}", content, urgent=seat in table.prompts, fresh=True)
-        manager.outbox.show(chat_id, "spectator", spectator_content(table), fresh=True)
+            manager.outbox.show(s.user_id or 0, f"hand{chat_id}", content, urgent=seat in table.prompts)
+        manager.outbox.show(chat_id, "spectator", spectator_content(table))
         manager.timers.arm(table)
 
 
@@ -126,6 +136,8 @@ async def _resume_between(manager: TableManager, match_record: StoredMatch) -> i
         table = await _rebuilt_table(manager, match_record, last, actions)
         assert table.match is not None and table.hand is not None
         table.match.finish_hand(table.hand)  # the dealer rotates as it did before the restart
+        reveal = await manager.db.hands.reveal(last.id)
+        table.proof = (last.share_code or "", reveal.text if reveal is not None else "")
         manager.tables[chat_id] = table
         if table.match.hands_played >= table.hands_planned:
             await manager.finish(table, "done")
@@ -133,8 +145,9 @@ async def _resume_between(manager: TableManager, match_record: StoredMatch) -> i
         table.state, table.between_since, table.prompts = "between", time.monotonic(), {}
         seconds = round(manager.config.next_hand_seconds)
         manager.outbox.announce(chat_id, t("resumed_between", table.lang, seconds=seconds))
+        await _adopt_messages(manager, table)
         for _, s in table.humans():
-            content = result_content(table, manager.config.next_hand_seconds)
-            manager.outbox.show(s.user_id or 0, f"hand{chat_id}", content, urgent=True, fresh=True)
+            content = result_content(table, manager.config.next_hand_seconds, s.lang)
+            manager.outbox.show(s.user_id or 0, f"result{chat_id}", content, urgent=True)
         manager.timers.arm(table)
         return 1

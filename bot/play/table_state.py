@@ -80,6 +80,9 @@ class Table:
     hand_id: int | None = None
     hand_number: int = 0
     totals: list[int] = field(default_factory=lambda: [0] * SEATS)  # the match's, as storage settled them
+    commitment: str | None = None  # the hand's deal commitment (game.verify), shown in the group from the deal
+    proof: tuple[str, str] | None = None  # (share code, reveal text) once the hand is settled
+    tuoguan: list[int] = field(default_factory=lambda: [0] * SEATS)  # 托管 takeovers per seat this hand
     prompts: dict[int, Prompt] = field(default_factory=dict)
     between_since: float = 0.0  # when the last hand ended
 
@@ -135,6 +138,7 @@ class Table:
         self.hand, self.hand_id = hand, hand_id
         self.state = "playing"
         self.prompts = {}
+        self.proof, self.tuoguan = None, [0] * SEATS
         for s in self.seats:
             if s is not None:
                 s.ready = False
@@ -183,7 +187,8 @@ class Table:
         if prompt is None:
             return None
         if self.seat(seat).automatic:
-            return prompt.since + bot_delay
+            # An automatic player decides a claim at once: a pause would tell everyone it could have claimed.
+            return prompt.since + (bot_delay if self._hand().phase == "turn" else 0.0)
         window = self.turn_seconds if self._hand().phase == "turn" else self.claim_seconds
         return prompt.since + window
 

@@ -106,13 +106,14 @@ def _prompt_line(table: Table, seat: int, lang: str) -> str:
     return t("your_haidi", lang, seconds=seconds)
 
 
-def seat_content(table: Table, seat: int) -> Content:
+def seat_content(table: Table, seat: int, *, lang: str | None = None, stopped: bool = False) -> Content:
     """A player's one private message: the table from their seat, with buttons for exactly their legal actions,
-    in the player's own language."""
+    in the player's own language (or ``lang``: the one leaving the seat). ``stopped``: its last state, no
+    buttons (the game ended, or they left it)."""
     hand = table.hand
     assert hand is not None
     s = table.seat(seat)
-    lang = s.lang
+    lang = lang or s.lang
     view = hand.view(seat)
     dealer = t("dealer_mark", lang) if hand.dealer == seat else ""
     lines = [
@@ -127,7 +128,9 @@ def seat_content(table: Table, seat: int) -> Content:
         )
     ]
     rows: list[list[InlineKeyboardButton]] = []
-    if s.auto:
+    if stopped:
+        lines.append(t("status_stopped", lang))
+    elif s.auto:
         lines.append(t("tuoguan_on", lang))
         rows.append([command_button(table, "back", "btn_back", lang)])
     else:
@@ -141,12 +144,25 @@ def seat_content(table: Table, seat: int) -> Content:
     )
 
 
-def spectator_content(table: Table) -> Content:
+def _public_status(table: Table, stopped: bool) -> str:
+    """What everyone may know of whom the table waits for: whose turn it is, never who is deciding a claim
+    (or could win the 海底)."""
+    hand = table.hand
+    assert hand is not None
+    if stopped:
+        return t("status_stopped", table.lang)
+    if hand.phase == "turn":
+        return t("status_turn", table.lang, seat=seat_label(table, hand.view(None).turn))
+    return t({"claim": "status_claims", "rob": "status_claims", "haidi": "status_haidi"}.get(hand.phase, "status_over"),
+             table.lang)
+
+
+def spectator_content(table: Table, *, stopped: bool = False) -> Content:
+    """The group's picture of the table; ``stopped``: its last state once the game has ended."""
     hand = table.hand
     assert hand is not None
     lang = table.lang
     view = hand.view(None)
-    waiting = ", ".join(seat_label(table, s) for s in hand.waiting_on()) or "-"
     caption = t(
         "spectator_caption",
         lang,
@@ -154,8 +170,10 @@ def spectator_content(table: Table) -> Content:
         dealer=seat_label(table, hand.dealer),
         laizi=tile_label(hand.laizi, lang),
         wall=view.wall_remaining,
-        waiting=waiting,
+        status=_public_status(table, stopped),
     )
+    if table.commitment and not stopped:
+        caption += "\n" + t("deal_commitment", lang, commitment=table.commitment)
     names, scores = table.names(), list(table.totals)
     return Content(caption, None, render=lambda: render_spectator_view(view, names, scores, picture_lang(lang)))
 
@@ -174,6 +192,9 @@ def result_content(table: Table, next_seconds: float | None, lang: str | None = 
         for s in range(4)
     )
     caption = t("result_caption", lang, number=table.hand_number, lines=lines)
+    if table.proof is not None:
+        code, reveal = table.proof
+        caption += "\n" + t("result_proof", lang, code=code, reveal=reveal or "-")
     markup = None
     if next_seconds is not None:
         caption += "\n" + t("next_hand", lang, seconds=round(next_seconds))

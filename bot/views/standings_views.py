@@ -14,23 +14,19 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.i18n import pick, t
 from bot.outbox import Content
-from bot.play.callback_data import standings_data
+from bot.play.callback_data import replay_data, standings_data
+from bot.views.game_views import picture_lang
 from game.patterns import PATTERNS
 from game.table import Event, Hand
 from game.tiles import format_tiles, parse_tile, tile_label
 from game.titles import TITLES, title_for
-from rendering.labels import Lang
-from rendering.standings import LeaderboardRow, PlayerCard, render_leaderboard, render_player_card
+from rendering.standings import CardStats, LeaderboardRow, PlayerCard, render_leaderboard, render_player_card
 from storage.standings import HistoryEntry, LeaderboardEntry
 from storage.standings import PlayerCard as CardData
+from storage.stats import PatternBoardEntry, StatsCard
 
-PERIODS: Final = ("all", "month")
+PERIODS: Final = ("week", "month", "season", "all")
 MAX_TEXT: Final = 4000  # a Telegram message holds 4096 characters
-
-
-def picture_lang(lang: str) -> Lang:
-    """The pictures speak zh or en; any other language gets the Chinese ones."""
-    return "en" if lang == "en" else "zh"
 
 
 def _pattern(pattern_id: str, lang: str) -> str:
@@ -38,10 +34,12 @@ def _pattern(pattern_id: str, lang: str) -> str:
     return pattern_id if p is None else pick(p, lang)
 
 
-def card_content(card: CardData, lang: str) -> Content:
+def card_content(card: CardData, stats: StatsCard, lang: str) -> Content:
+    """The player card: title, skill, record, skill over time and the statistics panel."""
     p = card.player
+    figures = CardStats((stats.all_time, stats.month, stats.season), ("", "", stats.season_label))
     picture = PlayerCard(p.display_name, p.skill, p.hands, p.wins, p.biggest_win,
-                         tuple(point.skill for point in card.skill_history))
+                         tuple(point.skill for point in card.skill_history), stats=figures)
     caption = t("me_caption", lang, name=p.display_name, title=pick(p.title, lang), skill=p.skill, hands=p.hands,
                 wins=p.wins, rate=round(100 * p.win_rate), best=p.biggest_win)
     return Content(caption, render=lambda: render_player_card(picture, picture_lang(lang)))
@@ -63,6 +61,16 @@ def top_content(entries: Sequence[LeaderboardEntry], group_title: str, period: s
     caption = t("top_caption", lang, period=t(f"top_period_{period}", lang), count=len(entries))
     heading = f"{group_title} · {t(f'top_period_{period}', lang)}"
     return board_content(entries, lang, heading, caption, InlineKeyboardMarkup([buttons]))
+
+
+def pattern_board_text(entries: Sequence[PatternBoardEntry], pattern: str, lang: str) -> str:
+    """Who in the group won most often with one pattern (or hard wins)."""
+    name = t("stats_hard", lang) if pattern == "hard" else _pattern(pattern, lang)
+    if not entries:
+        return t("top_pattern_none", lang, pattern=name)
+    lines = "\n".join(t("top_pattern_line", lang, rank=e.rank, name=e.display_name, times=e.times, wins=e.wins)
+                      for e in entries)
+    return t("top_pattern", lang, pattern=name, lines=lines)
 
 
 def rank_text(skill: int, lang: str) -> str:
@@ -87,14 +95,16 @@ def history_text(entries: Sequence[HistoryEntry], lang: str) -> str:
         else:
             outcome = t("history_lost", lang, wind=t(f"wind_{e.winner}", lang))
         lines.append(t("history_line", lang, n=n, when=when, wind=t(f"wind_{e.seat}", lang), points=f"{e.points:+d}",
-                       outcome=outcome))
+                       outcome=outcome) + (f" · {e.share_code}" if e.share_code else ""))
     return t("history_text", lang, lines="\n".join(lines))
 
 
 def history_markup(entries: Sequence[HistoryEntry]) -> InlineKeyboardMarkup | None:
-    """A ▶ button per hand, replaying it."""
+    """A ▶ button per hand: the step-by-step picture replay (by share code), else the text log."""
     buttons = [
-        InlineKeyboardButton(f"▶ {n}", callback_data=standings_data("h", e.hand_id)) for n, e in enumerate(entries, 1)
+        InlineKeyboardButton(f"▶ {n}", callback_data=replay_data(e.share_code, 0, None) if e.share_code
+                             else standings_data("h", e.hand_id))
+        for n, e in enumerate(entries, 1)
     ]
     return InlineKeyboardMarkup([buttons[i : i + 5] for i in range(0, len(buttons), 5)]) if buttons else None
 

@@ -110,8 +110,7 @@ async def test_throttle_serves_lower_priority_numbers_first() -> None:
     assert order[0] == "urgent"
 
 
-async def test_told_lines_ride_on_the_slots_next_write_and_stay_until_newer(fake_telegram: FakeTelegram,
-                                                                             bot: Bot) -> None:
+async def test_told_lines_ride_on_the_slots_next_write_only(fake_telegram: FakeTelegram, bot: Bot) -> None:
     group = fake_telegram.add_group("g")
     outbox = Outbox(bot, group_interval=0.05)
     outbox.tell(group.id, "spectator", "before any picture")  # nothing to ride on yet: a message of its own
@@ -124,7 +123,7 @@ async def test_told_lines_ride_on_the_slots_next_write_and_stay_until_newer(fake
     assert texts == ["before any picture", "table 1\n东 碰 五万\n南 杠 九条"]
     outbox.show(group.id, "spectator", Content("table 2"))
     await _drain(outbox)
-    assert fake_telegram.messages(group.id)[-1].text == "table 2\n东 碰 五万\n南 杠 九条"  # still the latest news
+    assert fake_telegram.messages(group.id)[-1].text == "table 2"  # the news was told once: it never lingers
     outbox.tell(group.id, "spectator", "西 碰 一筒")
     await _drain(outbox)
     assert fake_telegram.messages(group.id)[-1].text == "table 2\n西 碰 一筒"

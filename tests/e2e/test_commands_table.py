@@ -159,8 +159,13 @@ def test_history_lists_the_hand_and_replays_it_from_the_players_seat(played: Pla
     tg, alice = played.tg, played.alice
     listing = _ask(tg, alice, alice.id, "/history", lambda m: "最近的牌局" in (m.text or ""))
     assert (listing.text or "").count("\n1. ") == 1 and "\n2. " not in (listing.text or "")
+    # ▶ opens the step-by-step picture replay; the hand's code also gives its text log from her seat.
+    code = (listing.text or "").split("\n1. ")[1].split("\n")[0].rsplit(" · ", 1)[1]
     query = alice.press(listing, "▶ 1")
     tg.wait_for_callback_answer(query)
+    pictured = alice.wait_for_private_message(lambda m: m.photo is not None and "⏮" in str(m.reply_markup), timeout=15)
+    assert [b.text for b in pictured.keyboard[0]] == ["⏮", "◀", "▶", "⏭"] and code in (pictured.caption or "")
+    alice.say(alice.id, f"/replay {code} text")
     replay = alice.wait_for_private_message(lambda m: "局回放" in (m.text or ""), timeout=15).text or ""
     lines = replay.splitlines()
     assert lines[0].startswith("第 1 局回放 · 开口翻") and lines[1].startswith("你的起手: ")

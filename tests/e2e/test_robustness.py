@@ -111,11 +111,15 @@ def test_sigkill_mid_hand_and_between_hands_resumes(fake_telegram: FakeTelegram,
         time.sleep(0.5)
         bot.start()
         tg.wait_for_message(group.id, lambda m: "重启" in (m.text or ""), timeout=20)
-        # Every player got their view re-sent as a new message, with buttons for whoever must act.
-        for u in users:
-            tg.wait_until(lambda u=u: len(_hand_messages(u, group)) > messages_before[u.id], timeout=15,
-                          what=f"{u.first_name}'s view re-sent")
+        spectators_before = len([m for m in tg.messages(group.id) if m.photo is not None])
+        # Play goes on from the messages sent before the restart, edited in place: nobody gets a second one, and
+        # each player has exactly one message with the table's buttons.
         players = Players(tg, group, users, allow_hu=lambda caption: "抢杠" in caption)
+        players.play_until(lambda: len(_stored_actions(db)) >= len(before) + 6, timeout=40)
+        for u in users:
+            assert len(_hand_messages(u, group)) == messages_before[u.id], u.first_name
+            assert len([m for m in u.private_messages() if game_buttons(m, group)]) <= 1, u.first_name
+        assert len([m for m in tg.messages(group.id) if m.photo is not None]) == spectators_before
         players.play_until(lambda: _hand_status(db)[:1] == ["done"], timeout=60)
         after = _stored_actions(db)
         assert after[: len(before)] == before  # nothing lost, nothing rewritten

@@ -46,6 +46,7 @@ WRITE_METHODS = frozenset(
     {
         "sendMessage",
         "sendPhoto",
+        "sendAnimation",
         "editMessageText",
         "editMessageCaption",
         "editMessageMedia",
@@ -521,7 +522,8 @@ class BotApi:
         optional = {
             "text": message.text,
             "entities": list(message.entities) or None,
-            "photo": message.photo.to_api() if message.photo else None,
+            "photo": message.photo.to_api() if message.photo and not message.animated else None,
+            "animation": message.photo.animation_api() if message.photo and message.animated else None,
             "caption": message.caption,
             "reply_markup": message.reply_markup,
             "edit_date": message.edit_date,
@@ -720,6 +722,14 @@ class BotApi:
         caption = limits.caption(source, params.text("parse_mode"))
         photo = self._photo(params, params.text("photo"), "photo")
         return self._post_bot_message(chat, params, photo=photo, caption=caption, source=source)
+
+    @_method("sendAnimation")
+    def _send_animation(self, params: Params) -> JSON:
+        chat = self._writable_chat(params)
+        source = params.text("caption")
+        caption = limits.caption(source, params.text("parse_mode"))
+        animation = self._photo(params, params.text("animation"), "animation")
+        return self._post_bot_message(chat, params, photo=animation, animated=True, caption=caption, source=source)
 
     @_method("sendChatAction")
     def _send_chat_action(self, params: Params) -> bool:

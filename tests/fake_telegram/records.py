@@ -68,6 +68,11 @@ class Photo:
             }
         ]
 
+    def animation_api(self) -> JSON:
+        """The same upload as a Bot API Animation (a replay)."""
+        return {"file_id": self.file_id, "file_unique_id": self.file_unique_id, "width": self.width,
+                "height": self.height, "duration": 0, "file_size": len(self.data)}
+
 
 @dataclass(frozen=True)
 class Message:
@@ -82,7 +87,8 @@ class Message:
     caption: str | None = None
     # The text or caption as the bot wrote it, before parse_mode: formatting-only edits still count as edits.
     source: str | None = None
-    photo: Photo | None = None
+    photo: Photo | None = None  # a picture, or the animation when ``animated``
+    animated: bool = False
     reply_markup: JSON | None = None
     entities: tuple[JSON, ...] = ()
     reply_to_message_id: int | None = None

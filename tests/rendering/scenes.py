@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from PIL import Image, ImageChops
 
 from game.melds import Meld
+from game.rules import Rules
+from game.scoring import SeatMelds, settle
 from game.tiles import HIDDEN, Tile, parse_tile, parse_tiles
 from game.view import SeatView
 from rendering.draw import TileSpot
@@ -37,12 +41,24 @@ def make_view(seat: int | None, drawn: Tile | None = None, over: bool = False) -
     )
     sizes = tuple(len(HANDS[s]) + (1 if s == seat and drawn is not None else 0) for s in range(4))
     return SeatView(
-        seat=seat, phase="over" if over else "claim", dealer=1, laizi=LAIZI, indicator=parse_tile("4p"),
-        wall_remaining=47, turn=2, hand=HANDS[seat] if seat is not None else (), drawn=drawn, hand_sizes=sizes,
-        melds=melds, hongzhong_gangs=(1, 0, 0, 2), laizi_gangs=(0, 1, 0, 0),
-        rivers=tuple(tuple(r) for r in RIVERS), last_discard=None if over else (2, parse_tile("8m")),
+        seat=seat,
+        phase="over" if over else "claim",
+        dealer=1,
+        laizi=LAIZI,
+        indicator=parse_tile("4p"),
+        wall_remaining=47,
+        turn=2,
+        hand=HANDS[seat] if seat is not None else (),
+        drawn=drawn,
+        hand_sizes=sizes,
+        melds=melds,
+        hongzhong_gangs=(1, 0, 0, 2),
+        laizi_gangs=(0, 1, 0, 0),
+        rivers=tuple(tuple(r) for r in RIVERS),
+        last_discard=None if over else (2, parse_tile("8m")),
         claimable=parse_tile("8m") if seat == 0 and not over else None,
-        waits=tuple(parse_tiles("36m")) if seat == 0 and not over else (), legal=(),
+        waits=tuple(parse_tiles("36m")) if seat == 0 and not over else (),
+        legal=(),
         revealed=tuple(HANDS[s] for s in range(4)) if over else None,
     )
 
@@ -55,7 +71,7 @@ def uncovered(spots: list[TileSpot]) -> list[TileSpot]:
         bx0, by0, bx1, by1 = b.box
         return ax0 < bx1 and bx0 < ax1 and ay0 < by1 and by0 < ay1
 
-    return [s for i, s in enumerate(spots) if not any(overlap(s, t) for t in spots[i + 1:])]
+    return [s for i, s in enumerate(spots) if not any(overlap(s, t) for t in spots[i + 1 :])]
 
 
 def shows(picture: Image.Image, spot: TileSpot, tile: Image.Image | None = None) -> bool:
@@ -68,3 +84,59 @@ def shows(picture: Image.Image, spot: TileSpot, tile: Image.Image | None = None)
     opaque = tile.getchannel("A").point(lambda a: 255 if a == 255 else 0)
     diff = ImageChops.difference(crop, tile.convert("RGB"))
     return Image.composite(diff, Image.new("RGB", diff.size), opaque).getbbox() is None
+
+
+def late_view(seat: int | None) -> SeatView:
+    """The same table late in the hand: 19 to 21 discards a seat, 9 tiles left in the wall, seat 3 to act."""
+    extra = parse_tiles("2m3m4m5m6m7m1p2p3p4p6p7p8p9p1s")
+    view = make_view(seat)
+    rivers = tuple(tuple(RIVERS[s]) + tuple(extra[: 19 - len(RIVERS[s]) + s]) for s in range(4))
+    return dataclasses.replace(
+        view,
+        rivers=rivers,
+        wall_remaining=9,
+        last_discard=(2, rivers[2][-1]),
+        claimable=rivers[2][-1] if seat == 0 else None,
+        turn=3,
+        phase="turn",
+    )
+
+
+def example_c() -> SeatView:
+    """§12 C: seat 3 wins 风一色 碰碰胡 杠上开花 on 4z; 金顶, seat 2 liable."""
+    winner_melds = (
+        Meld("peng", (parse_tile("1z"),), 0),
+        Meld("peng", (parse_tile("2z"),), 1),
+        Meld("peng", (parse_tile("6z"),), 2),
+        Meld("an_gang", (parse_tile("5z"),)),
+    )
+    seats = [SeatMelds(), SeatMelds(), SeatMelds(), SeatMelds(winner_melds)]
+    s = settle(Rules(), 3, parse_tile("3s"), 3, "gang_draw", None, parse_tile("4z"), parse_tiles("4z"), seats)
+    revealed = (
+        tuple(parse_tiles("123456789m1234p")[:13]),
+        tuple(parse_tiles("1112223334445p")),
+        tuple(parse_tiles("5556667778889s")),
+        (parse_tile("4z"), parse_tile("4z")),
+    )
+    return SeatView(
+        seat=None,
+        phase="over",
+        dealer=3,
+        laizi=parse_tile("3s"),
+        indicator=parse_tile("2s"),
+        wall_remaining=20,
+        turn=3,
+        hand=(),
+        drawn=None,
+        hand_sizes=(13, 13, 13, 2),
+        melds=((), (), (), winner_melds),
+        hongzhong_gangs=(0, 0, 0, 0),
+        laizi_gangs=(0, 0, 0, 0),
+        rivers=((),) * 4,
+        last_discard=None,
+        claimable=None,
+        waits=(),
+        legal=(),
+        result=s,
+        revealed=revealed,
+    )

@@ -8,13 +8,9 @@ import io
 import pytest
 from PIL import Image
 
-from game.melds import Meld
-from game.rules import Rules
-from game.scoring import SeatMelds, settle
-from game.tiles import parse_tile, parse_tiles
+from game.tiles import parse_tile, tile_label
 from game.titles import title_for
-from game.view import SeatView
-from rendering.labels import LANGS, Lang
+from rendering.labels import LANGS, Lang, text
 from rendering.result import exhausted_image, render_exhausted, render_result, result_image, winner_spots
 from rendering.standings import (
     LeaderboardRow,
@@ -26,23 +22,9 @@ from rendering.standings import (
     render_leaderboard,
     render_player_card,
 )
-from tests.rendering.scenes import NAMES, make_view, shows
+from tests.rendering.scenes import NAMES, example_c, make_view, shows
 
 P = parse_tile
-
-
-def example_c() -> SeatView:
-    """§12 C: seat 3 wins 风一色 碰碰胡 杠上开花 on 4z; 金顶, seat 2 liable."""
-    winner_melds = (Meld("peng", (P("1z"),), 0), Meld("peng", (P("2z"),), 1), Meld("peng", (P("6z"),), 2),
-                    Meld("an_gang", (P("5z"),)))
-    seats = [SeatMelds(), SeatMelds(), SeatMelds(), SeatMelds(winner_melds)]
-    s = settle(Rules(), 3, P("3s"), 3, "gang_draw", None, P("4z"), parse_tiles("4z"), seats)
-    revealed = (tuple(parse_tiles("123456789m1234p")[:13]), tuple(parse_tiles("1112223334445p")),
-                tuple(parse_tiles("5556667778889s")), (P("4z"), P("4z")))
-    return SeatView(seat=None, phase="over", dealer=3, laizi=P("3s"), indicator=P("2s"), wall_remaining=20,
-                    turn=3, hand=(), drawn=None, hand_sizes=(13, 13, 13, 2), melds=((), (), (), winner_melds),
-                    hongzhong_gangs=(0, 0, 0, 0), laizi_gangs=(0, 0, 0, 0), rivers=((),) * 4, last_discard=None,
-                    claimable=None, waits=(), legal=(), result=s, revealed=revealed)
 
 
 def test_result_shows_the_winning_hand_with_the_winning_tile_apart() -> None:
@@ -59,9 +41,10 @@ def test_result_shows_the_winning_hand_with_the_winning_tile_apart() -> None:
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_result_and_exhausted_encode_for_telegram(lang: Lang) -> None:
-    for data in (render_result(example_c(), NAMES, lang, P("4z")),
-                 render_exhausted(dataclasses.replace(example_c(), result=None, exhausted=True), NAMES,
-                                  lang)):
+    for data in (
+        render_result(example_c(), NAMES, lang, P("4z")),
+        render_exhausted(dataclasses.replace(example_c(), result=None, exhausted=True), NAMES, lang),
+    ):
         img = Image.open(io.BytesIO(data))
         assert img.format == "PNG" and img.width + img.height <= 10000 and len(data) < 1024 * 1024
 
@@ -99,3 +82,21 @@ def test_player_card_record_and_chart() -> None:
     for lang in LANGS:
         assert player_card_image(card, lang).size == (1000, 720)
     assert Image.open(io.BytesIO(render_player_card(PlayerCard("new", 2400, 0, 0, 0)))).format == "PNG"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_result_lines_wrap_and_are_never_cut_and_tiles_are_named_in_words(
+    lang: Lang, drawn: list[tuple[str, str]]
+) -> None:
+    view = example_c()
+    s = view.result
+    assert s is not None
+    result_image(view, NAMES, lang, win_tile=P("4z"), totals=(0, 0, -1200, 1200))
+    texts = [t for t, _ in drawn]
+    assert not [t for t in texts if t.endswith("…")]
+    shown = " ".join(texts)
+    for seat in range(4):
+        score = s.seats[seat]
+        if seat != s.winner and score.cap is not None:
+            assert f"→ {text('cap_' + score.cap, lang)} {score.owed}" in shown
+    assert tile_label(P("4z"), lang) in shown and "4z" not in shown

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import itertools
+import re
 
 import pytest
 from PIL import Image
 
+from game.melds import Meld
 from game.tiles import HIDDEN, parse_tile
 from rendering.labels import Lang
 from rendering.table import (
-    HEIGHT,
     WIDTH,
     render_spectator_view,
     render_table_view,
@@ -19,7 +21,7 @@ from rendering.table import (
     table_layout,
 )
 from rendering.tiles import render_tile
-from tests.rendering.scenes import HANDS, LAIZI, MELDS, NAMES, RIVERS, SCORES, make_view, shows, uncovered
+from tests.rendering.scenes import HANDS, LAIZI, MELDS, NAMES, RIVERS, SCORES, late_view, make_view, shows, uncovered
 
 
 def test_own_hand_is_drawn_sorted_at_the_layout_spots_with_the_drawn_tile_apart() -> None:
@@ -61,8 +63,9 @@ def test_melds_rivers_claimable_and_waits_are_drawn() -> None:
     assert lay.latest_discard == lay.rivers[2][-1]
     # the giver of the viewer's peng (seat 3, 上家) is named above its claimed tile
     turned = lay.melds[0][0].box
-    assert [(m.seat, turned[0] < m.x < turned[2], m.y < turned[1]) for m in lay.feeders if m.y > 500] == [
-        (3, True, True)]
+    assert [(m.seat, turned[0] < m.x < turned[2], m.y < turned[1]) for m in lay.feeders if m.y > lay.frame.own[1]] == [
+        (3, True, True)
+    ]
     assert lay.claimable is not None and lay.claimable.tile == parse_tile("8m") and shows(img, lay.claimable)
     assert [s.tile for s in lay.waits] == list(view.waits) and all(shows(img, s) for s in lay.waits)
 
@@ -106,10 +109,12 @@ def test_hands_are_shown_once_the_hand_is_over() -> None:
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_encoded_pictures_fit_telegram(lang: Lang) -> None:
-    for data in (render_table_view(make_view(0, parse_tile("9p")), NAMES, SCORES, lang),
-                 render_spectator_view(make_view(None), NAMES, SCORES, lang)):
+    for view in (make_view(0, parse_tile("9p")), make_view(None), late_view(0), late_view(None)):
+        render = render_table_view if view.seat is not None else render_spectator_view
+        data = render(view, NAMES, SCORES, lang)
         img = Image.open(io.BytesIO(data))
-        assert img.format == "PNG" and img.size == (WIDTH, HEIGHT)
+        assert img.format == "PNG" and img.size == table_layout(view, lang).size
+        assert img.width == WIDTH and img.height > img.width  # portrait: Telegram shows it large on a phone
         assert len(data) < 60 * 1024
 
 
@@ -120,3 +125,48 @@ def test_wrong_view_kind_or_player_lists_are_refused() -> None:
         render_spectator_view(make_view(0), NAMES, SCORES)
     with pytest.raises(ValueError, match="4 each"):
         render_table_view(make_view(0), NAMES[:3], SCORES)
+
+
+@pytest.mark.parametrize("seat", [0, None])
+def test_tiles_drawn_are_readable_on_a_phone_720_px_wide(seat: int | None) -> None:
+    view = late_view(seat)
+    lay = table_layout(view, "en")
+    img = table_image(view, NAMES, SCORES, "en")
+    rivers = [s for river in lay.rivers for s in river]
+    assert len(rivers) == sum(len(r) for r in view.rivers) >= 78
+    assert all(shows(img, s) for s in uncovered(rivers))  # measured where they were really drawn
+    assert min(lay.shown_width(s) for s in rivers) >= 24
+    if seat is not None:
+        hand = lay.hands[seat]
+        assert len(hand) == len(HANDS[seat]) and all(shows(img, s) for s in hand)
+        assert min(lay.shown_width(s) for s in hand) >= 44
+    # the tile on the table is shown large and framed in its river, and the seat to act is outlined
+    big = lay.claimable if seat is not None else lay.discard_shown
+    assert big is not None and big.tile == view.rivers[2][-1] and lay.shown_width(big) >= 50
+    assert lay.latest_discard == lay.rivers[2][-1]
+
+
+def test_tiles_never_run_outside_their_panel_even_with_four_melds_each() -> None:
+    four = tuple(
+        Meld("chong_gang" if i % 2 else "peng", (parse_tile(t),), 3) for i, t in enumerate(("1z", "2z", "3z", "4z"))
+    )
+    for view in (late_view(0), late_view(None)):
+        crowded = dataclasses.replace(view, melds=(view.melds[0], four, four, four), hand_sizes=(13, 1, 1, 1))
+        lay = table_layout(crowded, "zh")
+        for seat in range(4):
+            box = lay.frame.panels.get((seat - lay.bottom) % 4, lay.frame.own)
+            for spot in (*lay.rivers[seat], *lay.melds[seat], *lay.hands[seat]):
+                x0, y0, x1, y1 = spot.box
+                assert box[0] <= x0 and x1 <= box[2] and box[1] <= y0 and y1 <= box[3], (seat, spot)
+
+
+def test_english_pictures_name_tiles_in_words(drawn: list[tuple[str, str]]) -> None:
+    view = dataclasses.replace(
+        late_view(None),
+        last_discard=(2, parse_tile("7z")),
+        rivers=(*late_view(None).rivers[:2], (parse_tile("7z"),), late_view(None).rivers[3]),
+    )
+    table_image(view, NAMES, SCORES, "en")
+    texts = " ".join(t for t, _ in drawn)
+    assert "discarded: Red" in texts and "Wildcard" in texts and "5 Dots" in texts
+    assert not re.search(r"\b[1-9][mpsz]\b", texts)

@@ -1,14 +1,14 @@
-"""Tile faces and the bundled font."""
+"""Tile faces, and names shortened or replaced by the text drawing (glyph coverage: test_text_coverage.py)."""
 
 from __future__ import annotations
 
 import pytest
-from fontTools.ttLib import TTFont  # type: ignore[import-untyped]
 from PIL import ImageChops, ImageDraw
 
 from game.tiles import HIDDEN, NUM_KINDS
-from rendering.fonts import CHARSET_PATH, FONT_PATH, MISSING, TILE_GLYPHS, displayable, draw_text, fit
-from rendering.labels import LANGS, all_label_text, text
+from rendering import fonts
+from rendering.fonts import FONT_FILES, displayable, draw_text, fit, text_runs, text_width
+from rendering.labels import text
 from rendering.tiles import render_tile, tile_dims
 
 
@@ -39,34 +39,32 @@ def test_bad_tile_or_size_is_refused(tile: int, size: int) -> None:
         render_tile(tile, size)
 
 
-def test_committed_charset_is_exactly_the_fonts_cmap_and_the_font_is_small() -> None:
-    cmap = {chr(c) for c in TTFont(str(FONT_PATH)).getBestCmap()}
-    assert set(CHARSET_PATH.read_text(encoding="utf-8")) == cmap
-    assert FONT_PATH.stat().st_size < 400 * 1024
-    assert (FONT_PATH.parent / "OFL.txt").read_text(encoding="utf-8").count("SIL OPEN FONT LICENSE") == 1
-
-
-def test_every_label_and_tile_glyph_is_in_the_font() -> None:
-    needed = all_label_text() + TILE_GLYPHS
-    assert MISSING not in displayable(needed.replace(MISSING, ""))
-    for lang in LANGS:
-        assert displayable(text("leaderboard", lang)) == text("leaderboard", lang)
-
-
 def test_unknown_language_is_refused() -> None:
     with pytest.raises(ValueError, match="language"):
         text("laizi", "fr")  # type: ignore[arg-type]
 
 
-def test_names_outside_the_font_fall_back_to_question_marks() -> None:
-    assert displayable("Ｂｏｂ") == "Bob"  # full-width letters fold to ASCII
-    assert displayable("张三😀𠮷") == "张三??"
-    assert displayable("你好，世界").startswith("?")  # 你 is not a label character: '?', never a crash
-    assert "，" in displayable("王，李")  # full-width punctuation the font has stays as it is
+def test_characters_no_font_has_become_question_marks_and_invisible_ones_vanish() -> None:
+    assert displayable("张三𠮷") == "张三?"  # 𠮷 (CJK extension B) is in no bundled font
+    assert displayable("e\u0301\ufe0f") == "é"  # composed; a variation selector no font has draws nothing
+    assert displayable("Ｂｏｂ，李") == "Ｂｏｂ，李"  # full-width forms the font has stay as they are
 
 
-def test_long_names_are_shortened_to_fit() -> None:
+def test_long_names_are_cut_between_characters_with_an_ellipsis_measured_with_the_fonts() -> None:
     short = fit("Bob the very long named player of the table", 20, 120)
-    assert short.endswith("…") and len(short) < 20
+    assert short.endswith("…") and len(short) < 20 and text_width(short, 20) <= 120
+    assert fit("Zoe\u0301" * 10, 20, 60).removesuffix("…").endswith(("é", "o"))  # é is never split from its mark
     img = render_tile(0, 40).copy()
-    assert draw_text(ImageDraw.Draw(img), (0, 0), "😀" * 30, 10, (0, 0, 0), max_width=30) <= 30
+    for name in ("😀" * 30, "محمد" * 10, "谢霆锋" * 10):
+        assert draw_text(ImageDraw.Draw(img), (0, 0), name, 10, (0, 0, 0), max_width=30) <= 30
+    assert fit("🔥🔥🔥", 20, 2) == "…"
+
+
+def test_right_to_left_runs_are_shaped_by_raqm_or_else_reversed(monkeypatch: pytest.MonkeyPatch) -> None:
+    (run,) = text_runs("محمد علي")  # the space between two Arabic words stays in the Arabic run
+    assert run.rtl and FONT_FILES[run.font].startswith("NotoSansArabic")
+    monkeypatch.setattr(fonts, "HAS_RAQM", True)
+    assert run.shown() == ("محمد علي", "rtl")
+    monkeypatch.setattr(fonts, "HAS_RAQM", False)
+    assert run.shown() == ("يلع دمحم", None)
+    assert [(r.text, r.rtl) for r in text_runs("Bob שרה")] == [("Bob ", False), ("שרה", True)]

@@ -1,0 +1,89 @@
+"""Replays and proofs of settled hands, by share code (the code in each result and in /history):
+
+- ``/replay <code>``: one picture message that steps through the hand (⏮ ◀ ▶ ⏭), from any seat or with every
+  hand open; ``/replay <code> gif``: the whole hand as an animation; ``/replay <code> text``: the hand as a
+  text log from the asker's seat. A code works for anyone who has it; only settled hands have one.
+- ``/verify <code>``: the commitment shown at the deal, the seed behind it, whether they match, the deal.
+
+Stepping edits one message per chat and code: presses faster than the chat's pace coalesce in the outbox.
+"""
+
+from __future__ import annotations
+
+from telegram import Update
+
+from bot.context import BotContext
+from bot.handlers.standings_commands import replay_for
+from bot.i18n import language_for, t
+from bot.outbox import Content
+from bot.play.callback_data import fields
+from bot.views.replay_views import animation_content, replay_content, verify_text
+from bot.views.standings_views import chunks
+from storage.hands import SharedHand
+
+
+def _slot(code: str) -> str:
+    return f"replay{code}"
+
+
+async def _shared(update: Update, context: BotContext, lang: str, usage: str) -> SharedHand | None:
+    """The hand the command's first argument names; None (and the reason said) when there is none."""
+    chat = update.effective_chat
+    assert chat is not None
+    if not context.args:
+        context.outbox.announce(chat.id, t(usage, lang))
+        return None
+    shared = await context.db.hands.by_code(context.args[0])
+    if shared is None:
+        context.outbox.announce(chat.id, t("replay_no_code", lang, code=context.args[0][:12]))
+    return shared
+
+
+async def replay_command(update: Update, context: BotContext) -> None:
+    user, chat = update.effective_user, update.effective_chat
+    if user is None or chat is None:
+        return
+    lang = await language_for(context.db, chat.id, user)
+    shared = await _shared(update, context, lang, "replay_usage")
+    if shared is None:
+        return
+    args = context.args or []
+    mode = args[1].lower() if len(args) > 1 else ""
+    if mode == "gif":
+        context.outbox.show(chat.id, f"gif{shared.code}", animation_content(shared, None, lang), fresh=True)
+    elif mode == "text":
+        for n, part in enumerate(chunks(await replay_for(context.db, shared.hand.id, user.id, lang))):
+            context.outbox.show(chat.id, f"replay{shared.code}.{n}", Content(part), fresh=True)
+    else:
+        context.outbox.show(chat.id, _slot(shared.code), replay_content(shared, 0, None, lang), fresh=True)
+
+
+async def verify_command(update: Update, context: BotContext) -> None:
+    user, chat = update.effective_user, update.effective_chat
+    if user is None or chat is None:
+        return
+    lang = await language_for(context.db, chat.id, user)
+    shared = await _shared(update, context, lang, "verify_usage")
+    if shared is not None:
+        context.outbox.announce(chat.id, verify_text(shared, lang))
+
+
+async def replay_press(update: Update, context: BotContext) -> None:
+    """``rp1|<code>|<step>|<seat>`` moves the replay; ``rp1|<code>|gif|<seat>`` sends the animation."""
+    query = update.callback_query
+    if query is None or query.message is None:
+        return
+    chat_id = query.message.chat.id
+    lang = await language_for(context.db, chat_id, query.from_user)
+    code, step, seat_field = fields(query.data)
+    shared = await context.db.hands.by_code(code)
+    if shared is None:
+        await query.answer(t("replay_no_code", lang, code=code))
+        return
+    seat = None if seat_field == "a" else int(seat_field)
+    if step == "gif":
+        context.outbox.show(chat_id, f"gif{code}", animation_content(shared, seat, lang), fresh=True)
+        await query.answer(t("replay_gif_coming", lang))
+        return
+    context.outbox.show(chat_id, _slot(code), replay_content(shared, int(step), seat, lang))
+    await query.answer()
