@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import time
+from typing import Final
 
 from telegram import Chat, Update
 from telegram.constants import ChatMemberStatus
@@ -12,6 +14,10 @@ from bot.context import BotContext
 from bot.i18n import t
 
 log = logging.getLogger(__name__)
+
+MEMBER_SECONDS: Final = 600.0  # how long an answer of getChatMember is trusted
+MAX_MEMBERS: Final = 10_000  # answers kept (the oldest go first)
+_INSIDE: Final = (ChatMemberStatus.MEMBER, ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
 
 
 def in_group(update: Update) -> bool:
@@ -32,6 +38,37 @@ async def is_admin(context: BotContext, chat_id: int, user_id: int) -> bool:
         log.warning("cannot check whether %s is an admin of %s: %s", user_id, chat_id, e)
         return False
     return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+
+
+async def is_member(context: BotContext, chat_id: int, user_id: int) -> bool:
+    """Whether the user is in the group now: asked of Telegram (getChatMember) and remembered for ten minutes;
+    no answer (a chat the bot is not in, a made-up id) counts as no and is not remembered."""
+    cache = context.bot_data.members
+    now = time.monotonic()
+    known = cache.get((chat_id, user_id))
+    if known is not None and now - known[0] < MEMBER_SECONDS:
+        return known[1]
+    try:
+        member = await context.bot.get_chat_member(chat_id, user_id)
+    except TelegramError as e:
+        log.info("cannot check whether %s is a member of %s: %s", user_id, chat_id, e)
+        return False
+    inside = member.status in _INSIDE or (
+        member.status == ChatMemberStatus.RESTRICTED and bool(getattr(member, "is_member", False))
+    )
+    cache.pop((chat_id, user_id), None)
+    cache[(chat_id, user_id)] = (now, inside)
+    while len(cache) > MAX_MEMBERS:
+        del cache[next(iter(cache))]
+    return inside
+
+
+async def may_see_hand(context: BotContext, hand_id: int, user_id: int) -> bool:
+    """A stored hand's replay is for its players and the members of its group."""
+    record = await context.db.hands.get(hand_id)
+    if any(s.player_id == user_id for s in record.seats):
+        return True
+    return await is_member(context, record.chat_id, user_id)
 
 
 async def came_back(update: Update, context: BotContext) -> None:

@@ -18,7 +18,7 @@ from typing import Final
 from telegram import MessageEntity, Update
 
 from bot.context import BotContext
-from bot.handlers.chat_checks import in_group
+from bot.handlers.chat_checks import in_group, may_see_hand
 from bot.i18n import language_for, t
 from bot.outbox import Content
 from bot.play.callback_data import fields
@@ -180,12 +180,16 @@ async def standings_press(update: Update, context: BotContext) -> None:
         context.outbox.show(chat.id, "top", await _top(context.db, chat.id, chat.title or "", value, lang))
     elif kind == "h":
         try:
-            text = await replay_for(context.db, int(value), query.from_user.id, lang)
+            allowed = await may_see_hand(context, int(value), query.from_user.id)
+            text = await replay_for(context.db, int(value), query.from_user.id, lang) if allowed else ""
         except (StorageError, ValueError) as e:  # a hand not stored, or not replayable any more
             log.warning("replay of hand %s failed: %s", value, e)
             text = t("replay_unavailable", lang)
-        for n, part in enumerate(chunks(text)):
+        if not text:
+            notice = t("replay_not_allowed", lang)
+        for n, part in enumerate(chunks(text) if text else ()):
             context.outbox.show(chat.id, f"replay{value}.{n}", Content(part), fresh=True)
+            context.outbox.forget(chat.id, f"replay{value}.{n}")  # one message each: nothing kept once sent
     else:
         notice = t("settings_stale", lang)
     await query.answer(notice)

@@ -14,7 +14,7 @@ from telegram import Update
 from telegram.error import TelegramError
 
 from bot.context import BotContext
-from bot.handlers.chat_checks import in_group, in_private, is_admin
+from bot.handlers.chat_checks import in_group, in_private, is_admin, is_member
 from bot.i18n import language_for, private_language, t
 from bot.play.callback_data import BadCallback, decode
 from bot.play.manager import Reply
@@ -40,7 +40,11 @@ async def start(update: Update, context: BotContext) -> None:
             group_id = int(payload[len(JOIN_PREFIX) :])
         except ValueError:
             group_id = 0
-        await private_language(context.db, user)  # someone new sits down speaking their Telegram language
+        lang = await private_language(context.db, user)  # someone new sits down speaking their Telegram language
+        table = context.manager.tables.get(group_id)
+        if table is not None and not await is_member(context, group_id, user.id):  # a link forwarded outside
+            context.outbox.announce(chat.id, t("join_not_member", lang, group=table.title))
+            return
         _say(context, chat.id, await context.manager.join(group_id, user.id, user.full_name, from_private=True))
         return
     key = "start_hello" if in_private(update) else "help"

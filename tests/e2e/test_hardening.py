@@ -3,18 +3,22 @@ odd input does never freezes a table. Each test here failed on the code before t
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import time
 from pathlib import Path
 
 from bot.play.callback_data import decode
+from storage.database import Database
+from storage.matches import Seat as StoredSeat
 from tests.e2e.players import BotProcess, Players, game_buttons, group_texts
 from tests.e2e.test_commands_info import _free_port, _post
 from tests.e2e.test_full_game import SEED, _rob_only
 from tests.e2e.test_robustness import _open_table
 from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.records import JSON, ApiCall, Button, Chat, FaultKind
+from tests.fake_telegram.users import SimUser
 
 
 def _refused(calls: list[ApiCall]) -> list[ApiCall]:
@@ -356,3 +360,49 @@ def test_a_player_who_blocks_the_bot_is_not_written_to_again(fake_telegram: Fake
         refused = [c for c in tg.calls(chat_id=bob.id) if c.status == 403]
         assert 1 <= len(refused) <= 2, len(refused)
         assert "Traceback" not in bot.log()
+
+
+async def _a_settled_hand(db: Path, chat_id: int, players: list[SimUser]) -> int:
+    """A hand of ``players`` in the group, stored as a settled 荒庄 before the bot starts: its id."""
+    async with await Database.open(db) as store:
+        for u in players:
+            await store.players.upsert(u.id, u.first_name)
+        seats = [StoredSeat.human(u.id) for u in players] + [StoredSeat.auto()] * (4 - len(players))
+        match = await store.matches.create(chat_id, 5, "kaikoufan", seats, 8)
+        hand = await store.hands.start(match.id, seed=5, dealer=0)
+        await store.hands.close(hand.id, (0, 0, 0, 0), winner=None, summary={"exhausted": True})
+        return hand.id
+
+
+def test_outsiders_reach_no_other_groups_game(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    """Someone outside a group cannot replay its hands (forged 回放 data), take a seat through a forwarded join
+    link, or sign up for its league night; its members and players can."""
+    tg = fake_telegram
+    alice, carol, mallory = tg.add_user("Alice"), tg.add_user("Carol"), tg.add_user("Mallory")
+    group = tg.add_group("私密群", members=[alice, carol], admins=[alice])
+    db = tmp_path / "db.sqlite3"
+    hand_id = asyncio.run(_a_settled_hand(db, group.id, [alice]))
+    with BotProcess(tg, db):
+        mallory.start()
+        carol.start()
+        own = {u.id: u.wait_for_private_message(lambda m: True, timeout=10) for u in (mallory, carol)}
+        replay = Button(text="x", callback_data=f"sd1|h|{hand_id}")
+        refused = tg.press_button(mallory, own[mallory.id], replay)
+        assert "只有这一局的玩家" in (tg.wait_for_callback_answer(refused, timeout=10).text or "")
+        allowed = tg.press_button(carol, own[carol.id], replay)  # a member of the group, not a player
+        assert tg.wait_for_callback_answer(allowed, timeout=10).text is None
+        alice.say(group, "/newgame")
+        tg.wait_for_message(group.id, lambda m: "Alice 入座" in (m.text or ""), timeout=15)
+        mallory.start(f"join_{group.id}")
+        mallory.wait_for_private_message(lambda m: "私密群" in (m.text or "") and "成员" in (m.text or ""), timeout=10)
+        carol.start(f"join_{group.id}")
+        tg.wait_for_message(group.id, lambda m: "Carol" in (m.text or "") and "南" in (m.text or ""), timeout=10)
+        assert not any("Mallory" in (m.text or "") for m in tg.messages(group.id))
+        alice.say(group, "/league create Friday | fri 20:00 | Asia/Shanghai | 8 hands | kaikoufan")
+        tg.wait_for_message(group.id, lambda m: "Friday" in (m.text or ""), timeout=15)
+        with sqlite3.connect(db) as conn:
+            night = int(conn.execute("UPDATE league_nights SET status = 'announced' RETURNING id").fetchone()[0])
+        signup = tg.press_button(mallory, own[mallory.id], Button(text="x", callback_data=f"lg1|{night}|in"))
+        assert "只有本群成员" in (tg.wait_for_callback_answer(signup, timeout=10).text or "")
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM league_signups").fetchone()[0] == 0
