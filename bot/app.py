@@ -74,6 +74,7 @@ def _command(name: str, callback: Callback) -> CommandHandler[Any, None]:
 # The first that matches an update handles it: a channel's automatic forward or a command sent as a chat
 # (an anonymous admin) goes no further.
 HANDLERS: list[BaseHandler[Any, BotContext, Any]] = [
+    MessageHandler(filters.StatusUpdate.MIGRATE, table_commands.migrated),
     MessageHandler(filters.IS_AUTOMATIC_FORWARD, chat_checks.ignore),
     MessageHandler(NEW_MESSAGE & filters.SenderChat.ALL & filters.COMMAND, chat_checks.sent_as_chat),
     _command("start", table_commands.start),
@@ -149,6 +150,7 @@ async def _start(application: BotApplication) -> None:
     jobs = application.job_queue
     assert jobs is not None, "install python-telegram-bot[job-queue]"
     data.manager = manager = TableManager(config, db, outbox, jobs, application.bot)
+    outbox.migrated = manager.migrate  # a write refused with ChatMigrated: the table follows the supergroup
     await publish_commands(application)
     resumed = await resume_tables(manager)
     log.info("bot @%s started; %d unfinished hand(s) resumed", application.bot.username, resumed)

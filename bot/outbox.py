@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto
-from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 from telegram.warnings import PTBDeprecationWarning
 
 from bot.limits import MAX_CAPTION, MAX_TEXT, Throttle, fit, length, with_lines
@@ -112,6 +112,7 @@ class Outbox:
     ) -> None:
         self.bot = bot
         self._remember = remember  # told of every slot's new message, so a restart can edit it in place
+        self.migrated: Callable[[int, int], Awaitable[None]] | None = None  # (old, new): a group migrated
         self.group_interval = group_interval
         self.private_interval = private_interval
         self.passive_interval = passive_interval
@@ -176,6 +177,20 @@ class Outbox:
     def chats(self) -> int:
         """How many chats the outbox keeps state for."""
         return len(self._chats)
+
+    def move(self, old: int, new: int, slots: dict[int, tuple[str, str]]) -> None:
+        """The group ``old`` became the supergroup ``new``: its waiting announcements go there (its messages
+        stay behind: the new chat's slots start afresh); ``slots`` renames, per private chat, a table's slot."""
+        chat = self._chats.pop(old, None)
+        if chat is not None and chat.task is not None and chat.task is not asyncio.current_task():
+            chat.task.cancel()
+        for text, markup in chat.announcements if chat is not None else ():
+            self.announce(new, text, markup)
+        for chat_id, (before, after) in slots.items():
+            private = self._chats.get(chat_id)
+            if private is not None and before in private.slots:
+                private.slots[after] = private.slots.pop(before)
+                private.slots[after].remembered = None  # stored again under its new name
 
     def adopt(self, chat_id: int, slot: str, message_id: int, *, is_photo: bool) -> None:
         """Take up a message sent before a restart: the slot's next write edits it instead of adding one."""
@@ -257,6 +272,11 @@ class Outbox:
             try:
                 await (self._send_announcements(chat) if slot is None else self._send_slot(chat, slot))
                 chat.backoff = 0.0
+            except ChatMigrated as e:  # the group is a supergroup now: everything follows it there
+                log.info("chat %s migrated to %s", chat.chat_id, e.new_chat_id)
+                if self.migrated is not None:
+                    await self.migrated(chat.chat_id, int(e.new_chat_id))
+                return
             except RetryAfter as e:
                 log.warning("chat %s: flood control, retrying in %.0f s", chat.chat_id, retry_seconds(e))
                 chat.resume_at = time.monotonic() + retry_seconds(e)

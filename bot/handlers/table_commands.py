@@ -138,6 +138,17 @@ async def stale_press(update: Update, context: BotContext) -> None:
         await _answer(update, t("press_stale", context.config.lang))
 
 
+async def migrated(update: Update, context: BotContext) -> None:
+    """The group became a supergroup (Telegram says so in both chats): its table and stored data follow."""
+    message = update.effective_message
+    if message is None:
+        return
+    if message.migrate_to_chat_id:
+        await context.manager.migrate(message.chat.id, message.migrate_to_chat_id)
+    elif message.migrate_from_chat_id:
+        await context.manager.migrate(message.migrate_from_chat_id, message.chat.id)
+
+
 async def on_error(update: object, context: BotContext) -> None:
     """Every handler answers: an unexpected error is logged with its update, and the person gets a short apology
     in their language (a press: as its answer)."""

@@ -267,3 +267,30 @@ class TableManager(HandFlow):
                 return Reply(t("stop_denied", table.lang))
             await self.finish(table, "abandoned" if table.state == "playing" else "done")
             return Reply(None)
+
+    # --- a group upgraded to a supergroup -----------------------------------------------------------------
+    async def migrate(self, old: int, new: int) -> None:
+        """The group ``old`` is the supergroup ``new`` now: storage first (one transaction), then the table,
+        its session, timer and messages follow; play goes on there (old buttons are stale, new ones come)."""
+        async with self.locked(old), self.locked(new):
+            if new in self.tables:
+                return  # already followed (Telegram tells both chats)
+            moved = await self.db.chats.migrate(old, new)
+            table = self.tables.pop(old, None)
+            self.timers.cancel(old)
+            slots = {s.user_id: (f"hand{old}", f"hand{new}") for _, s in table.humans() if s.user_id} if table else {}
+            self.outbox.move(old, new, slots)
+            log.info("chat %s migrated to %s (stored: %s, table: %s)", old, new, moved, table is not None)
+            if table is None:
+                return
+            table.chat_id = new
+            self.tables[new] = table
+            session = self.sessions.pop(old, None)
+            if session is not None:
+                self.sessions[new] = session
+            if table.state == "lobby":
+                self._show_lobby(table)
+            elif table.state == "playing" and table.hand is not None:
+                self._publish(table, set(range(4)))  # buttons naming the new chat
+            self.timers.arm(table)
+

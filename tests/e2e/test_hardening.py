@@ -406,3 +406,36 @@ def test_outsiders_reach_no_other_groups_game(fake_telegram: FakeTelegram, tmp_p
         assert "只有本群成员" in (tg.wait_for_callback_answer(signup, timeout=10).text or "")
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT COUNT(*) FROM league_signups").fetchone()[0] == 0
+
+
+def test_a_group_upgraded_to_a_supergroup_keeps_its_table(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    """The group becomes a supergroup mid-hand (Telegram's migrate_to_chat_id): the table, its match and the
+    players' buttons follow to the new chat id, play goes on there, and /stop there reaches the table."""
+    tg = fake_telegram
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+    old = tg.add_group("升级群", members=[alice, bob], supergroup=False)
+    db = tmp_path / "db.sqlite3"
+    with BotProcess(tg, db, MAHJONG_SEED="7") as bot:
+        _open_table(tg, old, [alice, bob])
+        alice.wait_for_private_message(lambda m: bool(game_buttons(m, old)), timeout=15)
+        new = tg.add_group("升级群", members=[alice, bob])
+        tg.post_update(
+            "message",
+            {
+                "message_id": 999,
+                "date": int(time.time()),
+                "chat": old.to_api(),
+                "from": alice.to_api(),
+                "migrate_to_chat_id": new.id,
+            },
+        )
+        tg.wait_for_message(new.id, lambda m: m.photo is not None, timeout=15)
+        alice.wait_for_private_message(lambda m: bool(game_buttons(m, new)), timeout=15)
+        stored = _stored(db)
+        players = Players(tg, new, [alice, bob])
+        players.play_until(lambda: _stored(db) >= stored + 10, timeout=60)
+        alice.say(new, "/stop")
+        tg.wait_for_message(new.id, lambda m: "牌局结束" in (m.text or ""), timeout=15)
+        assert "Traceback" not in bot.log()
+    with sqlite3.connect(db) as conn:
+        assert [row[0] for row in conn.execute("SELECT chat_id FROM matches")] == [new.id]
