@@ -21,6 +21,7 @@ from telegram.ext import (
     Application,
     BaseHandler,
     CallbackQueryHandler,
+    ChatMemberHandler,
     CommandHandler,
     MessageHandler,
     TypeHandler,
@@ -75,6 +76,7 @@ def _command(name: str, callback: Callback) -> CommandHandler[Any, None]:
 # (an anonymous admin) goes no further.
 HANDLERS: list[BaseHandler[Any, BotContext, Any]] = [
     MessageHandler(filters.StatusUpdate.MIGRATE, table_commands.migrated),
+    ChatMemberHandler(table_commands.bot_membership, ChatMemberHandler.MY_CHAT_MEMBER),
     MessageHandler(filters.IS_AUTOMATIC_FORWARD, chat_checks.ignore),
     MessageHandler(NEW_MESSAGE & filters.SenderChat.ALL & filters.COMMAND, chat_checks.sent_as_chat),
     _command("start", table_commands.start),
@@ -151,6 +153,7 @@ async def _start(application: BotApplication) -> None:
     assert jobs is not None, "install python-telegram-bot[job-queue]"
     data.manager = manager = TableManager(config, db, outbox, jobs, application.bot)
     outbox.migrated = manager.migrate  # a write refused with ChatMigrated: the table follows the supergroup
+    outbox.lost = manager.removed  # a group that refuses the bot's writes (403): its table closes
     await publish_commands(application)
     resumed = await resume_tables(manager)
     log.info("bot @%s started; %d unfinished hand(s) resumed", application.bot.username, resumed)

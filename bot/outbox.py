@@ -113,6 +113,7 @@ class Outbox:
         self.bot = bot
         self._remember = remember  # told of every slot's new message, so a restart can edit it in place
         self.migrated: Callable[[int, int], Awaitable[None]] | None = None  # (old, new): a group migrated
+        self.lost: Callable[[int], Awaitable[None]] | None = None  # a group that answered 403 (the bot removed)
         self.group_interval = group_interval
         self.private_interval = private_interval
         self.passive_interval = passive_interval
@@ -163,8 +164,7 @@ class Outbox:
         self._kick(chat)
 
     def forget(self, chat_id: int, slot: str) -> None:
-        """The slot is done with (its table closed): dropped once what it waits to show is out, and the chat
-        too once nothing is left in it, so closed tables keep no state here."""
+        """The slot is done with: dropped once its last write is out (and the chat once empty)."""
         chat = self._chats.get(chat_id)
         s = chat.slots.get(slot) if chat else None
         if chat is None or s is None:
@@ -174,13 +174,12 @@ class Outbox:
             del chat.slots[slot]
         self._kick(chat)
 
-    def chats(self) -> int:
-        """How many chats the outbox keeps state for."""
+    def chats(self) -> int:  # how many chats the outbox keeps state for
         return len(self._chats)
 
     def move(self, old: int, new: int, slots: dict[int, tuple[str, str]]) -> None:
-        """The group ``old`` became the supergroup ``new``: its waiting announcements go there (its messages
-        stay behind: the new chat's slots start afresh); ``slots`` renames, per private chat, a table's slot."""
+        """The group ``old`` is the supergroup ``new``: its waiting announcements go there, its messages stay
+        behind (new slots there); ``slots`` renames, per private chat, a table's slot."""
         chat = self._chats.pop(old, None)
         if chat is not None and chat.task is not None and chat.task is not asyncio.current_task():
             chat.task.cancel()
@@ -286,6 +285,8 @@ class Outbox:
                 chat.announcements.clear()
                 for s in chat.slots.values():
                     s.pending = None
+                if chat.chat_id < 0 and self.lost is not None:
+                    await self.lost(chat.chat_id)
             except BadRequest as e:
                 log.error("chat %s: write refused and dropped: %s", chat.chat_id, e.message)
             except NetworkError as e:  # a timeout or a lost connection

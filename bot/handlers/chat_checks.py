@@ -72,13 +72,15 @@ async def may_see_hand(context: BotContext, hand_id: int, user_id: int) -> bool:
 
 
 async def came_back(update: Update, context: BotContext) -> None:
-    """Runs first on every update: a chat the bot hears from again may be written to again (the outbox stops
-    writing to a chat that answered 403). A person is back when they write to the bot or press its button."""
+    """Runs first on every update: a person the bot hears from again in private, or who presses its button,
+    may be written to again (the outbox stops writing to a chat that answered 403). A group is written to
+    again when the bot is added back (``table_commands.bot_membership``)."""
     unreachable = context.outbox.unreachable
     chat, user = update.effective_chat, update.effective_user
     if not unreachable or chat is None:
         return
-    unreachable.discard(chat.id)
+    if chat.id > 0:
+        unreachable.discard(chat.id)
     if user is not None and update.callback_query is not None:
         unreachable.discard(user.id)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Final
 
-from telegram import Update
+from telegram import ChatMember, Update
 from telegram.error import TelegramError
 
 from bot.context import BotContext
@@ -53,11 +53,12 @@ async def start(update: Update, context: BotContext) -> None:
 
 
 async def _group_only(update: Update, context: BotContext) -> bool:
-    """True in a group; elsewhere says the command is for groups."""
+    """True in a group the bot may write to; elsewhere says the command is for groups."""
     chat = update.effective_chat
     if chat is not None and not in_group(update):
         context.outbox.announce(chat.id, t("group_only", context.config.lang))
-    return chat is not None and update.effective_user is not None and in_group(update)
+    usable = chat is not None and chat.id not in context.outbox.unreachable  # not a group that removed the bot
+    return usable and update.effective_user is not None and in_group(update)
 
 
 async def newgame(update: Update, context: BotContext) -> None:
@@ -147,6 +148,22 @@ async def migrated(update: Update, context: BotContext) -> None:
         await context.manager.migrate(message.chat.id, message.migrate_to_chat_id)
     elif message.migrate_from_chat_id:
         await context.manager.migrate(message.migrate_from_chat_id, message.chat.id)
+
+
+async def bot_membership(update: Update, context: BotContext) -> None:
+    """The bot's own membership changed: removed from a group, or its right to write there taken away, the
+    group's table closes; added back, it may write there again."""
+    change = update.my_chat_member
+    if change is None or change.chat.id > 0:
+        return
+    member = change.new_chat_member
+    gone = member.status in (ChatMember.LEFT, ChatMember.BANNED) or (
+        member.status == ChatMember.RESTRICTED and not getattr(member, "can_send_messages", True)
+    )
+    if gone:
+        await context.manager.removed(change.chat.id)
+    else:
+        context.outbox.unreachable.discard(change.chat.id)
 
 
 async def on_error(update: object, context: BotContext) -> None:

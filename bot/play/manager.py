@@ -294,3 +294,14 @@ class TableManager(HandFlow):
                 self._publish(table, set(range(4)))  # buttons naming the new chat
             self.timers.arm(table)
 
+    async def removed(self, chat_id: int) -> None:
+        """The bot was removed from the group or may no longer write there: nothing more is written to it, and
+        its table closes cleanly (a running hand stored as abandoned, without payments)."""
+        self.outbox.unreachable.add(chat_id)
+        async with self.locked(chat_id):
+            table = self.tables.get(chat_id)
+            if table is None:
+                return
+            log.info("chat %s: the bot can no longer write there; closing its table", chat_id)
+            await self.finish(table, "abandoned" if table.state == "playing" else "done")
+

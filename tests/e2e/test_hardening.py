@@ -439,3 +439,37 @@ def test_a_group_upgraded_to_a_supergroup_keeps_its_table(fake_telegram: FakeTel
         assert "Traceback" not in bot.log()
     with sqlite3.connect(db) as conn:
         assert [row[0] for row in conn.execute("SELECT chat_id FROM matches")] == [new.id]
+
+
+def test_a_bot_removed_from_the_group_closes_its_table(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    """The bot is kicked mid-hand: the table closes at once (the hand stored as abandoned, nobody paid), the
+    players are told privately, and nothing more is written to the group."""
+    tg = fake_telegram
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+    group = tg.add_group("踢人群", members=[alice, bob], admins=[alice])
+    db = tmp_path / "db.sqlite3"
+    with BotProcess(tg, db, MAHJONG_SEED="7") as bot:
+        _open_table(tg, group, [alice, bob])
+        alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
+        me = {"id": tg.bot_id, "is_bot": True, "first_name": "Mahjong", "username": tg.bot_username}
+        tg.post_update(
+            "my_chat_member",
+            {
+                "chat": group.to_api(),
+                "from": alice.to_api(),
+                "date": int(time.time()),
+                "old_chat_member": {"status": "member", "user": me},
+                "new_chat_member": {"status": "kicked", "user": me, "until_date": 0},
+            },
+        )
+        alice.wait_for_private_message(lambda m: "牌局结束" in (m.text or ""), timeout=15)
+        written = len(tg.calls(chat_id=group.id))
+        bob.say(group, "/newgame")  # the update may still arrive: the bot writes nothing there
+        time.sleep(2)
+        assert len(tg.calls(chat_id=group.id)) == written
+        assert "Traceback" not in bot.log()
+    assert "state tables=0" in bot.log()
+    with sqlite3.connect(db) as conn:
+        assert [r[0] for r in conn.execute("SELECT status FROM matches")] == ["abandoned"]
+        assert [r[0] for r in conn.execute("SELECT status FROM hands")] == ["abandoned"]
+        assert conn.execute("SELECT COUNT(*) FROM settlements").fetchone()[0] == 0
