@@ -8,9 +8,14 @@ with_lines(caption, news, MAX_CAPTION)   # the caption and as many of the newest
 from __future__ import annotations
 
 import asyncio
+import datetime as dtm
 import heapq
 import time
+import warnings
 from typing import Final
+
+from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
+from telegram.warnings import PTBDeprecationWarning
 
 MAX_TEXT: Final = 4096  # Telegram's limits, counted in UTF-16 code units
 MAX_CAPTION: Final = 1024
@@ -71,3 +76,15 @@ class Throttle:
                 continue
             fut.set_result(None)
             self._next = max(time.monotonic(), self._next) + self._gap
+
+
+def final_refusal(e: TelegramError) -> bool:
+    """A refusal that will not change by retrying (400, 403, …): not a 429, a timeout or a lost connection."""
+    return isinstance(e, BadRequest) or not isinstance(e, (RetryAfter, NetworkError))
+
+
+def retry_seconds(e: RetryAfter) -> float:
+    with warnings.catch_warnings():  # PTB 22 warns that the int form will become a timedelta: both are read
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        value = e.retry_after
+    return value.total_seconds() if isinstance(value, dtm.timedelta) else float(value)

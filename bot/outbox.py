@@ -23,31 +23,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime as dtm
 import logging
 import time
-import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Final
 
 from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
-from telegram.warnings import PTBDeprecationWarning
 
-from bot.limits import MAX_CAPTION, MAX_TEXT, Throttle, fit, length, with_lines
+from bot.limits import MAX_CAPTION, MAX_TEXT, Throttle, final_refusal, fit, length, retry_seconds, with_lines
 
 log = logging.getLogger(__name__)
 
 _MAX_BACKOFF = 30.0
-_MAX_NEWS: Final = 20  # lines waiting for a slot's next caption: older ones are dropped
-
-
-def _final(e: TelegramError) -> bool:
-    """A refusal that will not change by retrying (400, 403, …): not a 429, a timeout or a lost connection."""
-    return isinstance(e, BadRequest) or not isinstance(e, (RetryAfter, NetworkError))
 # (chat id, slot, message id, is a photo): a slot is shown by a new message.
 Remember = Callable[[int, str, int, bool], Awaitable[None]]
+_MAX_NEWS: Final = 20  # lines waiting for a slot's next caption: older ones are dropped
 
 
 @dataclass(frozen=True)
@@ -90,13 +82,6 @@ class _Chat:
     backoff: float = 0.0  # the last wait after an error (doubled on each further network error)
     resume_at: float = float("-inf")  # no write before this (after a 429 or a network error)
     in_flight: int = 0
-
-
-def retry_seconds(e: RetryAfter) -> float:
-    with warnings.catch_warnings():  # PTB 22 warns that the int form will become a timedelta: both are read
-        warnings.simplefilter("ignore", PTBDeprecationWarning)
-        value = e.retry_after
-    return value.total_seconds() if isinstance(value, dtm.timedelta) else float(value)
 
 
 class Outbox:
@@ -191,6 +176,13 @@ class Outbox:
                 private.slots[after] = private.slots.pop(before)
                 private.slots[after].remembered = None  # stored again under its new name
 
+    def drop(self, chat_id: int) -> None:
+        """Nothing more to the chat (the bot was removed from it): what waits there is dropped."""
+        self.unreachable.add(chat_id)
+        chat = self._chats.pop(chat_id, None)
+        if chat is not None and chat.task is not None and chat.task is not asyncio.current_task():
+            chat.task.cancel()
+
     def adopt(self, chat_id: int, slot: str, message_id: int, *, is_photo: bool) -> None:
         """Take up a message sent before a restart: the slot's next write edits it instead of adding one."""
         s = self._chat(chat_id).slots.setdefault(slot, _Slot())
@@ -271,33 +263,41 @@ class Outbox:
             try:
                 await (self._send_announcements(chat) if slot is None else self._send_slot(chat, slot))
                 chat.backoff = 0.0
-            except ChatMigrated as e:  # the group is a supergroup now: everything follows it there
-                log.info("chat %s migrated to %s", chat.chat_id, e.new_chat_id)
-                if self.migrated is not None:
-                    await self.migrated(chat.chat_id, int(e.new_chat_id))
-                return
-            except RetryAfter as e:
-                log.warning("chat %s: flood control, retrying in %.0f s", chat.chat_id, retry_seconds(e))
-                chat.resume_at = time.monotonic() + retry_seconds(e)
-            except Forbidden as e:
-                log.info("chat %s unreachable (%s); dropping its messages", chat.chat_id, e.message)
-                self.unreachable.add(chat.chat_id)
-                chat.announcements.clear()
-                for s in chat.slots.values():
-                    s.pending = None
-                if chat.chat_id < 0 and self.lost is not None:
-                    await self.lost(chat.chat_id)
-            except BadRequest as e:
-                log.error("chat %s: write refused and dropped: %s", chat.chat_id, e.message)
-            except NetworkError as e:  # a timeout or a lost connection
-                chat.backoff = min(_MAX_BACKOFF, max(1.0, chat.backoff * 2))
-                chat.resume_at = time.monotonic() + chat.backoff
-                log.warning("chat %s: %s; retrying in %.0f s", chat.chat_id, e, chat.backoff)
             except TelegramError as e:
-                log.error("chat %s: write dropped: %s", chat.chat_id, e)
+                if await self._refused(chat, e):
+                    return
             finally:
                 chat.in_flight -= 1
                 chat.last_write = time.monotonic()
+
+    async def _refused(self, chat: _Chat, e: TelegramError) -> bool:
+        """Handle a write Telegram refused: retried later (429, network), dropped (400), the chat given up (403)
+        or followed (migrated); True to end the chat's worker."""
+        if isinstance(e, ChatMigrated):  # the group is a supergroup now: everything follows it there
+            log.info("chat %s migrated to %s", chat.chat_id, e.new_chat_id)
+            if self.migrated is not None:
+                await self.migrated(chat.chat_id, int(e.new_chat_id))
+            return True
+        if isinstance(e, RetryAfter):
+            log.warning("chat %s: flood control, retrying in %.0f s", chat.chat_id, retry_seconds(e))
+            chat.resume_at = time.monotonic() + retry_seconds(e)
+        elif isinstance(e, Forbidden):
+            log.info("chat %s unreachable (%s); dropping its messages", chat.chat_id, e.message)
+            self.unreachable.add(chat.chat_id)
+            chat.announcements.clear()
+            for s in chat.slots.values():
+                s.pending = None
+            if chat.chat_id < 0 and self.lost is not None:
+                await self.lost(chat.chat_id)
+        elif isinstance(e, BadRequest):
+            log.error("chat %s: write refused and dropped: %s", chat.chat_id, e.message)
+        elif isinstance(e, NetworkError):  # a timeout or a lost connection
+            chat.backoff = min(_MAX_BACKOFF, max(1.0, chat.backoff * 2))
+            chat.resume_at = time.monotonic() + chat.backoff
+            log.warning("chat %s: %s; retrying in %.0f s", chat.chat_id, e, chat.backoff)
+        else:
+            log.error("chat %s: write dropped: %s", chat.chat_id, e)
+        return False
 
     async def _idle(self, chat: _Chat) -> bool:
         """Nothing waits in the chat: True to end its worker. A chat with no slot left is dropped, once its
@@ -336,7 +336,7 @@ class Outbox:
         try:
             await self.bot.send_message(chat.chat_id, "\n".join(texts), reply_markup=markup)
         except TelegramError as e:
-            if _final(e):
+            if final_refusal(e):
                 del chat.announcements[:taken]
             raise
         del chat.announcements[:taken]

@@ -22,7 +22,7 @@ from typing import Any
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 
-from bot.outbox import retry_seconds
+from bot.limits import retry_seconds
 
 log = logging.getLogger(__name__)
 

@@ -297,7 +297,7 @@ class TableManager(HandFlow):
     async def removed(self, chat_id: int) -> None:
         """The bot was removed from the group or may no longer write there: nothing more is written to it, and
         its table closes cleanly (a running hand stored as abandoned, without payments)."""
-        self.outbox.unreachable.add(chat_id)
+        self.outbox.drop(chat_id)
         async with self.locked(chat_id):
             table = self.tables.get(chat_id)
             if table is None:
