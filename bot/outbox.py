@@ -26,7 +26,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto
@@ -353,7 +353,7 @@ class Outbox:
         limit = MAX_CAPTION if content.is_photo else MAX_TEXT
         text, _ = with_lines(content.text, news, limit)
         try:
-            await self._write(chat.chat_id, s, Content(text, content.markup, content.render))
+            await self._write(chat.chat_id, s, replace(content, text=text))
             await self._remembered(chat.chat_id, name, s)
         except (RetryAfter, NetworkError) as e:
             if s.pending is None and not isinstance(e, BadRequest):  # nothing newer arrived: retry this one
