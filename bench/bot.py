@@ -46,7 +46,7 @@ from tests.fake_telegram.users import SimUser  # noqa: E402
 TABLES = 100
 WINDOW_S = 15.0
 JUNK_S = float(os.environ.get("BENCH_JUNK_SECONDS", "60"))
-JUNK_RATE = 50.0
+JUNK_RATE = float(os.environ.get("BENCH_JUNK_RATE", "50"))
 # Production pacing (bot.config defaults), only the timers made long enough never to fire.
 PRODUCTION = {
     "MAHJONG_PRIVATE_INTERVAL": "1.0",

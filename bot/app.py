@@ -153,7 +153,7 @@ async def _start(application: BotApplication) -> None:
     assert jobs is not None, "install python-telegram-bot[job-queue]"
     data.manager = manager = TableManager(config, db, outbox, jobs, application.bot)
     outbox.migrated = manager.migrate  # a write refused with ChatMigrated: the table follows the supergroup
-    outbox.lost = manager.removed  # a group that refuses the bot's writes (403): its table closes
+    outbox.lost = manager.unreachable  # 403: a group's table closes, a player who blocked the bot is 托管
     await publish_commands(application)
     resumed = await resume_tables(manager)
     log.info("bot @%s started; %d unfinished hand(s) resumed", application.bot.username, resumed)

@@ -98,7 +98,7 @@ class Outbox:
         self.bot = bot
         self._remember = remember  # told of every slot's new message, so a restart can edit it in place
         self.migrated: Callable[[int, int], Awaitable[None]] | None = None  # (old, new): a group migrated
-        self.lost: Callable[[int], Awaitable[None]] | None = None  # a group that answered 403 (the bot removed)
+        self.lost: Callable[[int], Awaitable[None]] | None = None  # a chat that answered 403
         self.group_interval = group_interval
         self.private_interval = private_interval
         self.passive_interval = passive_interval
@@ -287,7 +287,7 @@ class Outbox:
             chat.announcements.clear()
             for s in chat.slots.values():
                 s.pending = None
-            if chat.chat_id < 0 and self.lost is not None:
+            if self.lost is not None:
                 await self.lost(chat.chat_id)
         elif isinstance(e, BadRequest):
             log.error("chat %s: write refused and dropped: %s", chat.chat_id, e.message)

@@ -305,3 +305,21 @@ class TableManager(HandFlow):
             log.info("chat %s: the bot can no longer write there; closing its table", chat_id)
             await self.finish(table, "abandoned" if table.state == "playing" else "done")
 
+    async def unreachable(self, chat_id: int) -> None:
+        """A chat refused the bot's write (403). A group: ``removed``. A player who blocked the bot: 托管 at each
+        of their running tables, told in the group; they take their seat back with 我回来了 once they unblock it
+        (the outbox writes to them again when they write or press)."""
+        if chat_id < 0:
+            await self.removed(chat_id)
+            return
+        for table in list(self.tables.values()):
+            async with self.locked(table.chat_id):
+                seat = table.seat_of(chat_id)
+                if seat is None or table.state != "playing" or self.tables.get(table.chat_id) is not table:
+                    continue
+                if not table.seat(seat).auto:
+                    table.seat(seat).auto = True
+                    self.outbox.announce(table.chat_id, t("announce_unreachable", table.lang,
+                                                          seat=seat_label(table, seat)))
+                    self.timers.arm(table)
+

@@ -345,8 +345,8 @@ def test_edits_forwards_and_anonymous_admins_run_no_command(fake_telegram: FakeT
 
 
 def test_a_player_who_blocks_the_bot_is_not_written_to_again(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
-    """Bob blocks the bot in the middle of a hand: the hand goes on (his turns time out into 托管), and after the
-    first refusal the bot stops writing to him instead of meeting a 403 at every action."""
+    """Bob blocks the bot in the middle of a hand: after the first refusal he is 托管 (told in the group) and the
+    bot stops writing to him instead of meeting a 403 at every action; once he unblocks it, 我回来了 seats him."""
     tg = fake_telegram
     alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
     group = tg.add_group("拉黑群", members=[alice, bob])
@@ -359,6 +359,10 @@ def test_a_player_who_blocks_the_bot_is_not_written_to_again(fake_telegram: Fake
         players.play_until(lambda: _stored(db) >= 30, timeout=90)
         refused = [c for c in tg.calls(chat_id=bob.id) if c.status == 403]
         assert 1 <= len(refused) <= 2, len(refused)
+        tg.wait_for_message(group.id, lambda m: "Bob" in (m.text or "") and "屏蔽" in (m.text or ""), timeout=10)
+        bob.start()  # he unblocks the bot: his seat's next picture offers 我回来了
+        back = bob.wait_for_private_message(lambda m: any(b.text == "我回来了" for b in m.buttons), timeout=40)
+        assert tg.wait_for_callback_answer(bob.press(back, "我回来了"), timeout=10).text == "欢迎回来!"
         assert "Traceback" not in bot.log()
 
 
