@@ -22,7 +22,7 @@ from game.scoring import SeatMelds, Settlement, settle
 from game.tiles import COPIES, HONGZHONG, NUM_KINDS, Tile, TileError, parse_tile, parse_tiles, tile_name, to_counts
 
 TOP_KEYS: Final = frozenset({"rules", "dealer", "laizi", "winner", "how", "from", "tile", "concealed", "players"})
-PLAYER_KEYS: Final = frozenset({"melds", "hongzhong_gangs", "laizi_gangs", "ready"})
+PLAYER_KEYS: Final = frozenset({"melds", "hongzhong_gangs", "laizi_gangs", "laizi_thrown", "ready"})
 MELD_KEYS: Final[dict[str, frozenset[str]]] = {
     "chi": frozenset({"type", "tiles", "from", "claimed"}),
     "peng": frozenset({"type", "tile", "from"}),
@@ -172,7 +172,8 @@ def _player(obj: Any, seat: int, laizi: Tile) -> SeatMelds:
     ready = obj.get("ready", True)
     if not isinstance(ready, bool):
         raise CalcError(f"{where}: ready must be true or false")
-    return SeatMelds(melds, _count(obj, "hongzhong_gangs", where), _count(obj, "laizi_gangs", where), ready)
+    return SeatMelds(melds, _count(obj, "hongzhong_gangs", where), _count(obj, "laizi_gangs", where), ready,
+                     _count(obj, "laizi_thrown", where))
 
 
 def _meld(obj: Any, seat: int, laizi: Tile, where: str) -> Meld:
@@ -198,7 +199,7 @@ def _check_counts(winner_tiles: Sequence[Tile], seats: Sequence[SeatMelds], laiz
     for s in seats:
         for m in s.melds:
             visible.extend(m.all_tiles())
-        visible.extend([HONGZHONG] * s.hongzhong_gangs + [laizi] * s.laizi_gangs)
+        visible.extend([HONGZHONG] * s.hongzhong_gangs + [laizi] * (s.laizi_gangs + s.laizi_thrown))
     counts = to_counts(visible)
     for t in range(NUM_KINDS):
         if counts[t] > COPIES:

@@ -37,6 +37,7 @@ GANG_FACTORS: Final[dict[str, int]] = {
     "an_gang": 4,
     "hongzhong_gang": 2,
     "laizi_gang": 4,
+    "laizi_thrown": 2,  # 丢赖子: a 赖子 thrown out when no gang is allowed (§4), not the ×4 of a 赖子杠
 }
 
 # (中文, English) labels, from the glossary of RULES.md §13.
@@ -48,6 +49,7 @@ FACTOR_NAMES: Final[dict[str, tuple[str, str]]] = {
     "an_gang": ("暗杠", "concealed kong"),
     "hongzhong_gang": ("红中杠", "red-dragon kong"),
     "laizi_gang": ("赖子杠", "wildcard kong"),
+    "laizi_thrown": ("丢赖子", "thrown wildcard"),
     "hard": ("硬胡", "hard win"),
     "self_draw": ("自摸", "self-draw"),
     "self_draw_big": ("自摸(大胡)", "self-draw (big win)"),
@@ -73,6 +75,7 @@ class SeatMelds:
     hongzhong_gangs: int = 0
     laizi_gangs: int = 0
     ready: bool = True  # was this seat ready when it discarded (全求人 liability)
+    laizi_thrown: int = 0  # 丢赖子 (§4); a thrown 红中 counts in hongzhong_gangs
 
     @property
     def opened(self) -> bool:
@@ -188,6 +191,7 @@ def seat_factors(rules: Rules, seat: SeatMelds) -> tuple[Factor, ...]:
     counts = {kind: sum(1 for m in seat.melds if m.kind == kind) for kind in ("chong_gang", "xu_gang", "an_gang")}
     counts["hongzhong_gang"] = seat.hongzhong_gangs
     counts["laizi_gang"] = seat.laizi_gangs
+    counts["laizi_thrown"] = seat.laizi_thrown
     out.extend(Factor(kind, Fraction(GANG_FACTORS[kind]), n) for kind, n in counts.items() if n)
     return tuple(out)
 

@@ -22,8 +22,9 @@ no unanswered seat could outrank it), ``rob`` (after a 蓄杠, seats that can wi
 ``pass``), ``haidi`` (automatic draws; a seat that can win answers ``hu``/``pass``), ``over``.
 
 Choices where RULES.md is silent:
-- A player whose concealed tiles are all 红中/赖子 when no gang is allowed (wall ≤ 14) may discard one of
-  them; such a discard is never claimable. Without this the hand could not go on.
+- A player whose concealed tiles are all 红中/赖子 when no gang is allowed (wall ≤ 14) throws one of them out
+  (RULES.md §4): a thrown 红中 counts as a 红中杠 (×2), a thrown 赖子 as a 丢赖子 (×2); no replacement draw,
+  never claimable. The tile lies in the river like any discard.
 - A claimer may win on the replacement draw of a gang made after a chi/peng (杠上开花: it is a draw);
   only a win straight after the chi/peng itself is refused.
 - During the rob phase the 蓄杠 tile stays in the maker's concealed hand; it joins the peng only if
@@ -216,7 +217,8 @@ class Hand:
         self._counts = [to_counts(h) for h in hands]  # concealed tiles per seat, the drawn tile included
         self._melds: list[list[Meld]] = [[] for _ in range(4)]
         self._open = [False] * 4  # 开口: some chi, peng or 冲杠
-        self._hz = [0] * 4  # 红中杠 count
+        self._hz = [0] * 4  # 红中杠 count (a thrown 红中 included)
+        self._lt = [0] * 4  # thrown 赖子 (丢赖子) count
         self._lz = [0] * 4  # 赖子杠 count
         self._rivers: list[list[Tile]] = [[] for _ in range(4)]
         self._drawn: list[Tile | None] = [None] * 4
@@ -302,6 +304,7 @@ class Hand:
             melds=melds,
             hongzhong_gangs=tuple(self._hz),
             laizi_gangs=tuple(self._lz),
+            laizi_thrown=tuple(self._lt),
             rivers=tuple(tuple(r) for r in self._rivers),
             last_discard=last,
             claimable=claimable,
@@ -373,6 +376,10 @@ class Hand:
             self._start_rob(seat, t)
         else:  # discard
             assert t is not None
+            if t == HONGZHONG:  # a forced throw (only 红中/赖子 left, no gang allowed): it counts as a 红中杠
+                self._hz[seat] += 1
+            elif t == self.laizi:  # ... and a thrown 赖子 as a 丢赖子
+                self._lt[seat] += 1
             c[t] -= 1
             self._rivers[seat].append(t)
             self._how = None
@@ -579,7 +586,7 @@ class Hand:
         """settle() for ``winner`` winning with ``t``; ``ready`` is the discarder's (全求人 liability)."""
         concealed = self._concealed_before(winner, how, t)
         seats = [
-            SeatMelds(tuple(self._melds[i]), self._hz[i], self._lz[i], ready if i == from_seat else True)
+            SeatMelds(tuple(self._melds[i]), self._hz[i], self._lz[i], ready if i == from_seat else True, self._lt[i])
             for i in range(4)
         ]
         return settle(self.rules, self.dealer, self.laizi, winner, how, from_seat, t, concealed, seats)

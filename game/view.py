@@ -44,6 +44,7 @@ class SeatView:
     exhausted: bool = False  # 荒庄
     revealed: tuple[tuple[Tile, ...], ...] | None = None  # every concealed hand, only once the hand is over
     rules: Rules = DEFAULT_RULES  # the table's rules: the automatic player weighs payouts by them
+    laizi_thrown: tuple[int, ...] = (0, 0, 0, 0)  # 丢赖子 per seat (RULES.md §4)
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready, tiles by name; a hidden 暗杠 tile is ``null``."""
@@ -61,6 +62,7 @@ class SeatView:
             "melds": [[_meld_json(m) for m in ms] for ms in self.melds],
             "hongzhong_gangs": list(self.hongzhong_gangs),
             "laizi_gangs": list(self.laizi_gangs),
+            "laizi_thrown": list(self.laizi_thrown),
             "rivers": [[tile_name(t) for t in r] for r in self.rivers],
             "last_discard": None
             if self.last_discard is None

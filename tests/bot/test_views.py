@@ -3,6 +3,7 @@ chat may see (the group's from the spectator view, which holds no hidden tile)."
 
 from __future__ import annotations
 
+from bot.i18n import t
 from bot.play.callback_data import decode, parse_action_code
 from bot.play.table_state import Table
 from bot.views.game_views import seat_content, spectator_content
@@ -51,3 +52,13 @@ def test_each_picture_is_drawn_from_the_view_its_chat_may_see() -> None:
     private = seat_content(table, seat)
     assert private.render is not None
     assert private.render() == render_table_view(hand.view(seat), names, scores, "zh")
+
+
+def test_the_group_caption_never_says_who_is_deciding_a_claim() -> None:
+    table = _table_in_claim_phase()
+    hand = table.hand
+    assert hand is not None and hand.phase == "claim"
+    status = spectator_content(table).text.split("\n")[0].rsplit(" · ", 1)[1]  # what the table waits for
+    assert status == t("status_claims", table.lang)
+    deciding = [table.seat(s).name for s in hand.waiting_on()]
+    assert deciding and not [name for name in deciding if name in status]

@@ -97,6 +97,15 @@ def test_example_a_under_koukoufan() -> None:
     assert (r["patterns"], r["soft"], r["cap"]) == (["pi_hu"], False, "none")
 
 
+def test_a_thrown_laizi_doubles_like_a_hongzhong_gang_not_like_a_laizi_gang() -> None:
+    # Example A with seat 3's 暗杠 (F 4, pays 16) and one 丢赖子 (RULES.md §4): ×2, not the ×4 of a 赖子杠.
+    hand = a_with_player(3, {"melds": [{"type": "an_gang", "tile": "9p"}], "laizi_thrown": 1})
+    assert ok(hand)["payments"] == [-32, 72, -8, -32]
+    gang = a_with_player(3, {"melds": [{"type": "an_gang", "tile": "9p"}], "laizi_gangs": 1})
+    assert ok(gang)["payments"] == [-32, 104, -8, -64]
+    assert "丢赖子" in "\n".join(ok(hand)["breakdown"]["zh"])
+
+
 def test_example_b_pure_suit_all_pungs_soft_self_draw() -> None:
     r = ok(
         {

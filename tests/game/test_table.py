@@ -206,6 +206,29 @@ def test_hongzhong_and_laizi_discards_are_never_claimed(odd_tile: str) -> None:
     assert hand.wall.remaining < 14
 
 
+@pytest.mark.parametrize(("odd_tile", "factor"), [("7z", "hongzhong_gang"), ("2z", "laizi_thrown")])
+def test_a_forced_throw_counts_as_a_hongzhong_gang_or_a_thrown_laizi(odd_tile: str, factor: str) -> None:
+    # As above, but seat 0 holds 2p2p2p5m and its 海底 draw is 5m: it wins by 海底捞, and seat 1's throw of a
+    # 红中 is paid as a 红中杠 (×2), of the 赖子 as a 丢赖子 (×2), with no replacement draw (RULES.md §4).
+    hands = ["1m2m3m4m3z3z4z4z5z5z2p2p2p5m", "1m1m2m2m3m3m4m4m3z4z5z7z2z", "7z7z6z", "2z2z6z"]
+    hand = layout(0, hands, head="1s1s5m", indicator="1z", pad=11)
+    play(hand, "0 discard 1m", "1 peng 1m", "1 discard 3z", "0 peng 3z", "0 discard 2m", "1 peng 2m",
+         "1 discard 4z", "0 peng 4z", "0 discard 3m", "1 peng 3m", "1 discard 5z", "0 peng 5z", "0 discard 4m",
+         "1 peng 4m")
+    events = hand.apply(act(f"1 discard {odd_tile}"))
+    assert not [e for e in events if e.kind == "draw" and e.seat == 1]  # no replacement draw
+    view = hand.view(None)
+    assert (view.hongzhong_gangs[1], view.laizi_thrown[1]) == ((1, 0) if odd_tile == "7z" else (0, 1))
+    assert hand.phase == "haidi" and hand.waiting_on() == [0]
+    hand.apply(act("0 hu"))
+    result = hand.result
+    assert result is not None and result.winner == 0 and "hai_di_lao" in result.patterns
+    thrown = [f for f in result.seats[1].factors if f.kind == factor]
+    assert [(f.times, f.count) for f in thrown] == [(2, 1)]
+    # Seat 1 (open ×2, the throw ×2) owes four times what seat 3 (nothing to its name) owes, before the cap.
+    assert result.seats[1].raw == 4 * result.seats[3].raw
+
+
 def test_no_discard_of_hongzhong_or_laizi_while_other_tiles_remain() -> None:
     hand = layout(0, ["7z2z1m2m3m4m5m6m7m8m9m1p2p3p", "", "", ""], indicator="1z", pad=20)
     assert {a.tile for a in hand.legal_actions(0) if a.kind == "discard"} == set(parse_tiles("123456789m123p"))
