@@ -9,17 +9,17 @@
    all dealt together; actions stored per second over the measured window, and the longest any person
    waited between pressing a button and the bot's answer (max_table_wait_ms: a table held up by another
    would show here).
-4. Junk under load (issue 17): the 100 tables of 2 while 50 junk presses a second (forged table ids, stale
-   stamps of real tables, forged replays, garbage data) arrive for ``JUNK_S`` seconds: the legitimate presses'
-   p99 press-to-answer (``press_answer_p99_ms``), the junk rate reached (``junk_per_s``), the bot's RSS growth
-   over the minute (``rss_growth_mb``), and how many tables finished a hand (play goes on after the junk until
-   every table has, or two more minutes passed).
 3. One person against three automatic players, with production pacing (the automatic players' default
    delay included): how soon the person's own message shows their press (``own_view_p90_s``: the first write
    to their chat after each press, for a person who presses half a second after a decision appears;
    ``own_view_p90_instant_s`` for one who presses the instant it arrives, bound by Telegram's one write a
    second per private chat), and how soon their next decision arrives after a discard
    (``next_decision_median_s``: the first write carrying buttons of a newer prompt).
+4. Junk under load (issue 17): the 100 tables of 2 while 50 junk presses a second (forged table ids, stale
+   stamps of real tables, forged replays, garbage data) arrive for ``JUNK_S`` seconds: the legitimate presses'
+   p99 press-to-answer (``press_answer_p99_ms``), the junk rate reached (``junk_per_s``), the bot's RSS growth
+   over the minute (``rss_growth_mb``), and how many tables finished a hand (play goes on after the junk until
+   every table has, or two more minutes passed).
 
     .venv/bin/python bench/bot.py            # last line: {"calls_per_action": ..., "tables": ..., ...}
 """
