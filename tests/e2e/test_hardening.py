@@ -478,3 +478,23 @@ def test_a_bot_removed_from_the_group_closes_its_table(fake_telegram: FakeTelegr
         assert [r[0] for r in conn.execute("SELECT status FROM matches")] == ["abandoned"]
         assert [r[0] for r in conn.execute("SELECT status FROM hands")] == ["abandoned"]
         assert conn.execute("SELECT COUNT(*) FROM settlements").fetchone()[0] == 0
+
+
+def test_a_deleted_hand_message_is_sent_again(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    """Alice deletes her hand message mid-hand: the edit is refused, her next picture comes as a new message with
+    its buttons, and the hand goes on."""
+    tg = fake_telegram
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+    group = tg.add_group("删消息群", members=[alice, bob])
+    db = tmp_path / "db.sqlite3"
+    with BotProcess(tg, db, MAHJONG_SEED="7") as bot:
+        _open_table(tg, group, [alice, bob])
+        players = Players(tg, group, [alice, bob])
+        players.play_until(lambda: _stored(db) >= 6, timeout=60)
+        mine = [m for m in alice.private_messages() if m.photo is not None]
+        tg.delete_by_user(alice.id, mine[-1].message_id)
+        stored = _stored(db)
+        players.play_until(lambda: _stored(db) >= stored + 12, timeout=60)
+        fresh = [m for m in alice.private_messages() if m.photo is not None and m.message_id > mine[-1].message_id]
+        assert fresh, "her picture was sent again"
+        assert "Traceback" not in bot.log()

@@ -235,6 +235,12 @@ class BotApi:
         with self._changed:
             self._enqueue(kind, payload)
 
+    def delete_by_user(self, chat_id: int, message_id: int) -> None:
+        """A person deletes a message in their chat (the bot's too, in a private chat): later edits of it fail."""
+        with self._changed:
+            message = self._messages[chat_id][message_id]
+            self._messages[chat_id][message_id] = replace(message, deleted=True)
+
     def block_bot(self, user: SimUser) -> None:
         with self._changed:
             user.blocked = True
