@@ -26,11 +26,12 @@ import statistics
 import time
 from multiprocessing import Pool
 
+from game.actions import Action
 from game.ai import choose
 from game.melds import Meld
 from game.rules import Rules
 from game.shanten import distance
-from game.table import Action, Hand
+from game.table import Hand
 from game.tiles import HONGZHONG, to_counts
 from game.view import SeatView
 

@@ -23,7 +23,7 @@ from game.rules import Rules
 from game.table import Hand
 from game.view import SeatView
 from rendering import render_spectator_view, render_table_view
-from rendering.table import table_layout
+from rendering.table_picture import table_layout
 
 SEED = 7
 RUNS = 60

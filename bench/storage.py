@@ -80,86 +80,77 @@ async def bench_close(db: Database) -> float:
     return ms(samples)[0]
 
 
+def _hand_rows(rng: random.Random, hand_id: int, match_id: int, n: int, chat_id: int, seated: list[int],
+               started: datetime) -> tuple[tuple[object, ...], list[tuple[object, ...]]]:
+    """One settled hand: its hands row and its four settlement rows (random winner, losses and facts)."""
+    ended = timestamp(started + timedelta(minutes=5 * n + 5))
+    winner = rng.randrange(4)
+    losses = [rng.randrange(20, 300) for _ in range(4)]
+    hand = (hand_id, match_id, n + 1, n, 0, '{"preset":"kaikoufan"}', "done", ended, ended, winner,
+            '{"patterns":["pi_hu"]}')  # fmt: skip
+    feeder = rng.choice([None, (winner + 1) % 4, (winner + 2) % 4])
+    rows = []
+    for s, pid in enumerate(seated):
+        points = sum(losses) - losses[s] if s == winner else -losses[s]
+        won = s == winner
+        facts = ("discard" if feeder is not None else "self_draw", int(s == feeder), rng.randrange(2),
+                 rng.choice((1, 1, 2, 4, 66)) if won else 0, rng.randrange(2) if won else None,
+                 rng.choice(("none", "capped", "golden")), int(rng.random() < 0.02))  # fmt: skip
+        rows.append((hand_id, s, pid, chat_id, ended, points, int(won), None, None, *facts))
+    return hand, rows
+
+
+async def _insert(db: Database, rows: dict[str, list[tuple[object, ...]]]) -> None:
+    async with db.transaction() as tx:
+        await tx.executemany(
+            "INSERT INTO players (id, display_name, language, skill, title, hands, wins, biggest_win, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows["players"])  # fmt: skip
+        await tx.executemany(
+            """INSERT INTO matches (id, chat_id, seed, rules, hands_planned, status, started_at, ended_at,
+                                    league_night_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            rows["matches"],
+        )
+        await tx.executemany("INSERT INTO match_seats VALUES (?, ?, ?, ?, ?)", rows["match_seats"])
+        await tx.executemany(
+            """INSERT INTO hands (id, match_id, hand_no, seed, dealer, rules, status, started_at, ended_at, winner,
+                                  summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            rows["hands"],
+        )
+        await tx.executemany(
+            """INSERT INTO settlements (hand_id, seat, player_id, chat_id, ended_at, points, won, skill_before,
+                                        skill_after, how, dealt_in, opened, patterns, hard, cap, tuoguan)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            rows["settlements"],
+        )
+
+
 async def fill(db: Database) -> tuple[int, int]:
     """STORED_HANDS settled hands over CHATS chats and a year, inserted in one transaction; returns a league."""
     league = await db.leagues.create(-1000, "Bench League", [4], "20:00", "UTC", "kaikoufan", night_hands=8)
     night = await db.leagues.schedule_night(league.id, NOW - timedelta(days=2))
     rng = random.Random(7)
     created = timestamp(NOW - timedelta(days=400))
-    players, matches, match_seats, hands, settlements = [], [], [], [], []
+    rows: dict[str, list[tuple[object, ...]]] = {k: [] for k in ("players", "matches", "match_seats", "hands",
+                                                                   "settlements")}  # fmt: skip
     pools = {}
     for c in range(CHATS):
         pools[c] = list(range(10_000 + c * PLAYERS_PER_CHAT, 10_000 + (c + 1) * PLAYERS_PER_CHAT))
-        players += [(pid, f"P{pid}", "zh", 2400, "本科生", 0, 0, 0, created) for pid in pools[c]]
+        rows["players"] += [(pid, f"P{pid}", "zh", 2400, "本科生", 0, 0, 0, created) for pid in pools[c]]
     hand_id = 1_000_000
     for m in range(STORED_HANDS // HANDS_PER_MATCH):
-        match_id = 1_000_000 + m
-        c = m % CHATS
-        chat_id = -1000 - c
+        match_id, c = 1_000_000 + m, m % CHATS
         seated = rng.sample(pools[c], 4)
         started = NOW - timedelta(days=365 * (1 - m / (STORED_HANDS // HANDS_PER_MATCH)), hours=1)
         in_league = c == 0 and started > NOW - timedelta(days=30)
-        matches.append(
-            (
-                match_id,
-                chat_id,
-                m,
-                '{"preset":"kaikoufan"}',
-                HANDS_PER_MATCH,
-                "done",
-                timestamp(started),
-                timestamp(started),
-                night.id if in_league else None,
-            )
-        )
-        match_seats += [(match_id, s, pid, None, 0) for s, pid in enumerate(seated)]
+        rows["matches"].append((match_id, -1000 - c, m, '{"preset":"kaikoufan"}', HANDS_PER_MATCH, "done",
+                                timestamp(started), timestamp(started), night.id if in_league else None))
+        rows["match_seats"] += [(match_id, s, pid, None, 0) for s, pid in enumerate(seated)]
         for n in range(HANDS_PER_MATCH):
             hand_id += 1
-            ended = timestamp(started + timedelta(minutes=5 * n + 5))
-            winner = rng.randrange(4)
-            losses = [rng.randrange(20, 300) for _ in range(4)]
-            hands.append(
-                (
-                    hand_id,
-                    match_id,
-                    n + 1,
-                    n,
-                    0,
-                    '{"preset":"kaikoufan"}',
-                    "done",
-                    ended,
-                    ended,
-                    winner,
-                    '{"patterns":["pi_hu"]}',
-                )
-            )
-            feeder = rng.choice([None, (winner + 1) % 4, (winner + 2) % 4])
-            for s, pid in enumerate(seated):
-                points = sum(losses) - losses[s] if s == winner else -losses[s]
-                won = s == winner
-                facts = ("discard" if feeder is not None else "self_draw", int(s == feeder), rng.randrange(2),
-                         rng.choice((1, 1, 2, 4, 66)) if won else 0, rng.randrange(2) if won else None,
-                         rng.choice(("none", "capped", "golden")), int(rng.random() < 0.02))  # fmt: skip
-                settlements.append((hand_id, s, pid, chat_id, ended, points, int(won), None, None, *facts))
-    async with db.transaction() as tx:
-        await tx.executemany("INSERT INTO players VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", players)
-        await tx.executemany(
-            """INSERT INTO matches (id, chat_id, seed, rules, hands_planned, status, started_at, ended_at,
-                                    league_night_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            matches,
-        )
-        await tx.executemany("INSERT INTO match_seats VALUES (?, ?, ?, ?, ?)", match_seats)
-        await tx.executemany(
-            """INSERT INTO hands (id, match_id, hand_no, seed, dealer, rules, status, started_at, ended_at, winner,
-                                  summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            hands,
-        )
-        await tx.executemany(
-            """INSERT INTO settlements (hand_id, seat, player_id, chat_id, ended_at, points, won, skill_before,
-                                        skill_after, how, dealt_in, opened, patterns, hard, cap, tuoguan)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            settlements,
-        )
+            hand, settled = _hand_rows(rng, hand_id, match_id, n, -1000 - c, seated, started)
+            rows["hands"].append(hand)
+            rows["settlements"] += settled
+    await _insert(db, rows)
     return league.id, league.season
 
 

@@ -15,7 +15,7 @@ import re
 import time
 from typing import Final
 
-from game.table import Action
+from game.actions import Action
 from game.tiles import tile_name
 
 play_log = logging.getLogger("bot.play")

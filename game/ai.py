@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
+from game.actions import Action
 from game.melds import Meld
 from game.rules import Rules
 from game.scoring import SeatMelds, seat_multiplier
@@ -48,7 +49,7 @@ from game.shanten import (
     plans,
     useful_tiles,
 )
-from game.table import HAIDI_TILES, Action
+from game.table import HAIDI_TILES
 from game.tiles import HIDDEN, HONGZHONG, NUM_KINDS, Tile, is_feng, is_jiang, to_counts
 from game.view import SeatView
 
@@ -277,8 +278,8 @@ class _Seat:
 
     # -- options ------------------------------------------------------------------------------------
 
-    def option_worth(self, a: Action) -> float:
-        """Worth of playing ``a``: the hand it leaves (after the best discard, for 碰/吃) less its risks."""
+    def _after(self, a: Action) -> tuple[list[int], list[Meld], int, int]:
+        """The concealed counts, melds, 红中杠 and 赖子杠 this seat would have after ``a``."""
         v = self.view
         counts = list(self.counts)
         melds = list(self.melds)
@@ -292,7 +293,13 @@ class _Seat:
         elif a.kind == "laizi_gang":
             counts[self.laizi] -= 1
             laizi_gangs += 1
-        elif a.kind == "an_gang":
+        elif a.kind in ("an_gang", "xu_gang", "chong_gang", "peng", "chi"):
+            self._meld_after(a, t, counts, melds)
+        return counts, melds, hongzhong_gangs, laizi_gangs
+
+    def _meld_after(self, a: Action, t: int, counts: list[int], melds: list[Meld]) -> None:
+        v = self.view
+        if a.kind == "an_gang":
             counts[t] -= 4
             melds.append(Meld("an_gang", (t,)))
         elif a.kind == "xu_gang":
@@ -302,12 +309,17 @@ class _Seat:
         elif a.kind in ("chong_gang", "peng"):
             counts[t] -= 3 if a.kind == "chong_gang" else 2
             melds.append(Meld(a.kind, (t,), v.turn))
-        elif a.kind == "chi":
+        else:  # chi
             run = (t, t + 1, t + 2)
             for x in run:
                 if x != v.claimable:
                     counts[x] -= 1
             melds.append(Meld("chi", run, v.turn, claimed=v.claimable))
+
+    def option_worth(self, a: Action) -> float:
+        """Worth of playing ``a``: the hand it leaves (after the best discard, for 碰/吃) less its risks."""
+        counts, melds, hongzhong_gangs, laizi_gangs = self._after(a)
+        t = a.tile if a.tile is not None else HONGZHONG
         factor = factor_of(self.rules, melds, hongzhong_gangs, laizi_gangs)
         if a.kind in ("peng", "chi"):
             return self._best_discard_worth(counts, melds, factor)

@@ -75,16 +75,7 @@ def parse_hand(obj: Any) -> HandInput:
     laizi = _tile(obj, "laizi")
     if laizi == HONGZHONG:
         raise CalcError("laizi: 红中 (7z) is never the 赖子")
-    how = obj.get("how")
-    if how not in WIN_HOWS:
-        raise CalcError(f"how must be one of {', '.join(WIN_HOWS)}")
-    from_seat: int | None = None
-    if how in ("discard", "rob_gang"):
-        from_seat = _seat(obj, "from", f"from (needed for how={how})")
-        if from_seat == winner:
-            raise CalcError("from must be another seat than the winner")
-    elif obj.get("from") is not None:
-        raise CalcError(f"from is only for discard and rob_gang, not {how}")
+    how, from_seat = _how_and_from(obj, winner)
     tile = _tile(obj, "tile")
     if how in ("discard", "rob_gang") and tile in (HONGZHONG, laizi):
         raise CalcError("tile: 红中 and the 赖子 are never discarded or melded")
@@ -105,6 +96,21 @@ def parse_hand(obj: Any) -> HandInput:
         seats = _undo_robbed_gang(seats, from_seat, tile)
     _check_counts([*concealed, tile], seats, laizi)
     return HandInput(rules, dealer, laizi, winner, how, from_seat, tile, concealed, seats)
+
+
+def _how_and_from(obj: dict[str, Any], winner: int) -> tuple[WinHow, int | None]:
+    """How the hand was won and, for a discard or a robbed gang, from whom."""
+    how = obj.get("how")
+    if how not in WIN_HOWS:
+        raise CalcError(f"how must be one of {', '.join(WIN_HOWS)}")
+    if how not in ("discard", "rob_gang"):
+        if obj.get("from") is not None:
+            raise CalcError(f"from is only for discard and rob_gang, not {how}")
+        return how, None
+    from_seat = _seat(obj, "from", f"from (needed for how={how})")
+    if from_seat == winner:
+        raise CalcError("from must be another seat than the winner")
+    return how, from_seat
 
 
 def _undo_robbed_gang(seats: tuple[SeatMelds, ...], robbed: int, tile: Tile) -> tuple[SeatMelds, ...]:

@@ -25,8 +25,9 @@ import hashlib
 from collections.abc import Iterable
 from typing import Any, TypeGuard
 
+from game.actions import Action
 from game.rules import Rules
-from game.table import Action, Hand
+from game.table import Hand
 
 
 class MatchError(ValueError):

@@ -17,8 +17,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator, Sequence
 
+from game.actions import Action
 from game.rules import Rules
-from game.table import Action, Hand
+from game.table import Hand
 from game.view import SeatView
 
 

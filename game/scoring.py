@@ -260,6 +260,26 @@ def _payments(winner: int, owed: dict[int, int], losers: Sequence[int], liable: 
     return tuple(pay)
 
 
+def _raw_payments(
+    rules: Rules,
+    dealer: int,
+    winner: int,
+    how: WinHow,
+    from_seat: int | None,
+    factors: Sequence[tuple[Factor, ...]],
+    analysis: WinAnalysis,
+) -> tuple[dict[int, tuple[Factor, ...]], dict[int, Fraction]]:
+    """Each seat's extra factors and each loser's raw payment: base × F(winner) × extras × F(loser) × extras."""
+    winner_extras = _winner_extras(rules, how, analysis)
+    winner_mult = _product(factors[winner]) * _product(winner_extras)
+    extras: dict[int, tuple[Factor, ...]] = {winner: winner_extras}
+    raw: dict[int, Fraction] = {winner: Fraction(0)}
+    for seat in (s for s in range(4) if s != winner):
+        extras[seat] = _loser_extras(rules, seat, dealer, winner, how, from_seat, analysis.small)
+        raw[seat] = analysis.base * winner_mult * _product(factors[seat]) * _product(extras[seat])
+    return extras, raw
+
+
 def settle_win(
     rules: Rules,
     dealer: int,
@@ -271,15 +291,8 @@ def settle_win(
 ) -> Settlement:
     """Pay a verdict (§9): raw payments, the minimum, rounding, caps, 金顶/光明顶 and liability."""
     factors = [seat_factors(rules, s) for s in seats]
-    winner_extras = _winner_extras(rules, how, analysis)
-    winner_mult = _product(factors[winner]) * _product(winner_extras)
     losers = [s for s in range(4) if s != winner]
-    extras: dict[int, tuple[Factor, ...]] = {winner: winner_extras}
-    raw: dict[int, Fraction] = {winner: Fraction(0)}
-    for seat in losers:
-        extras[seat] = _loser_extras(rules, seat, dealer, winner, how, from_seat, analysis.small)
-        raw[seat] = analysis.base * winner_mult * _product(factors[seat]) * _product(extras[seat])
-
+    extras, raw = _raw_payments(rules, dealer, winner, how, from_seat, factors, analysis)
     reason = analysis.reason
     if reason is None and rules.min_payment and max(raw[s] for s in losers) < rules.min_payment:
         reason = "below_minimum"

@@ -60,16 +60,8 @@ class Plan:
     suit: int | None = None  # 清一色 plans: the suit (0 m, 1 p, 2 s)
 
 
-@lru_cache(maxsize=1 << 18)
-def _group(c: tuple[int, ...], pair_mask: int, seq: bool) -> _Table:
-    """The table of one suit (or one honor) with counts ``c``; bit j of pair_mask: rank j may be the pair."""
-    start = 0
-    while start < len(c) and c[start] == 0:
-        start += 1
-    if start == len(c):
-        return _EMPTY
-    if start:
-        return _group(c[start:], pair_mask >> start, seq)
+def _options(c: tuple[int, ...], pair_mask: int, seq: bool) -> list[tuple[tuple[int, ...], int, int, int]]:
+    """What the lowest rank of ``c`` may do: (ranks taken, tiles used, pairs made, blocks made) each."""
     n = len(c)
     head = c[0]
     options: list[tuple[tuple[int, ...], int, int, int]] = [((0,), 0, 0, 0), ((0,), 1, 0, 1)]  # skip, lone tile
@@ -88,6 +80,20 @@ def _group(c: tuple[int, ...], pair_mask: int, seq: bool) -> _Table:
                 options.append(((0, 1, 2), 3, 0, 1))
         if n > 2 and c[2]:
             options.append(((0, 2), 2, 0, 1))
+    return options
+
+
+@lru_cache(maxsize=1 << 18)
+def _group(c: tuple[int, ...], pair_mask: int, seq: bool) -> _Table:
+    """The table of one suit (or one honor) with counts ``c``; bit j of pair_mask: rank j may be the pair."""
+    start = 0
+    while start < len(c) and c[start] == 0:
+        start += 1
+    if start == len(c):
+        return _EMPTY
+    if start:
+        return _group(c[start:], pair_mask >> start, seq)
+    options = _options(c, pair_mask, seq)
     best = [0] * (2 * _SETS)
     for taken, used, dp, db in options:
         rest = list(c)

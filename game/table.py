@@ -38,8 +38,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, get_args
+from typing import Any, Final, Literal
 
+from game.actions import ACTION_KINDS, TILE_ACTIONS, Action, ActionKind
 from game.analysis import analyse_win, waits
 from game.melds import SELF_DRAWN, Meld, WinHow
 from game.rules import Rules
@@ -49,22 +50,15 @@ from game.tiles import (
     HONGZHONG,
     NUM_KINDS,
     Tile,
-    TileError,
     format_tiles,
     from_counts,
     laizi_of,
-    parse_tile,
     tile_name,
     to_counts,
 )
 from game.view import Phase, SeatView
 from game.wall import DEALER_TILES, HAND_TILES, Wall, deal
 
-ActionKind = Literal[
-    "discard", "hu", "hongzhong_gang", "laizi_gang", "an_gang", "xu_gang", "chong_gang", "peng", "chi", "pass"
-]
-ACTION_KINDS: Final[tuple[ActionKind, ...]] = get_args(ActionKind)
-TILE_ACTIONS: Final = frozenset({"discard", "an_gang", "xu_gang", "chong_gang", "peng", "chi"})
 # Below this many drawable tiles there is no normal draw and no gang: the 海底 begins (§7).
 HAIDI_TILES: Final = 14
 # The seed recorded for a hand built by ``Hand.from_layout`` (it cannot be replayed from a seed).
@@ -75,48 +69,8 @@ _PRIORITY: Final = {"hu": 3, "chong_gang": 2, "peng": 2, "chi": 1}
 _PRIVATE_KEYS: Final = {"deal": ("hand",), "draw": ("tile",), "an_gang": ("tile",), "haidi": ("tile",)}
 
 
-class ActionError(ValueError):
-    """An action that cannot be read (bad JSON)."""
-
-
 class IllegalAction(ValueError):
     """An action that is not legal now; the hand is unchanged."""
-
-
-@dataclass(frozen=True, order=True)
-class Action:
-    seat: int
-    kind: ActionKind
-    # discard/an_gang/xu_gang/chong_gang/peng: the tile; chi: the LOWEST tile of the sequence; else None.
-    tile: Tile | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"s": self.seat, "k": self.kind}
-        if self.tile is not None:
-            out["t"] = tile_name(self.tile)
-        return out
-
-    @classmethod
-    def from_json(cls, obj: Any) -> Action:
-        if not isinstance(obj, dict):
-            raise ActionError("an action must be an object")
-        seat, kind, raw = obj.get("s"), obj.get("k"), obj.get("t")
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3:
-            raise ActionError("an action needs 's', a seat 0-3")
-        if kind not in ACTION_KINDS:
-            raise ActionError(f"unknown action kind {kind!r}")
-        if kind in TILE_ACTIONS:
-            if not isinstance(raw, str):
-                raise ActionError(f"a {kind} needs 't', a tile")
-            try:
-                tile: Tile | None = parse_tile(raw)
-            except TileError as e:
-                raise ActionError(str(e)) from None
-        elif raw is not None:
-            raise ActionError(f"a {kind} takes no tile")
-        else:
-            tile = None
-        return cls(seat, kind, tile)
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ from game.rules import DEFAULT_RULES, Rules
 from game.tiles import HIDDEN, Tile, format_tiles, tile_name
 
 if TYPE_CHECKING:
+    from game.actions import Action
     from game.scoring import Settlement
-    from game.table import Action
 
 Phase = Literal["turn", "claim", "rob", "haidi", "over"]
 

@@ -11,9 +11,9 @@ Noto Sans CJK SC first, then fallbacks for other scripts and emoji), so any name
 """
 
 from rendering.result import render_exhausted, render_result
-from rendering.standings import LeaderboardRow, PlayerCard, render_leaderboard, render_player_card
-from rendering.table import render_spectator_view, render_table_view
-from rendering.tiles import render_tile, tile_dims
+from rendering.standings_cards import LeaderboardRow, PlayerCard, render_leaderboard, render_player_card
+from rendering.table_picture import render_spectator_view, render_table_view
+from rendering.tile_faces import render_tile, tile_dims
 
 __all__ = [
     "LeaderboardRow",

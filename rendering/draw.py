@@ -1,6 +1,6 @@
 """Drawing pieces every picture shares: colours, tile spots and meld shapes, badges, and encoding for Telegram.
 
-A ``TileSpot`` says where one tile picture is pasted; the layouts of rendering.table and rendering.result are
+A ``TileSpot`` says where one tile picture is pasted; the layouts of rendering.table_picture and rendering.result are
 lists of them, so tests can crop a picture at a spot and compare it with ``render_tile``'s own output.
 """
 
@@ -17,7 +17,7 @@ from game.melds import Meld
 from game.tiles import HIDDEN, Tile
 from rendering.fonts import Color, draw_text
 from rendering.labels import Lang, seat_wind
-from rendering.tiles import render_tile, tile_dims
+from rendering.tile_faces import render_tile, tile_dims
 
 RGB = tuple[int, int, int]
 

@@ -9,6 +9,7 @@ HARD_NAMES (CJK, emoji, Cyrillic, right-to-left, one of 40 characters).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,16 +19,18 @@ from PIL import Image
 
 from game.ai import choose
 from game.match import Match
+from game.replay import replay_views
 from game.rules import Rules
 from game.table import Hand
 from game.tiles import HIDDEN, NUM_KINDS, Tile, parse_tile
 from game.titles import START_SKILL
 from game.view import SeatView
-from rendering.labels import LANGS
+from rendering.labels import LANGS, Lang
+from rendering.replay_frames import render_replay_frame
 from rendering.result import render_exhausted, render_result
-from rendering.standings import LeaderboardRow, PlayerCard, render_leaderboard, render_player_card
-from rendering.table import render_spectator_view, render_table_view
-from rendering.tiles import render_tile, tile_dims
+from rendering.standings_cards import LeaderboardRow, PlayerCard, render_leaderboard, render_player_card
+from rendering.table_picture import render_spectator_view, render_table_view
+from rendering.tile_faces import render_tile, tile_dims
 
 # Names that break naive text drawing: CJK, emoji, Cyrillic, right-to-left, and one of 40 characters.
 NAMES: Final = {
@@ -56,6 +59,7 @@ class Scenes:
     wins: list[int] = field(default_factory=lambda: [0] * 4)
     biggest: list[int] = field(default_factory=lambda: [0] * 4)
     hands: int = 0
+    replay: Hand | None = None  # the first hand won with a big pattern, for the replay picture
 
     @property
     def complete(self) -> bool:
@@ -120,10 +124,20 @@ def record_end(hand: Hand, match: Match, scenes: Scenes, win_tile: Tile | None) 
         kept = scenes.result.result if scenes.result is not None else None
         if kept is None or kept.patterns == ("pi_hu",):
             scenes.result, scenes.win_tile, scenes.result_totals = hand.view(None), win_tile, tuple(match.totals)
+            scenes.replay = hand
     elif scenes.exhausted is None:
         scenes.exhausted, scenes.exhausted_totals = hand.view(None), tuple(match.totals)
     for seat in range(4):
         scenes.skill[seat].append(START_SKILL + match.totals[seat])
+
+
+def replay_picture(hand: Hand, names: tuple[str, ...], lang: Lang) -> bytes:
+    """A replay step two thirds into ``hand``, every hand open, as /replay shows it."""
+    step = 2 * len(hand.actions) // 3
+    views = replay_views(hand.rules, hand.seed, hand.dealer, hand.actions, open_hands=True)
+    view = next(itertools.islice(views, step, None))
+    return render_replay_frame(view, names, (0, 0, 0, 0), lang, step=step, total=len(hand.actions),
+                               action=hand.actions[step - 1])
 
 
 def play_to_exhaustion(hand: Hand) -> SeatView:
@@ -186,6 +200,8 @@ def build(out: Path, max_hands: int = MAX_HANDS) -> list[Path]:
         if scenes.exhausted is not None:
             write(f"exhausted_{lang}.png", render_exhausted(scenes.exhausted, names, lang, scenes.exhausted_totals))
         write(f"leaderboard_{lang}.png", render_leaderboard(rows, lang, GROUPS[lang]))
+        if scenes.replay is not None:
+            write(f"replay_{lang}.png", replay_picture(scenes.replay, names, lang))
         write(f"player_card_{lang}.png", render_player_card(card, lang))
     sheet = out / "tiles.png"
     tile_sheet().save(sheet)

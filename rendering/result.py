@@ -50,7 +50,7 @@ from rendering.draw import (
 )
 from rendering.fonts import draw_text, text_width, wrap
 from rendering.labels import Lang, check_lang, how_text, pattern_name, seat_wind, text
-from rendering.tiles import tile_dims
+from rendering.tile_faces import tile_dims
 
 # Phone first, like the table: 720 px wide, each seat's row stacked (name and payment, hand, multipliers).
 WIDTH: Final = 720

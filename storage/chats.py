@@ -8,17 +8,16 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from game.ai import LEVELS as AUTO_LEVELS
 from game.rules import PRESETS, Rules, RulesError
 from storage.chat_moves import move_chat
 from storage.codec import check_choice, check_int, dump_json, dump_rules, load_json
 from storage.errors import CorruptDataError, InvalidInputError
+from storage.gateway import Gateway
 from storage.players import LANGUAGES
 
-if TYPE_CHECKING:
-    from storage.database import Database
 
 @dataclass(frozen=True)
 class ChatSettings:
@@ -81,7 +80,7 @@ def _settings_from_rows(chat_id: int, rows: list[sqlite3.Row]) -> ChatSettings:
 
 
 class Chats:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Gateway) -> None:
         self._db = db
 
     async def get(self, chat_id: int) -> ChatSettings:

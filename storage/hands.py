@@ -23,7 +23,7 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import Any, Final, Literal
 
 import aiosqlite
 
@@ -41,12 +41,10 @@ from storage.codec import (
     timestamp,
 )
 from storage.errors import ActionOrderError, AlreadyClosedError, InvalidInputError, NotFoundError, StorageError
+from storage.gateway import Gateway
 from storage.matches import SEATS, Match, Seat, load_match, seat_from_row
 from storage.standings import periods_of
 from storage.stats import pattern_mask
-
-if TYPE_CHECKING:
-    from storage.database import Database
 
 HandStatus = Literal["playing", "done", "abandoned"]
 # Share codes: unambiguous characters (no 0/O, 1/I), 32^6 ≈ 10^9 codes.
@@ -329,7 +327,7 @@ WHERE id = ?1 AND status = 'playing'
 
 
 class Hands:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Gateway) -> None:
         self._db = db
 
     async def start(self, match_id: int, seed: int, dealer: int) -> HandRecord:

@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import Any, Final, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import aiosqlite
@@ -29,12 +29,10 @@ from storage.codec import (
     timestamp,
 )
 from storage.errors import AlreadyClosedError, InvalidInputError, NotFoundError
+from storage.gateway import Gateway
 from storage.matches import MAX_MATCH_HANDS, Match, load_match
 from storage.players import PLAYER_COLUMNS, Player, player_from_row
 from storage.standings import LeaderboardEntry, ranked
-
-if TYPE_CHECKING:
-    from storage.database import Database
 
 MAX_NIGHT_MINUTES: Final = 24 * 60  # a timed night lasts at most a day
 
@@ -139,8 +137,17 @@ async def _load_night(tx: aiosqlite.Connection, night_id: int) -> LeagueNight:
     return _night_from_row(rows[0])
 
 
+def _night_length(league: League, changes: dict[str, Any]) -> tuple[int | None, int | None]:
+    """(night hands, night minutes) after ``changes``: giving one clears the other."""
+    if "night_minutes" in changes:
+        return None, check_int(changes["night_minutes"], "night minutes", 1, MAX_NIGHT_MINUTES)
+    if "night_hands" in changes:
+        return check_int(changes["night_hands"], "night hands", 1, MAX_MATCH_HANDS), None
+    return league.night_hands, league.night_minutes
+
+
 class Leagues:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Gateway) -> None:
         self._db = db
 
     async def create(
@@ -257,11 +264,7 @@ class Leagues:
                 changes.get("start_time", league.start_time),
                 changes.get("time_zone", league.time_zone),
             )
-            hands, minutes = league.night_hands, league.night_minutes
-            if "night_hands" in changes:
-                hands, minutes = check_int(changes["night_hands"], "night hands", 1, MAX_MATCH_HANDS), None
-            if "night_minutes" in changes:
-                hands, minutes = None, check_int(changes["night_minutes"], "night minutes", 1, MAX_NIGHT_MINUTES)
+            hands, minutes = _night_length(league, changes)
             rules_json = dump_rules(changes.get("rules", league.rules))
             auto_fill = changes.get("auto_fill", league.auto_fill)
             if not isinstance(auto_fill, bool):
@@ -275,24 +278,12 @@ class Leagues:
             await tx.execute(
                 """UPDATE leagues SET name = ?, weekdays = ?, start_time = ?, time_zone = ?, night_hands = ?,
                        night_minutes = ?, rules = ?, auto_fill = ? WHERE id = ?""",
-                (
-                    name,
-                    dump_json(days, "weekdays"),
-                    start,
-                    changes.get("time_zone", league.time_zone),
-                    hands,
-                    minutes,
-                    rules_json,
-                    int(auto_fill),
-                    league_id,
-                ),
+                (name, dump_json(days, "weekdays"), start, changes.get("time_zone", league.time_zone), hands, minutes,
+                 rules_json, int(auto_fill), league_id),
             )
             updated = await _load_league(tx, league_id)
-            if (updated.weekdays, updated.start_time, updated.time_zone) != (
-                league.weekdays,
-                league.start_time,
-                league.time_zone,
-            ):
+            if (updated.weekdays, updated.start_time, updated.time_zone) != (league.weekdays, league.start_time,
+                                                                             league.time_zone):
                 await _move_unstarted_nights(tx, updated, now)
             return updated
 

@@ -9,12 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from storage.codec import check_int, check_text
-
-if TYPE_CHECKING:
-    from storage.database import Database
+from storage.gateway import Gateway
 
 
 @dataclass(frozen=True)
@@ -26,7 +23,7 @@ class LiveMessage:
 
 
 class LiveMessages:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Gateway) -> None:
         self._db = db
 
     async def remember(self, chat_id: int, slot: str, message_id: int, *, is_photo: bool) -> None:

@@ -9,7 +9,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Final, Literal
+from typing import Final, Literal
 
 import aiosqlite
 
@@ -25,9 +25,7 @@ from storage.codec import (
     timestamp,
 )
 from storage.errors import AlreadyClosedError, InvalidInputError, NotFoundError
-
-if TYPE_CHECKING:
-    from storage.database import Database
+from storage.gateway import Gateway
 
 MatchStatus = Literal["running", "done", "abandoned"]
 SEATS = 4
@@ -117,7 +115,7 @@ def checked_seats(seats: Sequence[Seat]) -> list[Seat]:
 
 
 class Matches:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Gateway) -> None:
         self._db = db
 
     async def create(

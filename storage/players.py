@@ -5,14 +5,11 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from game.titles import START_SKILL, Title, title_for, title_named
 from storage.codec import SQLITE_INT_MAX, check_choice, check_int, check_text, parse_timestamp, timestamp
 from storage.errors import NotFoundError
-
-if TYPE_CHECKING:
-    from storage.database import Database
+from storage.gateway import Gateway
 
 LANGUAGES = ("zh", "en")
 
@@ -52,7 +49,7 @@ PLAYER_COLUMNS = "id, display_name, language, skill, title, hands, wins, biggest
 
 
 class Players:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Gateway) -> None:
         self._db = db
 
     async def upsert(self, player_id: int, display_name: str, language: str | None = None) -> Player:

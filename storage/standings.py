@@ -12,15 +12,13 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from game.titles import START_SKILL, Title, title_named
 from storage.codec import check_int, load_json, parse_timestamp, timestamp
 from storage.errors import NotFoundError
+from storage.gateway import Gateway
 from storage.players import PLAYER_COLUMNS, Player, player_from_row
-
-if TYPE_CHECKING:
-    from storage.database import Database
 
 
 @dataclass(frozen=True)
@@ -150,7 +148,7 @@ class HistoryEntry:
 
 
 class Standings:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Gateway) -> None:
         self._db = db
 
     async def leaderboard(self, chat_id: int, period: Period, limit: int = 10) -> list[LeaderboardEntry]:

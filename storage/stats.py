@@ -16,7 +16,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import aiosqlite
 
@@ -24,10 +24,8 @@ from game.melds import SELF_DRAWN
 from game.patterns import PATTERNS
 from storage.codec import check_int, timestamp
 from storage.errors import InvalidInputError
+from storage.gateway import Gateway
 from storage.standings import Period
-
-if TYPE_CHECKING:
-    from storage.database import Database
 
 # The bit of each pattern in settlements.patterns. Stored data: never renumber, only add.
 PATTERN_BITS: Final[dict[str, int]] = {
@@ -180,7 +178,7 @@ async def _season(tx: aiosqlite.Connection, player_id: int, now: datetime, chat_
 
 
 class Stats:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Gateway) -> None:
         self._db = db
 
     async def player(self, player_id: int, now: datetime, chat_id: int | None = None) -> StatsCard:

@@ -33,8 +33,9 @@ from bot.views.standings_views import (
     replay_text,
     top_content,
 )
+from game.actions import Action
 from game.patterns import PATTERNS
-from game.table import Action, Hand
+from game.table import Hand
 from storage.database import Database
 from storage.errors import StorageError
 from storage.standings import Period

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from game.table import TILE_ACTIONS, Action, ActionKind
+from game.actions import TILE_ACTIONS, Action, ActionKind
 from game.tiles import TileError, parse_tile, tile_name
 from storage.hands import SHARE_ALPHABET, SHARE_CODE_LEN
 from storage.players import LANGUAGES

@@ -31,9 +31,10 @@ from bot.views.game_views import (
     spectator_content,
     stopped_text,
 )
+from game.actions import Action
 from game.ai import choose
 from game.facts import hand_facts
-from game.table import Action, Hand
+from game.table import Hand
 from game.verify import fresh_seed
 from storage.database import Database
 from storage.errors import StorageError

@@ -18,8 +18,9 @@ from telegram.error import TelegramError
 from bot.i18n import t
 from bot.play.table_state import Seat, Table
 from bot.views.game_views import automatic_name, result_content, seat_content, spectator_content
+from game.actions import Action
 from game.match import Match
-from game.table import Action, IllegalAction
+from game.table import IllegalAction
 from storage.errors import StorageError
 from storage.hands import HandRecord
 from storage.matches import Match as StoredMatch

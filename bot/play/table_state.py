@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from bot.config import Config
+from game.actions import Action
 from game.match import Match
-from game.table import Action, Event, Hand
+from game.table import Event, Hand
 from storage.chats import ChatSettings
 
 State = Literal["lobby", "playing", "between"]

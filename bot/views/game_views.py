@@ -16,8 +16,9 @@ from bot.i18n import pick, t
 from bot.outbox import Content
 from bot.play.callback_data import code_of, encode
 from bot.play.table_state import Table
+from game.actions import Action
 from game.patterns import PATTERNS
-from game.table import Action, Event
+from game.table import Event
 from game.tiles import parse_tile, rank_of, suit_of, tile_cn, tile_label
 from rendering import render_exhausted, render_result, render_spectator_view, render_table_view
 from rendering.labels import Lang

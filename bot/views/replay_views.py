@@ -16,12 +16,12 @@ from bot.i18n import t
 from bot.outbox import Content
 from bot.play.callback_data import replay_data
 from bot.views.game_views import automatic_name, picture_lang
+from game.actions import Action
 from game.replay import replay_views
-from game.table import Action
 from game.tiles import laizi_of, tile_label
 from game.verify import matches
 from game.wall import deal
-from rendering.replay import render_replay_animation, render_replay_frame
+from rendering.replay_frames import render_replay_animation, render_replay_frame
 from storage.hands import SharedHand
 
 

@@ -20,7 +20,7 @@ from game.patterns import PATTERNS
 from game.table import Event, Hand
 from game.tiles import format_tiles, parse_tile, tile_label
 from game.titles import TITLES, title_for
-from rendering.standings import CardStats, LeaderboardRow, PlayerCard, render_leaderboard, render_player_card
+from rendering.standings_cards import CardStats, LeaderboardRow, PlayerCard, render_leaderboard, render_player_card
 from storage.standings import HistoryEntry, LeaderboardEntry
 from storage.standings import PlayerCard as CardData
 from storage.stats import PatternBoardEntry, StatsCard

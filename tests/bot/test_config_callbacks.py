@@ -11,7 +11,7 @@ import pytest
 
 from bot.config import Config, ConfigError, load_dotenv
 from bot.play.callback_data import MAX_BYTES, BadCallback, code_of, decode, encode, parse_action_code
-from game.table import ACTION_KINDS, TILE_ACTIONS, Action
+from game.actions import ACTION_KINDS, TILE_ACTIONS, Action
 
 ROOT = Path(__file__).resolve().parents[2]
 

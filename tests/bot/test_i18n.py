@@ -14,8 +14,8 @@ from bot import i18n
 from bot.i18n import LANGUAGES, catalogue, catalogue_path, commands, language_of_code, t
 from bot.settings_options import OPTIONS
 from bot.views.standings_views import PERIODS
+from game.actions import ACTION_KINDS, TILE_ACTIONS
 from game.melds import WIN_HOWS
-from game.table import ACTION_KINDS, TILE_ACTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,7 +9,7 @@ import pytest
 
 from bot.config import check_config
 from bot.logs import log_action, log_event
-from game.table import Action
+from game.actions import Action
 from game.tiles import parse_tile
 
 TOKEN = "123456:" + "A" * 35

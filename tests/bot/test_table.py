@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from bot.play.table_state import Table
+from game.actions import Action
 from game.match import Match
 from game.rules import Rules
-from game.table import Action
 from tests.e2e.policy import pick
 
 

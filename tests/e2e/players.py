@@ -22,7 +22,7 @@ from pathlib import Path
 from types import TracebackType
 
 from bot.play.callback_data import BadCallback, decode, parse_action_code
-from game.table import Action
+from game.actions import Action
 from tests.e2e.policy import pick
 from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.records import Button, Chat, Message

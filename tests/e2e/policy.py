@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from game.table import Action
+from game.actions import Action
 
 # Preference among the non-discard actions; anything not listed (chi) is never chosen.
 _PREFERENCE = ("hu", "xu_gang", "chong_gang", "an_gang", "hongzhong_gang", "laizi_gang", "peng", "pass")

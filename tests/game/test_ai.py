@@ -13,12 +13,13 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from game.actions import Action
 from game.ai import LEVELS, choose, factor_of
 from game.analysis import is_win
 from game.melds import Meld
 from game.rules import Rules
 from game.shanten import distance, plans
-from game.table import Action, Hand
+from game.table import Hand
 from game.tiles import HONGZHONG, laizi_of, parse_tile, parse_tiles, to_counts
 from game.view import Phase, SeatView
 

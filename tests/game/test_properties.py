@@ -15,8 +15,9 @@ from typing import Any, get_args
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from game.actions import Action, ActionKind
 from game.rules import Rules
-from game.table import Action, ActionKind, Hand, IllegalAction
+from game.table import Hand, IllegalAction
 from game.tiles import HONGZHONG, NUM_KINDS, Tile, to_counts
 
 RULE_SETS = [

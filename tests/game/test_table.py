@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from game.actions import Action, ActionError
 from game.rules import Rules
-from game.table import Action, ActionError, Event, Hand, IllegalAction
+from game.table import Event, Hand, IllegalAction
 from game.tiles import HIDDEN, HONGZHONG, NUM_KINDS, laizi_of, parse_tile, parse_tiles, to_counts
 
 NO_MINIMUM = Rules(min_payment=0)

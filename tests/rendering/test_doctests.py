@@ -6,10 +6,10 @@ import doctest
 
 import pytest
 
-from rendering import fonts, labels, tiles
+from rendering import fonts, labels, tile_faces
 
 
-@pytest.mark.parametrize("module", [fonts, labels, tiles])
+@pytest.mark.parametrize("module", [fonts, labels, tile_faces])
 def test_docstring_examples(module: object) -> None:
     result = doctest.testmod(module)  # type: ignore[arg-type]
     assert result.attempted > 0 and result.failed == 0

@@ -13,8 +13,8 @@ from game.rules import Rules
 from game.table import Hand
 from game.tiles import HIDDEN, parse_tile
 from rendering.result import render_exhausted, render_result, result_image, winner_spots
-from rendering.table import render_spectator_view, render_table_view, table_image, table_layout
-from rendering.tiles import render_tile
+from rendering.table_picture import render_spectator_view, render_table_view, table_image, table_layout
+from rendering.tile_faces import render_tile
 from tests.rendering.scenes import NAMES, shows
 
 SCORES = (0, 0, 0, 0)

@@ -12,7 +12,7 @@ from game.rules import Rules
 from game.table import Hand
 from rendering import render_spectator_view
 from rendering.fonts import coverage
-from rendering.replay import (
+from rendering.replay_frames import (
     ACTION_WORDS,
     CAPTION_H,
     FINAL_MS,

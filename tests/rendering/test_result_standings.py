@@ -12,7 +12,7 @@ from game.tiles import parse_tile, tile_label
 from game.titles import title_for
 from rendering.labels import LANGS, Lang, text
 from rendering.result import exhausted_image, render_exhausted, render_result, result_image, winner_spots
-from rendering.standings import (
+from rendering.standings_cards import (
     LeaderboardRow,
     PlayerCard,
     chart_points,

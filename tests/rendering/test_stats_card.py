@@ -10,7 +10,7 @@ from PIL import Image
 
 from game.patterns import PATTERNS
 from rendering.fonts import coverage
-from rendering.standings import STATS_LABELS, CardStats, PlayerCard, figure, player_card_image, render_player_card
+from rendering.standings_cards import STATS_LABELS, CardStats, PlayerCard, figure, player_card_image, render_player_card
 from storage.stats import PlayerStats
 
 

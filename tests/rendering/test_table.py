@@ -13,14 +13,14 @@ from PIL import Image
 from game.melds import Meld
 from game.tiles import HIDDEN, parse_tile
 from rendering.labels import Lang
-from rendering.table import (
+from rendering.table_picture import (
     WIDTH,
     render_spectator_view,
     render_table_view,
     table_image,
     table_layout,
 )
-from rendering.tiles import render_tile
+from rendering.tile_faces import render_tile
 from tests.rendering.scenes import HANDS, LAIZI, MELDS, NAMES, RIVERS, SCORES, late_view, make_view, shows, uncovered
 
 

@@ -30,8 +30,8 @@ from rendering.fonts import (
 from rendering.gallery import HARD_NAMES, build
 from rendering.labels import LANGS, all_label_text
 from rendering.result import exhausted_image, result_image
-from rendering.standings import LeaderboardRow, PlayerCard, leaderboard_image, player_card_image
-from rendering.table import table_image
+from rendering.standings_cards import LeaderboardRow, PlayerCard, leaderboard_image, player_card_image
+from rendering.table_picture import table_image
 from tests.rendering.scenes import SCORES, example_c, late_view
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,7 +9,7 @@ from game.tiles import HIDDEN, NUM_KINDS
 from rendering import fonts
 from rendering.fonts import FONT_FILES, displayable, draw_text, fit, text_runs, text_width
 from rendering.labels import text
-from rendering.tiles import render_tile, tile_dims
+from rendering.tile_faces import render_tile, tile_dims
 
 
 @pytest.mark.parametrize("size", [12, 28, 64])

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from game.actions import Action
 from game.ai import choose
 from game.match import Match as EngineMatch
 from game.rules import Rules
-from game.table import Action, Hand
+from game.table import Hand
 from storage import Database
 from tests.storage.conftest import Clock, seat_match
 

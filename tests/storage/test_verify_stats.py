@@ -8,11 +8,12 @@ from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 
+from game.actions import Action
 from game.ai import choose
 from game.facts import SeatFacts, hand_facts
 from game.melds import SELF_DRAWN
 from game.rules import Rules
-from game.table import Action, Hand
+from game.table import Hand
 from game.verify import matches
 from storage import Database, Period
 from storage.hands import SHARE_ALPHABET, HandRecord

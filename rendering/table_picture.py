@@ -52,7 +52,7 @@ from rendering.draw import (
 )
 from rendering.fonts import draw_text, text_width
 from rendering.labels import Lang, check_lang, seat_wind, text
-from rendering.tiles import tile_dims
+from rendering.tile_faces import tile_dims
 
 # Phone first: a portrait picture 720 px wide, the width Telegram shows a photo on a phone, so every size
 # below is what a player sees there. River tiles ≥ 24 px, the viewer's hand ≥ 44 px.

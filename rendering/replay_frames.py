@@ -4,7 +4,7 @@ the whole hand as one animated picture.
     png = render_replay_frame(view, names, scores, "zh", step=12, total=87, action=actions[11])
     gif = render_replay_animation(rules, seed, dealer, actions, names, "zh")   # ≤ 2 MB, run it in a thread
 
-Frames are the table picture (rendering.table) with a caption strip below saying which step it is and
+Frames are the table picture (rendering.table_picture) with a caption strip below saying which step it is and
 what was just played. ``game.replay`` steps the hand; with ``open_hands`` every concealed tile is face up.
 """
 
@@ -16,15 +16,15 @@ from typing import Final
 
 from PIL import Image, ImageDraw
 
+from game.actions import Action
 from game.replay import replay_views
 from game.rules import Rules
-from game.table import Action
 from game.tiles import tile_label
 from game.view import SeatView
 from rendering.draw import FELT, GOLD, TEXT
 from rendering.fonts import draw_text
 from rendering.labels import Lang, check_lang, seat_wind
-from rendering.table import table_image
+from rendering.table_picture import table_image
 
 CAPTION_H: Final = 44
 FRAME_MS: Final = 700  # a step at reading speed

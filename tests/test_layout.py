@@ -1,0 +1,90 @@
+"""The house rules of the layout (docs/MAP.md), checked on the source: imports point one way
+(``bot → game, rendering, storage``; ``rendering → game``; ``storage → game``; ``game → nothing``), no import
+cycle between modules (type-only imports included), no file over 400 lines in bot/, no function over 50
+lines outside tests, and no two files with one name."""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("bot", "game", "rendering", "storage")
+MAY_IMPORT = {"bot": {"game", "rendering", "storage"}, "rendering": {"game"}, "storage": {"game"}, "game": set()}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
+    """The project modules a file imports, at run time or for type checking alone."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        found |= {name for name in names if name in modules}
+    return found
+
+
+def test_imports_point_one_way() -> None:
+    modules = _modules()
+    wrong = [
+        (name, target)
+        for name, path in modules.items()
+        for target in _imports(path, modules)
+        if target.split(".")[0] != name.split(".")[0] and target.split(".")[0] not in MAY_IMPORT[name.split(".")[0]]
+    ]
+    assert wrong == []
+
+
+def test_no_import_cycles() -> None:
+    modules = _modules()
+    graph = {name: _imports(path, modules) - {name} for name, path in modules.items()}
+    # A package's __init__ importing its own modules is how packages re-export: not a cycle of modules.
+    graph = {n: {d for d in deps if not (n in d.rsplit(".", 1)[0] and Path(modules[n]).name == "__init__.py")}
+             for n, deps in graph.items()}
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for dep in sorted(graph[node]):
+            if state.get(dep) == 1:
+                cycles.append([*trail[trail.index(dep):], dep] if dep in trail else [node, dep])
+            elif dep not in state:
+                visit(dep, [*trail, dep])
+        state[node] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert cycles == []
+
+
+def test_sizes() -> None:
+    long_files = [p for p in (ROOT / "bot").rglob("*.py") if len(p.read_text(encoding="utf-8").splitlines()) > 400]
+    assert long_files == []
+    long_functions = []
+    for folder in (*PACKAGES, "bench", "scripts"):
+        for path in (ROOT / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    length = (node.end_lineno or node.lineno) - node.lineno + 1
+                    if length > 50:
+                        long_functions.append(f"{path.relative_to(ROOT)}:{node.name} ({length} lines)")
+    assert long_functions == []
+
+
+def test_no_two_files_share_a_name() -> None:
+    names = Counter(p.name for folder in PACKAGES for p in (ROOT / folder).rglob("*.py") if p.name != "__init__.py")
+    assert [name for name, n in names.items() if n > 1] == []
