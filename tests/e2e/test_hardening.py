@@ -145,7 +145,7 @@ def test_a_storage_error_refuses_the_press_and_play_resumes(fake_telegram: FakeT
             conn.execute("DELETE FROM fail_flag")
         played = alice.press(hand, discard.callback_data or "")
         assert tg.wait_for_callback_answer(played, timeout=10).text is None
-        assert _stored(db) == 1
+        assert _stored(db) >= 1  # hers, and maybe already the next seat's
         players = Players(tg, group, [alice, bob])
         players.play_until(lambda: _stored(db) >= 12, timeout=60)
         log = bot.log()
