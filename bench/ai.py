@@ -1,7 +1,8 @@
-"""Tournament for the automatic player (game.ai): ``normal`` against a baseline and against ``easy``.
+"""Tournament for the automatic player (game.ai): ``normal`` against a baseline and against ``easy``,
+``hard`` (game.search, 200 ms a decision unless ``--hard-ms``) against ``normal``.
 
-    .venv/bin/python bench/ai.py              # 2,000 hands per match-up (500 walls × 4 seatings)
-    .venv/bin/python bench/ai.py --hands 400  # shorter
+    .venv/bin/python bench/ai.py                               # 2,000 hands per match-up, 1,000 for hard
+    .venv/bin/python bench/ai.py --hands 400 --hard-hands 40   # shorter
 
 Duplicate seating: every wall (hand seed) is played four times with the player under test rotated through
 the four seats and the three opponents in the others, so the luck of the deal cancels out. Points per hand
@@ -12,8 +13,9 @@ The baseline (``baseline_choose``): 胡 whenever offered; 红中杠 whenever off
 whose discard leaves the smallest ``game.shanten.distance``; on a discard it passes unless its hand is
 still closed and a 碰/吃 does not worsen that distance (it must open to win).
 
-Reports win rate, points per hand with the interval, 放冲 (deal-in) rate and decision time of ``normal``;
-the last line is one JSON object.
+Reports win rate, points per hand with the interval, 放冲 (deal-in) rate and decision times of the player
+under test; the last line is one JSON object (win and deal-in rates are ``normal``'s). Walls are spread over
+``--processes`` worker processes, the hard match-up's first since they take longest.
 """
 
 from __future__ import annotations
@@ -30,12 +32,14 @@ from game.actions import Action
 from game.ai import choose
 from game.melds import Meld
 from game.rules import Rules
+from game.search import DEFAULT_BUDGET_MS, choose_hard
 from game.shanten import distance
 from game.table import Hand
 from game.tiles import HONGZHONG, to_counts
 from game.view import SeatView
 
-OPPONENTS = ("baseline", "easy")
+# (player under test, its three opponents, JSON key prefix)
+MATCHUPS = (("normal", "baseline", "vs_baseline"), ("normal", "easy", "vs_easy"), ("hard", "normal", "vs_normal"))
 
 
 def _own(view: SeatView) -> list[int]:
@@ -100,7 +104,15 @@ def _after_claim(view: SeatView, claim: Action, counts: list[int]) -> int:
     return best
 
 
-def play(wall: int, hero_seat: int, opponent: str) -> tuple[int, bool, bool, list[float]]:
+HARD_MS = DEFAULT_BUDGET_MS  # set by --hard-ms, in each worker (see _init)
+
+
+def _init(hard_ms: float) -> None:
+    global HARD_MS
+    HARD_MS = hard_ms
+
+
+def play(wall: int, hero_seat: int, hero: str, opponent: str) -> tuple[int, bool, bool, list[float]]:
     """One hand: (hero's points, hero won, hero dealt in, hero's decision times in ms)."""
     hand = Hand(Rules(), seed=wall, dealer=0)
     times: list[float] = []
@@ -109,12 +121,12 @@ def play(wall: int, hero_seat: int, opponent: str) -> tuple[int, bool, bool, lis
         view = hand.view(seat)
         if seat == hero_seat:
             t0 = time.perf_counter()
-            action = choose(view, "normal", seed=wall)
+            action = choose_hard(view, wall, HARD_MS) if hero == "hard" else choose(view, hero, seed=wall)
             times.append((time.perf_counter() - t0) * 1000)
         elif opponent == "baseline":
             action = baseline_choose(view, seed=wall)
         else:
-            action = choose(view, "easy", seed=wall)
+            action = choose(view, opponent, seed=wall)
         hand.apply(action)
     r = hand.result
     if r is None:
@@ -123,57 +135,67 @@ def play(wall: int, hero_seat: int, opponent: str) -> tuple[int, bool, bool, lis
     return r.payments[hero_seat], r.winner == hero_seat, dealt_in, times
 
 
-def play_wall(job: tuple[int, str]) -> tuple[str, int, list[tuple[int, bool, bool]], list[float]]:
-    wall, opponent = job
+def play_wall(job: tuple[int, int]) -> tuple[int, int, list[tuple[int, bool, bool]], list[float]]:
+    """The four seatings of one wall for match-up number ``job[0]``."""
+    matchup, wall = job
+    hero, opponent, _ = MATCHUPS[matchup]
     hands = []
     times: list[float] = []
     for seat in range(4):
-        points, won, dealt_in, t = play(wall, seat, opponent)
+        points, won, dealt_in, t = play(wall, seat, hero, opponent)
         hands.append((points, won, dealt_in))
         times.extend(t)
-    return opponent, wall, hands, times
+    return matchup, wall, hands, times
+
+
+def _p95(times: list[float]) -> float:
+    times = sorted(times)
+    return times[int(0.95 * (len(times) - 1))]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=int, default=2000, help="hands per match-up (a multiple of 4)")
+    parser.add_argument("--hands", type=int, default=2000, help="hands per normal match-up (a multiple of 4)")
+    parser.add_argument("--hard-hands", type=int, default=1000, help="hands of hard vs normal (a multiple of 4)")
+    parser.add_argument("--hard-ms", type=float, default=DEFAULT_BUDGET_MS, help="hard's budget per decision")
     parser.add_argument("--processes", type=int, default=2)
     args = parser.parse_args()
-    walls = max(1, args.hands // 4)
-    jobs = [(10_000 + w, opp) for opp in OPPONENTS for w in range(walls)]
+    walls = [max(1, args.hands // 4)] * 2 + [max(1, args.hard_hands // 4)]
+    jobs = [(m, 10_000 + w) for m in (2, 0, 1) for w in range(walls[m])]
     start = time.perf_counter()
-    with Pool(args.processes) as pool:
-        done = pool.map(play_wall, jobs, chunksize=8)
+    with Pool(args.processes, initializer=_init, initargs=(args.hard_ms,)) as pool:
+        done = pool.map(play_wall, jobs, chunksize=1)
     elapsed = time.perf_counter() - start
 
-    summary: dict[str, object] = {"hands": walls * 4}
-    all_times: list[float] = []
+    summary: dict[str, object] = {"hands": walls[0] * 4, "hard_hands": walls[2] * 4, "hard_ms": args.hard_ms}
     won = dealt = total = 0
-    for opp in OPPONENTS:
-        rows = [d for d in done if d[0] == opp]
+    normal_times: list[float] = []
+    for m, (hero, opp, key) in enumerate(MATCHUPS):
+        rows = [d for d in done if d[0] == m]
         per_wall = [sum(p for p, _, _ in hands) / 4 for _, _, hands, _ in rows]
         mean = statistics.fmean(per_wall)
         half = 1.96 * statistics.stdev(per_wall) / math.sqrt(len(per_wall)) if len(per_wall) > 1 else float("inf")
-        opp_won = sum(w for _, _, hands, _ in rows for _, w, _ in hands)
-        opp_dealt = sum(d for _, _, hands, _ in rows for _, _, d in hands)
+        m_won = sum(w for _, _, hands, _ in rows for _, w, _ in hands)
+        m_dealt = sum(d for _, _, hands, _ in rows for _, _, d in hands)
         n = len(rows) * 4
-        won, dealt, total = won + opp_won, dealt + opp_dealt, total + n
-        for _, _, _, t in rows:
-            all_times.extend(t)
+        times = [t for *_, ts in rows for t in ts]
         print(
-            f"normal vs 3×{opp}: {n} hands, points/hand {mean:+.2f} (95% CI {mean - half:+.2f} … {mean + half:+.2f}),"
-            f" win rate {opp_won / n:.1%}, deal-in rate {opp_dealt / n:.1%}"
+            f"{hero} vs 3×{opp}: {n} hands, points/hand {mean:+.2f} (95% CI {mean - half:+.2f} … {mean + half:+.2f}),"
+            f" win rate {m_won / n:.1%}, deal-in rate {m_dealt / n:.1%}; {len(times)} decisions,"
+            f" median {statistics.median(times):.2f} ms, p95 {_p95(times):.2f} ms"
         )
-        key = "vs_baseline" if opp == "baseline" else "vs_easy"
         summary[f"{key}_points_per_hand"] = round(mean, 2)
         summary[f"{key}_ci95"] = [round(mean - half, 2), round(mean + half, 2)]
-    all_times.sort()
-    p95 = all_times[int(0.95 * (len(all_times) - 1))]
-    print(f"normal decisions: {len(all_times)}, median {statistics.median(all_times):.2f} ms, p95 {p95:.2f} ms")
+        if hero == "normal":
+            won, dealt, total = won + m_won, dealt + m_dealt, total + n
+            normal_times.extend(times)
+        else:
+            summary["hard_decision_ms_p95"] = round(_p95(times), 2)
+    summary["decision_ms_p95"] = round(_p95(normal_times), 2)
     print(f"elapsed {elapsed:.0f} s on {args.processes} processes")
     summary["win_rate"] = round(won / total, 4)
     summary["deal_in_rate"] = round(dealt / total, 4)
-    summary["decision_ms_p95"] = round(p95, 2)
+    summary["elapsed_s"] = round(elapsed)
     print(json.dumps(summary))
 
 

@@ -53,13 +53,18 @@ from game.table import HAIDI_TILES
 from game.tiles import HIDDEN, HONGZHONG, NUM_KINDS, Tile, is_feng, is_jiang, to_counts
 from game.view import SeatView
 
-LEVELS: Final = ("easy", "normal")
+LEVELS: Final = ("easy", "normal", "hard")
 
 # Useful-tile share assumed for the later steps of a plan (index: tiles still missing), before counting.
 _STAGE_SHARE: Final = (1.0, 0.08, 0.2, 0.3, 0.38, 0.42)
 # Big plans draw on fewer kinds of tile than a plain hand.
 _PLAN_SHARE: Final[dict[str, float]] = {
-    PI_HU: 1.0, PENG_PENG_HU: 0.45, QING_YI_SE: 0.5, QING_PENG: 0.3, JIANG_YI_SE: 0.6, FENG_YI_SE: 0.45,
+    PI_HU: 1.0,
+    PENG_PENG_HU: 0.45,
+    QING_YI_SE: 0.5,
+    QING_PENG: 0.3,
+    JIANG_YI_SE: 0.6,
+    FENG_YI_SE: 0.45,
 }
 # The draws a plan can count on, as a share of the draws left before the 海底: someone usually wins long
 # before the wall runs out (claims add draws, but less than the race takes away).
@@ -81,20 +86,53 @@ def choose(view: SeatView, level: str = "normal", seed: int = 0) -> Action:
         raise ValueError(f"unknown level {level!r} (one of {', '.join(LEVELS)})")
     if view.seat is None or not view.legal:
         raise ValueError("this view has no decision to make")
+    if level == "hard":
+        from game.search import choose_hard  # game.search builds on this module
+
+        return choose_hard(view, seed)
+    return forced_action(view) or ranked(view, level, seed)[0][1]
+
+
+def forced_action(view: SeatView) -> Action | None:
+    """The action every level plays without weighing: the only one, 胡 when offered, pass on a rob or 海底."""
+    if len(view.legal) == 1:
+        return view.legal[0]
     for action in view.legal:
         if action.kind == "hu":
             return action
     if view.phase in ("rob", "haidi"):
         return next(a for a in view.legal if a.kind == "pass")
-    seat = _Seat(view, level == "normal")
+    return None
+
+
+def ranked(view: SeatView, level: str = "normal", seed: int = 0) -> list[tuple[float, Action]]:
+    """Every legal action with its worth under ``level`` (easy or normal), best first."""
+    seat = _Seat(view, level != "easy")
     rng = random.Random(f"{seed}:{view.seat}:{view.wall_remaining}:{len(view.legal)}:{view.hand}")
-    scored = [(seat.option_worth(a) + rng.random() * 1e-9, a) for a in view.legal]
-    return max(scored, key=lambda sa: sa[0])[1]
+    return sorted(((seat.option_worth(a) + rng.random() * 1e-9, a) for a in view.legal), reverse=True)
 
 
 def factor_of(rules: Rules, melds: Sequence[Meld], hongzhong_gangs: int, laizi_gangs: int) -> float:
     """A seat's §9 multiplier F, as ``game.scoring`` computes it under the table's rules."""
     return float(seat_multiplier(rules, SeatMelds(tuple(melds), hongzhong_gangs, laizi_gangs)))
+
+
+def unseen_counts(view: SeatView) -> list[int]:
+    """Per kind, the tiles this seat has not seen: other seats' concealed tiles, their 暗杠 and the wall."""
+    assert view.seat is not None
+    seen = to_counts([*view.hand, *([view.drawn] if view.drawn is not None else [])])
+    for ms in view.melds:
+        for m in ms:
+            for t in m.all_tiles():
+                if t != HIDDEN:
+                    seen[t] += 1
+    for river in view.rivers:
+        for t in river:
+            seen[t] += 1
+    seen[view.indicator] += 1
+    seen[HONGZHONG] += sum(view.hongzhong_gangs)
+    seen[view.laizi] += sum(view.laizi_gangs)
+    return [max(0, 4 - c) for c in seen]
 
 
 @lru_cache(maxsize=1 << 14)
@@ -145,27 +183,11 @@ class _Seat:
         self.draws = max(0, (view.wall_remaining - HAIDI_TILES) // 4)
         # 0 in the first few turns, 1 from the middle of the wall on (82 drawable tiles at the deal).
         self.late = min(1.0, max(0.0, (80 - view.wall_remaining) / 40))
-        self.unseen = self._unseen(tiles) if normal else [4 - c for c in self.counts]
+        self.unseen = unseen_counts(view) if normal else [4 - c for c in self.counts]
         self.unseen_total = max(1, sum(self.unseen[t] for t in range(NUM_KINDS) if t != HONGZHONG))
         self.threats = self._threats() if normal else []
 
     # -- what is visible -------------------------------------------------------------------------
-
-    def _unseen(self, tiles: list[Tile]) -> list[int]:
-        v = self.view
-        seen = to_counts(tiles)
-        for ms in v.melds:
-            for m in ms:
-                for t in m.all_tiles():
-                    if t != HIDDEN:
-                        seen[t] += 1
-        for river in v.rivers:
-            for t in river:
-                seen[t] += 1
-        seen[v.indicator] += 1
-        seen[HONGZHONG] += sum(v.hongzhong_gangs)
-        seen[self.laizi] += sum(v.laizi_gangs)
-        return [max(0, 4 - c) for c in seen]
 
     def _threats(self) -> list[_Threat]:
         v = self.view

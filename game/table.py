@@ -148,6 +148,44 @@ class Hand:
         return hand
 
     @classmethod
+    def from_view(
+        cls, view: SeatView, hands: Sequence[Sequence[Tile]], hidden_gangs: Sequence[Tile], wall: Sequence[Tile]
+    ) -> Hand:
+        """A hand in the state ``view`` shows, with chosen concealed hands and wall (the search's worlds).
+
+        ``hands`` by seat (the view's seat: its own tiles, drawn tile included); ``hidden_gangs`` the kinds of
+        the other seats' 暗杠 in table order; ``wall`` the drawable tiles, head first. Only the ``turn`` and
+        ``claim`` phases can be rebuilt: a turn seat's drawn tile counts as a self-draw unless only a gang's
+        replacement draw (杠上开花) explains the 胡 the view offers, and in a claim every asked seat is asked
+        afresh. The log starts
+        here and the hand cannot be replayed.
+        """
+        if view.phase not in ("turn", "claim") or view.seat is None:
+            raise ValueError("only a seat's turn or claim view can be rebuilt")
+        hand = cls.__new__(cls)
+        hand._setup(view.rules, LAYOUT_SEED, view.dealer, [tuple(h) for h in hands], Wall(wall), view.indicator)
+        kinds = iter(hidden_gangs)
+        hand._melds = [
+            [Meld("an_gang", (next(kinds),)) if m.tiles == (HIDDEN,) else m for m in ms] for ms in view.melds
+        ]
+        hand._open = [any(m.opens for m in ms) for ms in view.melds]
+        hand._hz, hand._lz = list(view.hongzhong_gangs), list(view.laizi_gangs)
+        hand._rivers = [list(r) for r in view.rivers]
+        hand._turn = view.turn
+        if view.phase == "turn":
+            hand._drawn[view.seat] = view.drawn
+            hand._how = "self_draw" if view.drawn is not None else None
+            hand._enter_turn()
+            if len(hand._legal[view.seat]) < len(view.legal):  # a 胡 only 杠上开花 allows: the draw was a gang's
+                hand._how = "gang_draw"
+                hand._enter_turn()
+        else:
+            assert view.last_discard is not None
+            hand._how = None
+            hand._start_claims(*view.last_discard)
+        return hand
+
+    @classmethod
     def replay(cls, rules: Rules, seed: int, dealer: int, actions: Iterable[Action]) -> Hand:
         """Rebuild a hand from its seed and action log; IllegalAction if the log does not fit."""
         hand = cls(rules, seed, dealer)
@@ -205,6 +243,19 @@ class Hand:
 
     def waiting_on(self) -> list[int]:
         return sorted(self._legal)
+
+    @property
+    def claim_tile(self) -> Tile | None:
+        """The discard (or 蓄杠 tile) the asked seats are answering now; None outside a claim or rob."""
+        return self._pending.tile if self._pending is not None else None
+
+    def concealed_counts(self, seat: int) -> Sequence[int]:
+        """The seat's concealed tiles as 34 counts, drawn tile included (read only: the live state)."""
+        return self._counts[seat]
+
+    def seat_melds(self, seat: int) -> Sequence[Meld]:
+        """The seat's melds in the order made (read only: the live state)."""
+        return self._melds[seat]
 
     def apply(self, action: Action) -> list[Event]:
         """Play ``action``; IllegalAction (and no change) unless it is in ``legal_actions(action.seat)``."""

@@ -110,7 +110,7 @@ async def test_match_seats_and_replacement(db: Database) -> None:
         ([Seat.human(1), Seat.human(1), Seat.auto(), Seat.auto()], "two seats"),
         ([Seat(), Seat.auto(), Seat.auto(), Seat.auto()], "seat 0 must hold either"),
         ([Seat(1, "easy"), Seat.auto(), Seat.auto(), Seat.auto()], "seat 0 must hold either"),
-        ([Seat.auto("hard"), Seat.auto(), Seat.auto(), Seat.auto()], "automatic level must be one of"),
+        ([Seat.auto("expert"), Seat.auto(), Seat.auto(), Seat.auto()], "automatic level must be one of"),
         ([Seat.human(404), Seat.auto(), Seat.auto(), Seat.auto()], "no player 404"),
     ],
 )

@@ -1,0 +1,112 @@
+"""The ``hard`` player (game.search): worlds true to the view, rollouts true to the engine, the same choice
+for states the seat cannot tell apart. Sample counts are small: these tests check behaviour, not strength."""
+
+from __future__ import annotations
+
+import pickle
+
+from game.ai import LEVELS, choose
+from game.rules import Rules
+from game.search import World, choose_hard, evaluate, fast_action, rollout, sample_worlds
+from game.table import Action, Hand
+from game.tiles import HONGZHONG, from_counts
+from game.view import SeatView
+
+
+def play_until(seed: int, decisions: int, phase: str = "turn") -> Hand:
+    """A hand played by ``normal`` until at least ``decisions`` actions, stopped at a real ``phase`` choice."""
+    hand = Hand(Rules(), seed=seed, dealer=seed % 4)
+    while not hand.finished:
+        seat = hand.waiting_on()[0]
+        view = hand.view(seat)
+        # A turn right after a plain draw: the only kind of draw a view cannot tell apart (see Hand.from_view).
+        plain_draw = phase != "turn" or (hand.log[-1].kind == "draw" and hand.log[-1].data["how"] == "self_draw")
+        if len(hand.actions) >= decisions and hand.phase == phase and len(view.legal) > 1 and plain_draw:
+            return hand
+        hand.apply(choose(view, "normal", seed))
+    raise AssertionError("the hand ended first")
+
+
+def true_world(hand: Hand, seat: int) -> World:
+    hands = tuple(tuple(from_counts(hand.concealed_counts(s))) for s in range(4))
+    gangs = tuple(m.tile for s in range(4) if s != seat for m in hand.seat_melds(s) if m.kind == "an_gang")
+    return World(hands, gangs, tuple(hand.wall.tiles_left()))
+
+
+def test_hard_is_a_level() -> None:
+    assert "hard" in LEVELS
+
+
+def test_a_rebuilt_world_looks_the_same_and_plays_on_the_same() -> None:
+    for seed in range(6):
+        for phase in ("turn", "claim"):
+            hand = play_until(seed, 20, phase)
+            seat = hand.waiting_on()[0]
+            view = hand.view(seat)
+            w = true_world(hand, seat)
+            copy = Hand.from_view(view, w.hands, w.hidden_gangs, w.wall)
+            assert copy.view(seat) == view
+            if phase == "claim":
+                continue  # the other asked seats are asked afresh: their answers may come in another order
+            while not hand.finished:  # the rest of the hand, action for action
+                a = fast_action(hand, hand.waiting_on()[0])
+                hand.apply(a)
+                copy.apply(a)
+            assert copy.result == hand.result and copy.exhausted == hand.exhausted
+
+
+def test_sampled_worlds_agree_with_the_view() -> None:
+    hand = play_until(3, 30)
+    seat = hand.waiting_on()[0]
+    view = hand.view(seat)
+    worlds = sample_worlds(view, 5, seed=1)
+    assert worlds == sample_worlds(view, 5, seed=1)
+    for w in worlds:
+        assert len(w.wall) == view.wall_remaining
+        assert [len(h) for h in w.hands] == list(view.hand_sizes)
+        assert all(HONGZHONG not in h for s, h in enumerate(w.hands) if s != seat)
+        assert Hand.from_view(view, w.hands, w.hidden_gangs, w.wall).view(seat) == view
+
+
+def test_same_looking_states_same_decision() -> None:
+    """Two tables that differ only in what the seat cannot see: the same action for the same seed."""
+    for seed, phase in ((0, "claim"), (1, "claim"), (2, "turn")):  # a claim is searched, discards alone are not
+        hand = play_until(seed, 24, phase)
+        seat = hand.waiting_on()[0]
+        view = hand.view(seat)
+        other = sample_worlds(view, 1, seed=99)[0]
+        twin = Hand.from_view(view, other.hands, other.hidden_gangs, other.wall)
+        assert true_world(twin, seat) != true_world(hand, seat)
+        assert twin.view(seat) == view
+        assert choose_hard(twin.view(seat), seed, samples=4) == choose_hard(view, seed, samples=4)
+
+
+def test_rollouts_score_with_the_tables_settlement() -> None:
+    hand = play_until(5, 16)
+    seat = hand.waiting_on()[0]
+    view = hand.view(seat)
+    worlds = sample_worlds(view, 6, seed=0)
+    points = evaluate(view, view.legal[:2], worlds)
+    assert points[0] == [rollout(view, w, view.legal[0]) for w in worlds]
+    assert all(-Rules().cap * 3 <= p <= Rules().cap * 3 for row in points for p in row)
+
+
+def test_forced_choices_need_no_search() -> None:
+    hand = play_until(2, 10)
+    seat = hand.waiting_on()[0]
+    view = hand.view(seat)
+    only = view.legal[-1]
+    assert choose_hard(SeatView(**{**view.__dict__, "legal": (only,)}), 0, budget_ms=0) == only
+    hu = Action(seat, "hu")
+    assert choose_hard(SeatView(**{**view.__dict__, "legal": (hu, *view.legal)}), 0, budget_ms=0) == hu
+
+
+def test_hard_plays_whole_hands_legally_and_pickles() -> None:
+    hand = Hand(Rules(), seed=11, dealer=1)
+    while not hand.finished:
+        seat = hand.waiting_on()[0]
+        view = hand.view(seat)
+        assert pickle.loads(pickle.dumps(view)) == view  # the bot sends views to a process pool
+        action = choose_hard(view, 11, samples=2) if seat == 0 else choose(view, "normal", 11)
+        assert action in hand.legal_actions(seat)
+        hand.apply(action)
