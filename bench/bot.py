@@ -15,6 +15,11 @@
    ``own_view_p90_instant_s`` for one who presses the instant it arrives, bound by Telegram's one write a
    second per private chat), and how soon their next decision arrives after a discard
    (``next_decision_median_s``: the first write carrying buttons of a newer prompt).
+4. Junk under load (issue 17): the 100 tables of 2 while 50 junk presses a second (forged table ids, stale
+   stamps of real tables, forged replays, garbage data) arrive for ``JUNK_S`` seconds: the legitimate presses'
+   p99 press-to-answer (``press_answer_p99_ms``), the junk rate reached (``junk_per_s``), the bot's RSS growth
+   over the minute (``rss_growth_mb``), and how many tables finished a hand (play goes on after the junk until
+   every table has, or two more minutes passed).
 
     .venv/bin/python bench/bot.py            # last line: {"calls_per_action": ..., "tables": ..., ...}
 """
@@ -22,6 +27,8 @@
 from __future__ import annotations
 
 import json
+import os
+import random
 import sqlite3
 import statistics
 import sys
@@ -35,11 +42,13 @@ sys.path.insert(0, str(ROOT))
 
 from tests.e2e.players import BotProcess, Players  # noqa: E402
 from tests.fake_telegram import ApiCall, FakeTelegram  # noqa: E402
-from tests.fake_telegram.records import Chat  # noqa: E402
+from tests.fake_telegram.records import Button, Chat  # noqa: E402
 from tests.fake_telegram.users import SimUser  # noqa: E402
 
 TABLES = 100
 WINDOW_S = 15.0
+JUNK_S = float(os.environ.get("BENCH_JUNK_SECONDS", "60"))
+JUNK_RATE = float(os.environ.get("BENCH_JUNK_RATE", "50"))
 # Production pacing (bot.config defaults), only the timers made long enough never to fire.
 PRODUCTION = {
     "MAHJONG_PRIVATE_INTERVAL": "1.0",
@@ -206,6 +215,74 @@ def many_tables(work: Path) -> tuple[float, float, int]:
             return actions / elapsed, max(waits) * 1000 if waits else float("nan"), len(pressed_at)
 
 
+def _rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status", encoding="ascii") as f:
+        kb = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+    return kb / 1024
+
+
+def _junk(n: int, groups: list[Chat]) -> str:
+    """The ``n``-th junk press: forged table ids, stale stamps of real tables, forged replays, garbage."""
+    kind = n % 4
+    if kind == 0:
+        return f"v1|-{random.randrange(10**12, 10**13)}|{n}.1.0|d5m"
+    if kind == 1:
+        return f"v1|{groups[n % len(groups)].id}|1.{n % 999}.0|d5m"
+    if kind == 2:
+        return f"sd1|h|{random.randrange(1, 10**9)}"
+    return "".join(random.choice("abc|xyz019.-") for _ in range(random.randrange(1, 60)))
+
+
+def _drive(drivers: list[Players], pressed_at: dict[str, float]) -> None:
+    for d in drivers:
+        before = len(d.presses)
+        d.step()
+        for _, _, query in d.presses[before:]:
+            pressed_at[query] = time.monotonic()
+
+
+def junk_load(work: Path) -> tuple[float, float, float, int, float]:
+    """(press_answer_p99_ms, junk_per_s, rss_growth_mb, tables that finished a hand, seconds until they did)."""
+    with FakeTelegram() as tg:
+        people = [tg.add_user(f"P{i}") for i in range(TABLES)]
+        groups = [tg.add_group(f"t{i}", members=[p]) for i, p in enumerate(people)]
+        junk_user = tg.add_user("Junk")
+        db = work / "junk.sqlite3"
+        with BotProcess(tg, db, **PRODUCTION) as bot:
+            assert bot.proc is not None
+            for person, group in zip(people, groups, strict=True):
+                person.say(group, "/newgame")
+            tg.wait_until(lambda: len(tg.calls("sendMessage")) >= 2 * TABLES, timeout=60, what="tables open")
+            junk_user.start()
+            own = junk_user.wait_for_private_message(lambda m: True, timeout=30)
+            for person, group in zip(people, groups, strict=True):
+                person.say(group, "/begin")
+            drivers = [Players(tg, g, [p]) for p, g in zip(people, groups, strict=True)]
+            pressed_at: dict[str, float] = {}
+            rss_before, start, sent = _rss_mb(bot.proc.pid), time.monotonic(), 0
+            while (now := time.monotonic()) - start < JUNK_S:
+                _drive(drivers, pressed_at)
+                while sent < (now - start) * JUNK_RATE:
+                    tg.press_button(junk_user, own, Button(text="x", callback_data=_junk(sent, groups)))
+                    sent += 1
+                time.sleep(0.005)
+            junk_per_s, rss_after = sent / (time.monotonic() - start), _rss_mb(bot.proc.pid)
+            while _hands_done(db) < TABLES and time.monotonic() - start < JUNK_S + 120:
+                _drive(drivers, pressed_at)
+                time.sleep(0.01)
+            finished, took = _hands_done(db), time.monotonic() - start
+            time.sleep(1)
+            answered = {
+                c.params.get("callback_query_id"): c.at for c in tg.calls("answerCallbackQuery") if c.status == 200
+            }
+    waits = sorted(answered[q] - t for q, t in pressed_at.items() if q in answered)
+    p99 = waits[int(0.99 * (len(waits) - 1))] * 1000 if waits else float("nan")
+    print(f"{TABLES} tables, {junk_per_s:.0f} junk presses/s for {JUNK_S:.0f} s: {len(waits)} legitimate presses, "
+          f"p99 press-to-answer {p99:.0f} ms; RSS {rss_before:.0f} → {rss_after:.0f} MB; "
+          f"{finished} tables finished a hand after {took:.0f} s")
+    return p99, junk_per_s, rss_after - rss_before, finished, took
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -215,11 +292,19 @@ def main() -> None:
         rate, max_wait, presses = many_tables(work)
         print(f"{TABLES} tables at once: {rate:.1f} actions/s over {WINDOW_S:.0f} s; "
               f"{presses} presses, longest press-to-answer {max_wait:.0f} ms")
+        p99, junk_per_s, rss_growth, finished, _ = junk_load(work)
     print(json.dumps({"calls_per_action": round(per_action, 3), "tables": TABLES, "actions_per_s": round(rate, 1),
                       "max_table_wait_ms": round(max_wait, 1), "writes_per_action": round(writes, 3),
                       "own_view_p90_s": round(own_p90, 2), "own_view_p90_instant_s": round(instant_p90, 2),
-                      "next_decision_median_s": round(next_median, 2)}))
+                      "next_decision_median_s": round(next_median, 2),
+                      "press_answer_p99_ms": round(p99, 1), "junk_per_s": round(junk_per_s, 1),
+                      "rss_growth_mb": round(rss_growth, 1), "junk_tables_finished": finished}))
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--junk"]:  # the junk phase alone
+        with tempfile.TemporaryDirectory() as tmp:
+            print(json.dumps(dict(zip(("press_answer_p99_ms", "junk_per_s", "rss_growth_mb", "finished", "seconds"),
+                                      junk_load(Path(tmp)), strict=True))))
+    else:
+        main()

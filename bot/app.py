@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
@@ -20,10 +21,10 @@ from typing import Any
 
 from telegram import BotCommand, Update
 from telegram.ext import (
-    AIORateLimiter,
     Application,
     BaseHandler,
     CallbackQueryHandler,
+    ChatMemberHandler,
     CommandHandler,
     MessageHandler,
     TypeHandler,
@@ -34,6 +35,7 @@ from bot import i18n
 from bot.config import Config, ConfigError, check_config, load_dotenv
 from bot.context import CONTEXT_TYPES, BotApplication, BotContext
 from bot.handlers import (
+    chat_checks,
     info_commands,
     league_commands,
     ops_commands,
@@ -57,39 +59,57 @@ from bot.play.callback_data import (
 )
 from bot.play.manager import TableManager
 from bot.play.resume import resume_tables
+from bot.ratelimit import ChatRateLimiter
 from bot.review_queue import Reviews
 from bot.webhook import serve
 from storage.database import Database
 
 log = logging.getLogger("bot")
 
+# Commands run from new messages only: an edited message never runs its command again, a channel post none.
+NEW_MESSAGE = filters.UpdateType.MESSAGE
+
+
+Callback = Callable[[Update, BotContext], Coroutine[Any, Any, None]]
+
+
+def _command(name: str, callback: Callback) -> CommandHandler[Any, None]:
+    return CommandHandler(name, callback, filters=NEW_MESSAGE)
+
+
 # Every handler of the bot. A button press goes to the first pattern it matches; one that matches none is stale.
+# The first that matches an update handles it: a channel's automatic forward or a command sent as a chat
+# (an anonymous admin) goes no further.
 HANDLERS: list[BaseHandler[Any, BotContext, Any]] = [
-    CommandHandler("start", table_commands.start),
-    CommandHandler("newgame", table_commands.newgame),
-    CommandHandler("join", table_commands.join),
-    CommandHandler("leave", table_commands.leave),
-    CommandHandler("begin", table_commands.begin),
-    CommandHandler("flee", table_commands.flee),
-    CommandHandler("stop", table_commands.stop),
-    CommandHandler("help", info_commands.help_command),
-    CommandHandler("rules", info_commands.rules_command),
-    CommandHandler("calc", info_commands.calc_command),
-    MessageHandler(filters.ChatType.PRIVATE & filters.Regex(r"^\s*\{"), info_commands.calc_message),
-    CommandHandler("lang", info_commands.lang_command),
-    CommandHandler("me", standings_commands.me_command),
-    CommandHandler("stats", standings_commands.stats_command),
-    CommandHandler("top", standings_commands.top_command),
-    CommandHandler("rank", standings_commands.rank_command),
-    CommandHandler("history", standings_commands.history_command),
-    CommandHandler("replay", replay_commands.replay_command),
-    CommandHandler("verify", replay_commands.verify_command),
-    CommandHandler("review", review_commands.review_command),
-    CommandHandler("settings", settings_commands.settings_command),
-    CommandHandler("league", league_commands.league_command),
-    CommandHandler("status", ops_commands.status_command),
+    MessageHandler(filters.StatusUpdate.MIGRATE, table_commands.migrated),
+    ChatMemberHandler(table_commands.bot_membership, ChatMemberHandler.MY_CHAT_MEMBER),
+    MessageHandler(filters.IS_AUTOMATIC_FORWARD, chat_checks.ignore),
+    MessageHandler(NEW_MESSAGE & filters.SenderChat.ALL & filters.COMMAND, chat_checks.sent_as_chat),
+    _command("start", table_commands.start),
+    _command("newgame", table_commands.newgame),
+    _command("join", table_commands.join),
+    _command("leave", table_commands.leave),
+    _command("begin", table_commands.begin),
+    _command("flee", table_commands.flee),
+    _command("stop", table_commands.stop),
+    _command("help", info_commands.help_command),
+    _command("rules", info_commands.rules_command),
+    _command("calc", info_commands.calc_command),
+    MessageHandler(NEW_MESSAGE & filters.ChatType.PRIVATE & filters.Regex(r"^\s*\{"), info_commands.calc_message),
+    _command("lang", info_commands.lang_command),
+    _command("me", standings_commands.me_command),
+    _command("stats", standings_commands.stats_command),
+    _command("top", standings_commands.top_command),
+    _command("rank", standings_commands.rank_command),
+    _command("history", standings_commands.history_command),
+    _command("replay", replay_commands.replay_command),
+    _command("verify", replay_commands.verify_command),
+    _command("review", review_commands.review_command),
+    _command("settings", settings_commands.settings_command),
+    _command("league", league_commands.league_command),
+    _command("status", ops_commands.status_command),
     # Anything else said privately (plain text, an unknown /command): a pointer to /help.
-    MessageHandler(filters.ChatType.PRIVATE & filters.TEXT, info_commands.private_fallback),
+    MessageHandler(NEW_MESSAGE & filters.ChatType.PRIVATE & filters.TEXT, info_commands.private_fallback),
     CallbackQueryHandler(table_commands.press, pattern=PLAY_PATTERN),
     CallbackQueryHandler(settings_commands.settings_press, pattern=SETTINGS_PATTERN),
     CallbackQueryHandler(standings_commands.standings_press, pattern=STANDINGS_PATTERN),
@@ -108,8 +128,8 @@ def build_application(config: Config) -> BotApplication:
         .base_url(config.api_base_url)
         .base_file_url(config.file_base_url)
         .context_types(CONTEXT_TYPES)
-        # The outbox paces every write; PTB's limiter is the safety net, retrying a 429 it meets.
-        .rate_limiter(AIORateLimiter(max_retries=3))
+        # The outbox paces every write; the limiter is the safety net: a 429 pauses its own chat, never the bot.
+        .rate_limiter(ChatRateLimiter())
         .concurrent_updates(256)  # a slow table never holds another table's updates
         .connection_pool_size(64)
         .pool_timeout(30)
@@ -119,6 +139,7 @@ def build_application(config: Config) -> BotApplication:
     )
     application.bot_data.config = config
     # First, for every update: the first time the bot meets someone, their Telegram language is stored.
+    application.add_handler(TypeHandler(Update, chat_checks.came_back), group=-2)
     application.add_handler(TypeHandler(Update, info_commands.remember_language), group=-1)
     application.add_handlers(HANDLERS)
     application.add_error_handler(table_commands.on_error)
@@ -144,6 +165,8 @@ async def _start(application: BotApplication) -> None:
     data.pool = pool = ProcessPoolExecutor(max(1, (os.cpu_count() or 2) - 1), mp_context=get_context("spawn"))
     data.manager = manager = TableManager(config, db, outbox, jobs, application.bot, pool)
     data.reviews = Reviews(db, outbox, pool, config.review_samples)
+    outbox.migrated = manager.migrate  # a write refused with ChatMigrated: the table follows the supergroup
+    outbox.lost = manager.unreachable  # 403: a group's table closes, a player who blocked the bot is 托管
     await publish_commands(application)
     resumed = await resume_tables(manager)
     log.info("bot @%s started; %d unfinished hand(s) resumed", application.bot.username, resumed)
@@ -157,6 +180,8 @@ async def _start(application: BotApplication) -> None:
 
 async def _stop(application: BotApplication) -> None:
     data = application.bot_data
+    if data.manager is not None:  # what per-id state is left (bounded by the real tables, not by junk)
+        log.info("stopping; state %s", " ".join(f"{k}={v}" for k, v in data.manager.state_size().items()))
     if data.outbox is not None:
         await data.outbox.close()
     if data.db is not None:

@@ -45,6 +45,8 @@ class BotData:
     pool: Executor | None = None  # processes for the search (hard level, reviews)
     clock: Clock = utc_now  # the league nights' clock (UTC); tests set a controlled one
     languages_met: set[int] = field(default_factory=set)  # users whose Telegram language is stored
+    # (group, user) → (when asked, monotonic; whether a member): bot.handlers.chat_checks.is_member's answers
+    members: dict[tuple[int, int], tuple[float, bool]] = field(default_factory=dict)
 
     def require(self, name: str) -> Any:
         value = getattr(self, name)

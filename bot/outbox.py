@@ -24,112 +24,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime as dtm
-import heapq
 import logging
 import time
-import warnings
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
+from typing import Final
 
 from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto, ReplyParameters
-from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
-from telegram.warnings import PTBDeprecationWarning
+from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
+
+from bot.limits import MAX_CAPTION, MAX_TEXT, Throttle, final_refusal, fit, length, retry_seconds, with_lines
+from bot.outbox_state import ChatQueue, Content, Remember, Slot
+
+__all__ = ["Content", "Outbox", "Remember"]
 
 log = logging.getLogger(__name__)
 
 _MAX_BACKOFF = 30.0
-# (chat id, slot, message id, is a photo): a slot is shown by a new message.
-Remember = Callable[[int, str, int, bool], Awaitable[None]]
-
-
-@dataclass(frozen=True)
-class Content:
-    text: str  # the caption of a picture, or the text of a text message
-    markup: InlineKeyboardMarkup | None = None
-    render: Callable[[], bytes] | None = None  # a picture, rendered only when sent; None = a text message
-    animated: bool = False  # the picture is an animation (a replay), always sent as a new message
-    reply_to: int | None = None  # a new message answers this one (a command's): a reply in the group
-
-    @property
-    def is_photo(self) -> bool:
-        return self.render is not None
-
-
-@dataclass
-class _Slot:
-    message_id: int | None = None
-    is_photo: bool = False
-    pending: Content | None = None
-    pending_since: float = 0.0  # when the oldest state not yet sent arrived
-    urgent: bool = False
-    fresh: bool = False  # send a new message instead of editing the old one
-    last_sent: float = float("-inf")
-    shown: Content | None = None  # what the message shows now (before any news)
-    remembered: int | None = None  # the message id last handed to ``remember``
-    news: list[str] = field(default_factory=list)  # lines to tell in the caption of the next write
-
-
-@dataclass
-class _Chat:
-    chat_id: int
-    interval: float
-    slots: dict[str, _Slot] = field(default_factory=dict)
-    announcements: list[tuple[str, InlineKeyboardMarkup | None]] = field(default_factory=list)
-    replies: list[Content] = field(default_factory=list)  # answers to commands: never merged, each alone
-    announced_at: float = 0.0  # when the oldest waiting announcement arrived
-    last_write: float = float("-inf")
-    wakeup: asyncio.Event = field(default_factory=asyncio.Event)
-    task: asyncio.Task[None] | None = None
-    backoff: float = 0.0  # the last wait after an error (doubled on each further network error)
-    resume_at: float = float("-inf")  # no write before this (after a 429 or a network error)
-    in_flight: int = 0
+_MAX_NEWS: Final = 20  # lines waiting for a slot's next caption: older ones are dropped
 
 
 def _replying(message_id: int | None) -> ReplyParameters | None:
     """A reply to ``message_id`` (sent even if that message was deleted meanwhile)."""
     return None if message_id is None else ReplyParameters(message_id, allow_sending_without_reply=True)
-
-
-class Throttle:
-    """At most ``rate`` grants per second; waiting callers with a lower ``priority`` number go first."""
-
-    def __init__(self, rate: float) -> None:
-        self._gap = 1.0 / rate if rate > 0 else 0.0
-        self._next = 0.0
-        self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
-        self._seq = 0
-        self._task: asyncio.Task[None] | None = None
-
-    async def acquire(self, priority: int) -> None:
-        now = time.monotonic()
-        if not self._waiters and now >= self._next:
-            self._next = now + self._gap
-            return
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._seq += 1
-        heapq.heappush(self._waiters, (priority, self._seq, fut))
-        if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._grant())
-        await fut
-
-    async def _grant(self) -> None:
-        while self._waiters:
-            delay = self._next - time.monotonic()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            _, _, fut = heapq.heappop(self._waiters)
-            if fut.done():  # its caller was cancelled
-                continue
-            fut.set_result(None)
-            self._next = max(time.monotonic(), self._next) + self._gap
-
-
-def _seconds(e: RetryAfter) -> float:
-    with warnings.catch_warnings():  # PTB 22 warns that the int form will become a timedelta: both are read
-        warnings.simplefilter("ignore", PTBDeprecationWarning)
-        value = e.retry_after
-    return value.total_seconds() if isinstance(value, dtm.timedelta) else float(value)
 
 
 class Outbox:
@@ -145,30 +62,37 @@ class Outbox:
     ) -> None:
         self.bot = bot
         self._remember = remember  # told of every slot's new message, so a restart can edit it in place
+        self.migrated: Callable[[int, int], Awaitable[None]] | None = None  # (old, new): a group migrated
+        self.lost: Callable[[int], Awaitable[None]] | None = None  # a chat that answered 403
         self.group_interval = group_interval
         self.private_interval = private_interval
         self.passive_interval = passive_interval
         self._throttle = Throttle(global_rate)
-        self._chats: dict[int, _Chat] = {}
+        self._chats: dict[int, ChatQueue] = {}
         self.writes = 0  # successful Bot API writes, for the bench and the logs
         self.unreachable: set[int] = set()  # private chats that answered 403
 
     # --- what callers use -------------------------------------------------------------------------------
     def show(self, chat_id: int, slot: str, content: Content, *, urgent: bool = False, fresh: bool = False) -> None:
         """Make ``slot`` in ``chat_id`` show ``content`` (edited in place; ``fresh`` = as a new message)."""
+        if chat_id in self.unreachable:
+            return
         chat = self._chat(chat_id)
-        s = chat.slots.setdefault(slot, _Slot())
+        s = chat.slots.setdefault(slot, Slot())
         if s.pending is None:
             s.pending_since = time.monotonic()
         s.pending = content
         s.urgent = s.urgent or urgent  # a newer state of an urgent slot stays urgent
         s.fresh = s.fresh or fresh
+        s.forgotten = False
         self._kick(chat)
 
     def announce(
         self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None, *, reply_to: int | None = None
     ) -> None:
         """Post ``text`` as a new message; with ``reply_to``, as a reply to that message, alone."""
+        if chat_id in self.unreachable:  # it answered 403: nothing more until they come back (``came_back``)
+            return
         chat = self._chat(chat_id)
         if not chat.announcements and not chat.replies:
             chat.announced_at = time.monotonic()
@@ -182,19 +106,57 @@ class Outbox:
         """Tell ``text`` in the caption of ``slot``'s next write instead of a message of its own (the slot is
         rewritten with it if nothing newer is on its way); the write after that shows the table's state alone,
         so news never lingers. A slot not shown yet: an announcement."""
+        if chat_id in self.unreachable:
+            return
         chat = self._chat(chat_id)
         s = chat.slots.get(slot)
         if s is None or (s.shown is None and s.pending is None):
             self.announce(chat_id, text)
             return
         s.news.append(text)
+        del s.news[:-_MAX_NEWS]
         if s.pending is None:
             s.pending, s.pending_since = s.shown, time.monotonic()
         self._kick(chat)
 
+    def forget(self, chat_id: int, slot: str) -> None:
+        """The slot is done with: dropped once its last write is out (and the chat once empty)."""
+        chat = self._chats.get(chat_id)
+        s = chat.slots.get(slot) if chat else None
+        if chat is None or s is None:
+            return
+        s.forgotten = True
+        if s.pending is None:
+            del chat.slots[slot]
+        self._kick(chat)
+
+    def chats(self) -> int:  # how many chats the outbox keeps state for
+        return len(self._chats)
+
+    def move(self, old: int, new: int, slots: dict[int, tuple[str, str]]) -> None:
+        """The group ``old`` is the supergroup ``new``: its waiting announcements go there, its messages stay
+        behind (new slots there); ``slots`` renames, per private chat, a table's slot."""
+        chat = self._chats.pop(old, None)
+        if chat is not None and chat.task is not None and chat.task is not asyncio.current_task():
+            chat.task.cancel()
+        for text, markup in chat.announcements if chat is not None else ():
+            self.announce(new, text, markup)
+        for chat_id, (before, after) in slots.items():
+            private = self._chats.get(chat_id)
+            if private is not None and before in private.slots:
+                private.slots[after] = private.slots.pop(before)
+                private.slots[after].remembered = None  # stored again under its new name
+
+    def drop(self, chat_id: int) -> None:
+        """Nothing more to the chat (the bot was removed from it): what waits there is dropped."""
+        self.unreachable.add(chat_id)
+        chat = self._chats.pop(chat_id, None)
+        if chat is not None and chat.task is not None and chat.task is not asyncio.current_task():
+            chat.task.cancel()
+
     def adopt(self, chat_id: int, slot: str, message_id: int, *, is_photo: bool) -> None:
         """Take up a message sent before a restart: the slot's next write edits it instead of adding one."""
-        s = self._chat(chat_id).slots.setdefault(slot, _Slot())
+        s = self._chat(chat_id).slots.setdefault(slot, Slot())
         if s.message_id is None:
             s.message_id, s.is_photo, s.remembered = message_id, is_photo, message_id
 
@@ -219,19 +181,19 @@ class Outbox:
                 await task
 
     # --- the per-chat worker -------------------------------------------------------------------------------
-    def _chat(self, chat_id: int) -> _Chat:
+    def _chat(self, chat_id: int) -> ChatQueue:
         chat = self._chats.get(chat_id)
         if chat is None:
             interval = self.group_interval if chat_id < 0 else self.private_interval
-            chat = self._chats[chat_id] = _Chat(chat_id, interval)
+            chat = self._chats[chat_id] = ChatQueue(chat_id, interval)
         return chat
 
-    def _kick(self, chat: _Chat) -> None:
+    def _kick(self, chat: ChatQueue) -> None:
         chat.wakeup.set()
         if chat.task is None or chat.task.done():
             chat.task = asyncio.create_task(self._run(chat), name=f"outbox {chat.chat_id}")
 
-    def _next_job(self, chat: _Chat, now: float) -> tuple[float, str | None] | None:
+    def _next_job(self, chat: ChatQueue, now: float) -> tuple[float, str | None] | None:
         """(when, slot) of the next write, slot None = the announcements; None when nothing waits.
 
         Urgent slots first, then whatever has waited longest, so neither announcements nor pictures starve."""
@@ -251,12 +213,14 @@ class Outbox:
                 best = key
         return None if best is None else (best[0], best[3] or None)
 
-    async def _run(self, chat: _Chat) -> None:
+    async def _run(self, chat: ChatQueue) -> None:
         while True:
             chat.wakeup.clear()
             job = self._next_job(chat, time.monotonic())
             if job is None:
-                return
+                if await self._idle(chat):
+                    return
+                continue
             when, slot = job
             delay = when - time.monotonic()
             if delay > 0:
@@ -270,58 +234,105 @@ class Outbox:
             try:
                 await (self._send_announcements(chat) if slot is None else self._send_slot(chat, slot))
                 chat.backoff = 0.0
-            except RetryAfter as e:
-                log.warning("chat %s: flood control, retrying in %.0f s", chat.chat_id, _seconds(e))
-                chat.resume_at = time.monotonic() + _seconds(e)
-            except Forbidden as e:
-                log.info("chat %s unreachable (%s); dropping its messages", chat.chat_id, e.message)
-                self.unreachable.add(chat.chat_id)
-                chat.announcements.clear()
-                chat.replies.clear()
-                for s in chat.slots.values():
-                    s.pending = None
-            except BadRequest as e:
-                log.error("chat %s: write refused and dropped: %s", chat.chat_id, e.message)
-            except NetworkError as e:  # a timeout or a lost connection
-                chat.backoff = min(_MAX_BACKOFF, max(1.0, chat.backoff * 2))
-                chat.resume_at = time.monotonic() + chat.backoff
-                log.warning("chat %s: %s; retrying in %.0f s", chat.chat_id, e, chat.backoff)
             except TelegramError as e:
-                log.error("chat %s: write dropped: %s", chat.chat_id, e)
+                if await self._refused(chat, e):
+                    return
             finally:
                 chat.in_flight -= 1
                 chat.last_write = time.monotonic()
 
-    async def _send_reply(self, chat: _Chat) -> None:
+    async def _send_reply(self, chat: ChatQueue) -> None:
         reply = chat.replies[0]
         where = _replying(reply.reply_to)
-        await self.bot.send_message(chat.chat_id, reply.text, reply_markup=reply.markup, reply_parameters=where)
+        try:
+            await self.bot.send_message(chat.chat_id, fit(reply.text, MAX_TEXT), reply_markup=reply.markup,
+                                        reply_parameters=where)
+        except TelegramError as e:
+            if final_refusal(e):  # a refusal that will not change never blocks the writes behind it
+                del chat.replies[0]
+            raise
         del chat.replies[0]
         chat.announced_at = time.monotonic()
         self.writes += 1
 
-    async def _send_announcements(self, chat: _Chat) -> None:
+    async def _refused(self, chat: ChatQueue, e: TelegramError) -> bool:
+        """Handle a write Telegram refused: retried later (429, network), dropped (400), the chat given up (403)
+        or followed (migrated); True to end the chat's worker."""
+        if isinstance(e, ChatMigrated):  # the group is a supergroup now: everything follows it there
+            log.info("chat %s migrated to %s", chat.chat_id, e.new_chat_id)
+            if self.migrated is not None:
+                await self.migrated(chat.chat_id, int(e.new_chat_id))
+            return True
+        if isinstance(e, RetryAfter):
+            log.warning("chat %s: flood control, retrying in %.0f s", chat.chat_id, retry_seconds(e))
+            chat.resume_at = time.monotonic() + retry_seconds(e)
+        elif isinstance(e, Forbidden):
+            log.info("chat %s unreachable (%s); dropping its messages", chat.chat_id, e.message)
+            self.unreachable.add(chat.chat_id)
+            chat.announcements.clear()
+            chat.replies.clear()
+            for s in chat.slots.values():
+                s.pending = None
+            if self.lost is not None:
+                await self.lost(chat.chat_id)
+        elif isinstance(e, BadRequest):
+            log.error("chat %s: write refused and dropped: %s", chat.chat_id, e.message)
+        elif isinstance(e, NetworkError):  # a timeout or a lost connection
+            chat.backoff = min(_MAX_BACKOFF, max(1.0, chat.backoff * 2))
+            chat.resume_at = time.monotonic() + chat.backoff
+            log.warning("chat %s: %s; retrying in %.0f s", chat.chat_id, e, chat.backoff)
+        else:
+            log.error("chat %s: write dropped: %s", chat.chat_id, e)
+        return False
+
+    async def _idle(self, chat: ChatQueue) -> bool:
+        """Nothing waits in the chat: True to end its worker. A chat with no slot left is dropped, once its
+        pacing has run out (a new write then starts afresh without breaking the chat's limit)."""
+        for name in [n for n, s in chat.slots.items() if s.forgotten and s.pending is None]:
+            del chat.slots[name]
+        if chat.slots or chat.announcements or chat.replies or chat.in_flight:
+            return True
+        wait = max(chat.last_write + chat.interval, chat.resume_at) - time.monotonic()
+        if wait > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(chat.wakeup.wait(), wait)
+            return False
+        if self._chats.get(chat.chat_id) is chat:
+            del self._chats[chat.chat_id]
+        return True
+
+    async def _send_announcements(self, chat: ChatQueue) -> None:
+        """Send the oldest waiting announcements as one message: consecutive plain texts merged up to Telegram's
+        4,096 characters (a text repeated in it told once), one with buttons alone. A refusal that retrying
+        will not change drops them (and is logged by the caller): it never blocks the writes behind it."""
         if chat.replies:  # the answers to commands first, each alone
             await self._send_reply(chat)
             return
-        # Merge consecutive plain texts into one message; one with buttons goes alone.
         texts: list[str] = []
         markup: InlineKeyboardMarkup | None = None
-        taken = 0
+        taken = size = 0
         for text, m in chat.announcements:
-            if m is not None and texts:
+            part = fit(text, MAX_TEXT)
+            if texts and (m is not None or size + 1 + length(part) > MAX_TEXT):
                 break
-            texts.append(text)
             taken += 1
+            if part not in texts:
+                texts.append(part)
+                size += length(part) + 1
             if m is not None:
                 markup = m
                 break
-        await self.bot.send_message(chat.chat_id, "\n".join(texts), reply_markup=markup)
+        try:
+            await self.bot.send_message(chat.chat_id, "\n".join(texts), reply_markup=markup)
+        except TelegramError as e:
+            if final_refusal(e):
+                del chat.announcements[:taken]
+            raise
         del chat.announcements[:taken]
         chat.announced_at = time.monotonic()
         self.writes += 1
 
-    async def _send_slot(self, chat: _Chat, name: str) -> None:
+    async def _send_slot(self, chat: ChatQueue, name: str) -> None:
         s = chat.slots[name]
         content = s.pending
         if content is None:
@@ -329,9 +340,10 @@ class Outbox:
         # A fresh request made while this write is on its way is kept for the next write (it is another message).
         s.pending, s.urgent, fresh, s.fresh = None, False, s.fresh, False
         news = list(s.news)
-        told = replace(content, text="\n".join([content.text, *news])) if news else content
+        limit = MAX_CAPTION if content.is_photo else MAX_TEXT
+        text, _ = with_lines(content.text, news, limit)
         try:
-            await self._write(chat.chat_id, s, told, fresh)
+            await self._write(chat.chat_id, s, replace(content, text=text), fresh)
             await self._remembered(chat.chat_id, name, s)
         except (RetryAfter, NetworkError) as e:
             if s.pending is None and not isinstance(e, BadRequest):  # nothing newer arrived: retry this one
@@ -343,7 +355,7 @@ class Outbox:
         s.last_sent = time.monotonic()
         self.writes += 1
 
-    async def _remembered(self, chat_id: int, name: str, s: _Slot) -> None:
+    async def _remembered(self, chat_id: int, name: str, s: Slot) -> None:
         if self._remember is None or s.message_id is None or s.message_id == s.remembered:
             return
         try:
@@ -352,7 +364,7 @@ class Outbox:
         except Exception:  # a lost note costs a duplicate message after a restart, never a write
             log.exception("chat %s: could not remember the message of slot %s", chat_id, name)
 
-    async def _write(self, chat_id: int, s: _Slot, content: Content, fresh: bool) -> None:
+    async def _write(self, chat_id: int, s: Slot, content: Content, fresh: bool) -> None:
         photo = await asyncio.to_thread(content.render) if content.render is not None else None
         if content.animated and photo is not None:
             msg = await self.bot.send_animation(

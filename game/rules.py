@@ -9,6 +9,8 @@
 from __future__ import annotations
 
 import dataclasses
+import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -105,15 +107,30 @@ def _plain(value: Any) -> Any:
     return value
 
 
+# Sensible ranges for every number (RULES.md gives one value each; a group may change them, within these).
+MAX_POINTS: Final = 1_000_000  # caps, the minimum payment, the flee penalty
+MAX_FACTOR: Final = Fraction(100)  # every multiplier lies in (0, 100]
+MAX_DENOMINATOR: Final = 1000
+_NUMBER: Final = re.compile(r"\d{1,7}(\.\d{1,3})?|\d{1,7}/\d{1,4}")
+
+
+def _points(key: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_POINTS:
+        raise RulesError(f"{key} must be a whole number from 0 to {MAX_POINTS}", "rules_err_whole", key=key,
+                         high=MAX_POINTS)
+    return value
+
+
 def _bright_cap(rules: Rules, value: Any) -> int | None:
     if value is None or value is False or value == 0:
         return None
     if value is True:
         # RULES.md gives no amount: 光明顶 is read as 100 above the 金顶 (500 over 400 in 开口翻).
         return rules.golden_cap + 100
-    if isinstance(value, int) and value > 0:
+    if isinstance(value, int) and 0 < value <= MAX_POINTS:
         return value
-    raise RulesError("bright_cap must be false, true or a positive whole number", "rules_err_bright_cap")
+    raise RulesError(f"bright_cap must be false, true or a whole number from 1 to {MAX_POINTS}", "rules_err_bright_cap",
+                     high=MAX_POINTS)
 
 
 def _per_meld_opening(rules: Rules, value: Any) -> bool:
@@ -145,14 +162,22 @@ _SPECIAL: Final[dict[str, Callable[[Rules, Any], Any]]] = {
 
 
 def _fraction(key: str, value: Any) -> Fraction:
+    """A multiplier: a number in (0, 100], read without ever building a huge one (``1e1000000`` is refused)."""
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise RulesError(f"{key} must be a number", "rules_err_number", key=key)
+    if isinstance(value, str) and not _NUMBER.fullmatch(value.strip()):
+        raise RulesError(f"{key} must be a number such as 2, 1.5 or 3/2", "rules_err_number", key=key)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise RulesError(f"{key} must be a number", "rules_err_number", key=key)
+    if isinstance(value, int | float) and abs(value) > MAX_FACTOR:
+        raise RulesError(f"{key} must be at most {MAX_FACTOR}", "rules_err_factor", key=key, high=MAX_FACTOR)
     try:
-        frac = Fraction(str(value))
-    except ValueError:
+        frac = Fraction(str(value)).limit_denominator(MAX_DENOMINATOR)
+    except (ValueError, ZeroDivisionError):
         raise RulesError(f"{key} must be a number", "rules_err_number", key=key) from None
-    if frac <= 0:
-        raise RulesError(f"{key} must be positive", "rules_err_positive", key=key)
+    if not 0 < frac <= MAX_FACTOR:
+        raise RulesError(f"{key} must be above 0 and at most {MAX_FACTOR}", "rules_err_factor", key=key,
+                         high=MAX_FACTOR)
     return frac
 
 
@@ -164,9 +189,7 @@ def _coerce(rules: Rules, key: str, value: Any) -> Any:
     if isinstance(current, Fraction):
         return _fraction(key, value)
     if isinstance(current, int):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise RulesError(f"{key} must be a whole number ≥ 0", "rules_err_whole", key=key)
-        return value
+        return _points(key, value)
     raise RulesError(f"option {key!r} cannot be set", "rules_err_fixed", key=key)
 
 

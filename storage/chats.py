@@ -12,6 +12,7 @@ from typing import Any
 
 from game.automatic import LEVELS as AUTO_LEVELS
 from game.rules import PRESETS, Rules, RulesError
+from storage.chat_moves import move_chat
 from storage.codec import check_choice, check_int, dump_json, dump_rules, load_json
 from storage.errors import CorruptDataError, InvalidInputError
 from storage.gateway import Gateway
@@ -100,3 +101,11 @@ class Chats:
                 [values[name] for name in _FIELDS],
             )
         return updated
+
+    async def migrate(self, old: int, new: int) -> bool:
+        """The group ``old`` became the supergroup ``new``: everything stored under it follows, in one
+        transaction (``storage.chat_moves``); False when nothing was stored under ``old``."""
+        check_int(old, "chat id")
+        check_int(new, "chat id")
+        async with self._db.transaction() as tx:
+            return await move_chat(tx, old, new)

@@ -25,7 +25,7 @@ import aiosqlite
 from storage.backup import backup_file
 from storage.chats import Chats
 from storage.codec import Clock, utc_now
-from storage.errors import StorageError
+from storage.errors import StorageError, StorageUnavailableError
 from storage.hands import Hands
 from storage.leagues import Leagues
 from storage.live_messages import LiveMessages
@@ -81,7 +81,8 @@ class Database:
     async def transaction(self, write: bool = True) -> AsyncIterator[aiosqlite.Connection]:
         """The connection inside one transaction: committed on success, rolled back on any exception.
 
-        Read transactions (write=False) see one consistent snapshot across their queries.
+        Read transactions (write=False) see one consistent snapshot across their queries. SQLite refusing
+        (locked, disk full, read-only, a constraint) raises StorageUnavailableError, after the rollback.
         """
         async with self._lock:
             try:
@@ -89,22 +90,30 @@ class Database:
                 await self._conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
                 yield self._conn
                 await self._conn.execute("COMMIT")
-            except BaseException:
+            except BaseException as exc:
                 # Queued behind any statement still running, so the rollback lands after it; after a COMMIT
                 # that did go through there is nothing left to roll back.
-                with contextlib.suppress(sqlite3.OperationalError):
+                with contextlib.suppress(sqlite3.Error):
                     await self._conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise _unavailable(exc) from exc
                 raise
 
     async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
         """One read statement (atomic on its own)."""
         async with self._lock:
-            return list(await self._conn.execute_fetchall(sql, tuple(params)))
+            try:
+                return list(await self._conn.execute_fetchall(sql, tuple(params)))
+            except sqlite3.Error as exc:
+                raise _unavailable(exc) from exc
 
     async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
         """One write statement in its own transaction; returns the number of rows it changed."""
         async with self._lock:
-            cursor = await self._conn.execute(sql, tuple(params))
+            try:
+                cursor = await self._conn.execute(sql, tuple(params))
+            except sqlite3.Error as exc:
+                raise _unavailable(exc) from exc
             return cursor.rowcount
 
     async def backup(self, dest: str | Path) -> Path:
@@ -115,6 +124,11 @@ class Database:
         """Call callback(sql) before each statement runs (diagnostics, and the crash tests' kill points)."""
         # None clears it: sqlite3 accepts None, aiosqlite's annotation does not say so.
         await self._conn.set_trace_callback(cast("Callable[..., Any]", callback))
+
+
+def _unavailable(exc: sqlite3.Error) -> StorageUnavailableError:
+    """SQLite's refusal as storage's error: its kind and SQLite's short reason (no SQL, no values, no path)."""
+    return StorageUnavailableError(f"the database refused it ({type(exc).__name__}: {str(exc)[:80]})")
 
 
 async def connect(path: Path) -> aiosqlite.Connection:

@@ -33,3 +33,8 @@ class AlreadyClosedError(StorageError):
 
 class CorruptDataError(StorageError):
     """A stored row that cannot be read back (bad JSON, or rules this code no longer understands)."""
+
+
+class StorageUnavailableError(StorageError):
+    """The database refused a read or a write (locked too long, disk full, read-only, a constraint): the
+    transaction was rolled back, nothing was changed, and the same call may succeed once the fault clears."""

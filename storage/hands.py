@@ -146,6 +146,22 @@ async def _load_hand(tx: aiosqlite.Connection, hand_id: int) -> HandRecord:
     return _hand_from_row(rows[0], tuple(seat_from_row(s) for s in seats))
 
 
+def _penalty_amounts(points: Sequence[int]) -> list[int]:
+    if len(points) != SEATS:
+        raise InvalidInputError(f"a penalty must list {SEATS} seats, not {len(points)}")
+    amounts = [check_int(p, f"penalty of seat {i}", -(10**9), 10**9) for i, p in enumerate(points)]
+    if sum(amounts) != 0:
+        raise InvalidInputError(f"a penalty must sum to zero, not {sum(amounts)}")
+    return amounts
+
+
+async def _insert_penalty(tx: aiosqlite.Connection, hand_id: int, amounts: Sequence[int], created: str) -> None:
+    await tx.executemany(
+        "INSERT INTO hand_penalties (hand_id, seat, points, created_at) VALUES (?, ?, ?, ?)",
+        [(hand_id, seat, pts, created) for seat, pts in enumerate(amounts) if pts],
+    )
+
+
 async def _penalty_totals(tx: aiosqlite.Connection, hand_id: int) -> tuple[int, ...]:
     """The flee penalties stored with a hand, per seat."""
     totals = [0] * SEATS
@@ -495,17 +511,27 @@ class Hands:
 
     async def add_penalty(self, hand_id: int, points: Sequence[int]) -> None:
         """Store a flee penalty (per seat, zero-sum) with the hand in play; ``close`` settles it with the hand."""
-        if len(points) != SEATS:
-            raise InvalidInputError(f"a penalty must list {SEATS} seats, not {len(points)}")
-        amounts = [check_int(p, f"penalty of seat {i}", -(10**9), 10**9) for i, p in enumerate(points)]
-        if sum(amounts) != 0:
-            raise InvalidInputError(f"a penalty must sum to zero, not {sum(amounts)}")
-        created = timestamp(self._db.now())
+        amounts = _penalty_amounts(points)
         async with self._db.transaction() as tx:
             await _load_playing_hand(tx, hand_id)
-            await tx.executemany(
-                "INSERT INTO hand_penalties (hand_id, seat, points, created_at) VALUES (?, ?, ?, ?)",
-                [(hand_id, seat, pts, created) for seat, pts in enumerate(amounts) if pts],
+            await _insert_penalty(tx, hand_id, amounts, timestamp(self._db.now()))
+
+    async def flee(self, hand_id: int, seat: int, points: Sequence[int], auto_level: str = "normal") -> None:
+        """A player flees the hand in play (RULES.md §10), in one transaction: the penalty stored with the hand
+        and the seat given to an automatic player in the match (for this hand's resumption and the next ones).
+        A seat the match no longer gives a human is refused (AlreadyClosedError): nobody pays twice."""
+        check_int(seat, "seat", 0, SEATS - 1)
+        amounts = _penalty_amounts(points)
+        new = Seat.auto(auto_level).checked(f"seat {seat}")
+        async with self._db.transaction() as tx:
+            hand = await _load_playing_hand(tx, hand_id)
+            match = await load_match(tx, hand.match_id)
+            if match.status != "running" or match.seats[seat].is_auto:
+                raise AlreadyClosedError(f"seat {seat} of match {hand.match_id} has no player to flee")
+            await _insert_penalty(tx, hand_id, amounts, timestamp(self._db.now()))
+            await tx.execute(
+                "UPDATE match_seats SET player_id = NULL, auto_level = ? WHERE match_id = ? AND seat = ?",
+                (new.auto_level, hand.match_id, seat),
             )
 
     async def penalties(self, hand_id: int) -> tuple[int, ...]:

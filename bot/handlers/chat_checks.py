@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import logging
+import time
+from typing import Final
 
 from telegram import Chat, InlineKeyboardMarkup, Update
 from telegram.constants import ChatMemberStatus
 from telegram.error import TelegramError
 
 from bot.context import BotContext
+from bot.i18n import t
 
 log = logging.getLogger(__name__)
+
+MEMBER_SECONDS: Final = 600.0  # how long an answer of getChatMember is trusted
+MAX_MEMBERS: Final = 10_000  # answers kept (the oldest go first)
+_INSIDE: Final = (ChatMemberStatus.MEMBER, ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
 
 
 def in_group(update: Update) -> bool:
@@ -44,3 +51,59 @@ def reply(update: Update, context: BotContext, text: str, markup: InlineKeyboard
     chat = update.effective_chat
     if chat is not None:
         context.outbox.announce(chat.id, text, markup, reply_to=command_id(update))
+async def is_member(context: BotContext, chat_id: int, user_id: int) -> bool:
+    """Whether the user is in the group now: asked of Telegram (getChatMember) and remembered for ten minutes;
+    no answer (a chat the bot is not in, a made-up id) counts as no and is not remembered."""
+    cache = context.bot_data.members
+    now = time.monotonic()
+    known = cache.get((chat_id, user_id))
+    if known is not None and now - known[0] < MEMBER_SECONDS:
+        return known[1]
+    try:
+        member = await context.bot.get_chat_member(chat_id, user_id)
+    except TelegramError as e:
+        log.info("cannot check whether %s is a member of %s: %s", user_id, chat_id, e)
+        return False
+    inside = member.status in _INSIDE or (
+        member.status == ChatMemberStatus.RESTRICTED and bool(getattr(member, "is_member", False))
+    )
+    cache.pop((chat_id, user_id), None)
+    cache[(chat_id, user_id)] = (now, inside)
+    while len(cache) > MAX_MEMBERS:
+        del cache[next(iter(cache))]
+    return inside
+
+
+async def may_see_hand(context: BotContext, hand_id: int, user_id: int) -> bool:
+    """A stored hand's replay is for its players and the members of its group."""
+    record = await context.db.hands.get(hand_id)
+    if any(s.player_id == user_id for s in record.seats):
+        return True
+    return await is_member(context, record.chat_id, user_id)
+
+
+async def came_back(update: Update, context: BotContext) -> None:
+    """Runs first on every update: a person the bot hears from again in private, or who presses its button,
+    may be written to again (the outbox stops writing to a chat that answered 403). A group is written to
+    again when the bot is added back (``table_commands.bot_membership``)."""
+    unreachable = context.outbox.unreachable
+    chat, user = update.effective_chat, update.effective_user
+    if not unreachable or chat is None:
+        return
+    if chat.id > 0:
+        unreachable.discard(chat.id)
+    if user is not None and update.callback_query is not None:
+        unreachable.discard(user.id)
+
+
+async def ignore(update: Update, context: BotContext) -> None:
+    """A linked channel's post forwarded into its discussion group: never a command."""
+
+
+async def sent_as_chat(update: Update, context: BotContext) -> None:
+    """A command sent as a chat (an anonymous admin, or a member posting as a channel): no one to seat or
+    to remember, so they are told to use their own account."""
+    chat = update.effective_chat
+    if chat is not None:
+        settings = await context.db.chats.get(chat.id)
+        context.outbox.announce(chat.id, t("sent_as_chat", settings.language))

@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Final
 
 from telegram import Update
@@ -27,6 +29,24 @@ from storage.chats import ChatSettings
 from storage.players import LANGUAGES
 
 MAX_QUOTE: Final = 40  # how much of an unknown message the answer quotes
+log = logging.getLogger(__name__)
+
+MAX_CALC_INPUT: Final = 4000  # characters of /calc JSON (the §11 example is about 330)
+CALC_SECONDS: Final = 5.0  # the calculator's time limit
+
+
+async def _calc(raw: str, lang: str) -> str:
+    """The calculator's answer, worked out in a thread (never on the event loop) within CALC_SECONDS; its input
+    is bounded here and every option's range by game.rules, so the thread itself ends soon too."""
+    if len(raw) > MAX_CALC_INPUT:
+        return t("calc_too_long", lang, limit=MAX_CALC_INPUT)
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(calc_answer, raw, lang), CALC_SECONDS)
+    except TimeoutError:
+        log.warning("/calc gave up after %.0f s on %d characters", CALC_SECONDS, len(raw))
+        return t("calc_timeout", lang)
+    except ArithmeticError as e:  # a settlement out of any sensible range
+        return t("calc_error", lang, error=type(e).__name__)
 
 
 async def rules_command(update: Update, context: BotContext) -> None:
@@ -47,7 +67,7 @@ async def calc_command(update: Update, context: BotContext) -> None:
         reply(update, context, t("calc_private_only", lang))
         return
     _, *rest = message.text.split(maxsplit=1)  # the JSON may follow on the same line or the next
-    reply(update, context, calc_answer(rest[0], lang) if rest else t("calc_usage", lang))
+    reply(update, context, await _calc(rest[0], lang) if rest else t("calc_usage", lang))
 
 
 async def calc_message(update: Update, context: BotContext) -> None:
@@ -56,7 +76,7 @@ async def calc_message(update: Update, context: BotContext) -> None:
     if chat is None or message is None or not message.text:
         return
     lang = await language_for(context.db, chat.id, update.effective_user)
-    reply(update, context, calc_answer(message.text, lang))
+    reply(update, context, await _calc(message.text, lang))
 
 
 async def help_command(update: Update, context: BotContext) -> None:
@@ -107,9 +127,9 @@ async def private_fallback(update: Update, context: BotContext) -> None:
 
 async def remember_language(update: Update, context: BotContext) -> None:
     """The first update from a user stores their Telegram language as theirs (once per user and process)."""
-    user = update.effective_user
-    if user is None or user.is_bot:
-        return
+    user, message = update.effective_user, update.effective_message
+    if user is None or user.is_bot or (message is not None and message.sender_chat is not None):
+        return  # a message sent as a chat (an anonymous admin, a channel) names no person
     met = context.bot_data.languages_met
     if user.id not in met:
         await private_language(context.db, user)

@@ -11,7 +11,7 @@ import logging
 from telegram import Update
 
 from bot.context import BotContext
-from bot.handlers.chat_checks import in_group, is_admin, reply
+from bot.handlers.chat_checks import in_group, is_admin, is_member, reply
 from bot.i18n import private_language, t
 from bot.league.subcommands import ADMIN_SUBCOMMANDS, run_subcommand
 from bot.play.callback_data import fields
@@ -48,6 +48,10 @@ async def signup_press(update: Update, context: BotContext) -> None:
     nights = context.nights
     lang = await private_language(context.db, query.from_user)  # the answer speaks the presser's language
     try:
+        chat_id = await nights.chat_of(int(night_id))
+        if choice == "in" and not await is_member(context, chat_id, query.from_user.id):
+            await query.answer(t("league_not_member", lang))
+            return
         notice = await nights.sign(int(night_id), query.from_user.id, query.from_user.full_name, choice == "in", lang)
     except StorageError as e:
         log.info("sign-up press refused: %s", e)

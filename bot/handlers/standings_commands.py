@@ -19,7 +19,7 @@ from typing import Final
 from telegram import MessageEntity, Update
 
 from bot.context import BotContext
-from bot.handlers.chat_checks import command_id, in_group, reply
+from bot.handlers.chat_checks import command_id, in_group, may_see_hand, reply
 from bot.i18n import language_for, private_language, t
 from bot.outbox import Content
 from bot.play.callback_data import fields
@@ -183,12 +183,16 @@ async def standings_press(update: Update, context: BotContext) -> None:
         context.outbox.show(chat.id, "top", await _top(context.db, chat.id, chat.title or "", value, lang))
     elif kind == "h":
         try:
-            text = await replay_for(context.db, int(value), query.from_user.id, lang)
+            allowed = await may_see_hand(context, int(value), query.from_user.id)
+            text = await replay_for(context.db, int(value), query.from_user.id, lang) if allowed else ""
         except (StorageError, ValueError) as e:  # a hand not stored, or not replayable any more
             log.warning("replay of hand %s failed: %s", value, e)
             text = t("replay_unavailable", lang)
-        for n, part in enumerate(chunks(text)):
+        if not text:
+            notice = t("replay_not_allowed", lang)
+        for n, part in enumerate(chunks(text) if text else ()):
             context.outbox.show(chat.id, f"replay{value}.{n}", Content(part), fresh=True)
+            context.outbox.forget(chat.id, f"replay{value}.{n}")  # one message each: nothing kept once sent
     else:
         notice = t("settings_stale", await private_language(context.db, query.from_user))
     await query.answer(notice)

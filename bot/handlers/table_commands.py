@@ -10,11 +10,11 @@ from __future__ import annotations
 import logging
 from typing import Final
 
-from telegram import Update
+from telegram import ChatMember, Update
 from telegram.error import TelegramError
 
 from bot.context import BotContext
-from bot.handlers.chat_checks import in_group, in_private, is_admin, reply
+from bot.handlers.chat_checks import in_group, in_private, is_admin, is_member, reply
 from bot.i18n import language_for, private_language, t
 from bot.play.callback_data import BadCallback, decode
 from bot.play.manager import Reply
@@ -42,6 +42,10 @@ async def start(update: Update, context: BotContext) -> None:
         except ValueError:
             group_id = 0
         lang = await private_language(context.db, user)  # someone new sits down speaking their Telegram language
+        table = context.manager.tables.get(group_id)
+        if table is not None and not await is_member(context, group_id, user.id):  # a link forwarded outside
+            reply(update, context, t("join_not_member", lang, group=table.title))
+            return
         _say(update, context, await context.manager.join(group_id, user.id, user.full_name, from_private=True,
                                                          lang=lang))
         return
@@ -51,11 +55,12 @@ async def start(update: Update, context: BotContext) -> None:
 
 
 async def _group_only(update: Update, context: BotContext) -> bool:
-    """True in a group; elsewhere says the command is for groups."""
+    """True in a group the bot may write to; elsewhere says the command is for groups."""
     chat = update.effective_chat
     if chat is not None and not in_group(update):
         reply(update, context, t("group_only", await language_for(context.db, chat.id, update.effective_user)))
-    return chat is not None and update.effective_user is not None and in_group(update)
+    usable = chat is not None and chat.id not in context.outbox.unreachable  # not a group that removed the bot
+    return usable and update.effective_user is not None and in_group(update)
 
 
 async def newgame(update: Update, context: BotContext) -> None:
@@ -137,5 +142,45 @@ async def stale_press(update: Update, context: BotContext) -> None:
         await _answer(update, t("press_stale", await private_language(context.db, update.callback_query.from_user)))
 
 
+async def migrated(update: Update, context: BotContext) -> None:
+    """The group became a supergroup (Telegram says so in both chats): its table and stored data follow."""
+    message = update.effective_message
+    if message is None:
+        return
+    if message.migrate_to_chat_id:
+        await context.manager.migrate(message.chat.id, message.migrate_to_chat_id)
+    elif message.migrate_from_chat_id:
+        await context.manager.migrate(message.migrate_from_chat_id, message.chat.id)
+
+
+async def bot_membership(update: Update, context: BotContext) -> None:
+    """The bot's own membership changed: removed from a group, or its right to write there taken away, the
+    group's table closes; added back, it may write there again."""
+    change = update.my_chat_member
+    if change is None or change.chat.id > 0:
+        return
+    member = change.new_chat_member
+    gone = member.status in (ChatMember.LEFT, ChatMember.BANNED) or (
+        member.status == ChatMember.RESTRICTED and not getattr(member, "can_send_messages", True)
+    )
+    if gone:
+        await context.manager.removed(change.chat.id)
+    else:
+        context.outbox.unreachable.discard(change.chat.id)
+
+
 async def on_error(update: object, context: BotContext) -> None:
+    """Every handler answers: an unexpected error is logged with its update, and the person gets a short apology
+    in their language (a press: as its answer)."""
     log.error("error while handling %s", update, exc_info=context.error)
+    if not isinstance(update, Update) or update.effective_chat is None:
+        return
+    chat = update.effective_chat
+    try:
+        lang = await language_for(context.db, chat.id, update.effective_user)
+    except Exception:  # the database may be what failed
+        lang = context.config.lang
+    if update.callback_query is not None:
+        await _answer(update, t("error_apology", lang))
+    else:
+        context.outbox.announce(chat.id, t("error_apology", lang))

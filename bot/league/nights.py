@@ -127,6 +127,11 @@ class LeagueNights:
         self.manager.outbox.show(league.chat_id, slot, board_content(entries, lang, title), fresh=True)
 
     # --- sign-ups -----------------------------------------------------------------------------------------
+    async def chat_of(self, night_id: int) -> int:
+        """The group whose league holds the night (sign-ups are for its members)."""
+        night = await self.db.leagues.night(night_id)
+        return (await self.db.leagues.get(night.league_id)).chat_id
+
     async def sign(self, night_id: int, user_id: int, name: str, joining: bool, lang: str | None = None) -> str:
         """A press of "I'm in" / "Not this time"; the notice to answer it with, in ``lang`` (the presser's own;
         default: the group's). A second "I'm in" only says so: nothing is sent again."""

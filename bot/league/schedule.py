@@ -113,7 +113,7 @@ def parse_zone(text: str) -> str:
     name = text.strip()
     try:
         ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a folder ("Asia") or a name too long
         raise LeagueSyntaxError(f"unknown time zone {name!r} (an IANA name such as Asia/Shanghai)",
                                 "league_err_zone", said=name) from None
     return name

@@ -72,17 +72,30 @@ class HandFlow:
         self.bot = bot
         self.timers = TableTimers(jobs, config, self.tick)
         self.tables: dict[int, Table] = {}
-        self._locks: dict[int, asyncio.Lock] = {}
+        self._locks: dict[int, tuple[asyncio.Lock, list[int]]] = {}  # chat → its lock, [holders and waiters]
         self.sessions: dict[int, TableSession] = {}  # per table opened by open_table
         self.max_wait_ms = 0.0  # the longest any update waited for its table's lock (the bench reads it)
 
     @contextlib.asynccontextmanager
     async def locked(self, chat_id: int) -> AsyncIterator[None]:
-        lock = self._locks.setdefault(chat_id, asyncio.Lock())
+        """The chat's table to oneself. The lock lives while someone holds or awaits it or the chat has a table:
+        a press naming a forged id, or a closed table, leaves nothing behind."""
+        lock, users = self._locks.setdefault(chat_id, (asyncio.Lock(), [0]))
+        users[0] += 1
         started = time.monotonic()
-        async with lock:
-            self.max_wait_ms = max(self.max_wait_ms, (time.monotonic() - started) * 1000)
-            yield
+        try:
+            async with lock:
+                self.max_wait_ms = max(self.max_wait_ms, (time.monotonic() - started) * 1000)
+                yield
+        finally:
+            users[0] -= 1
+            if not users[0] and chat_id not in self.tables:
+                del self._locks[chat_id]
+
+    def state_size(self) -> dict[str, int]:
+        """How much per-id state is kept (logged at shutdown; the tests and the bench read it)."""
+        return {"tables": len(self.tables), "locks": len(self._locks), "sessions": len(self.sessions),
+                "outbox_chats": self.outbox.chats()}
 
     # --- a new hand ---------------------------------------------------------------------------------------
     async def start_hand(self, table: Table) -> None:
@@ -127,8 +140,9 @@ class HandFlow:
             table.match.rules = settings.rules
 
     # --- playing --------------------------------------------------------------------------------------------
-    async def play(self, table: Table, action: Action, also_urgent: Sequence[int] = ()) -> None:
-        """Apply, store, then show. A storage failure undoes the action (nothing was shown yet)."""
+    async def play(self, table: Table, action: Action, also_urgent: Sequence[int] = ()) -> bool:
+        """Apply, store, then show; False when storage refused it: the action is undone (nothing was shown yet)
+        and may be played again once the fault clears."""
         hand = table.hand
         assert hand is not None and table.hand_id is not None
         now = time.monotonic()
@@ -136,11 +150,12 @@ class HandFlow:
         try:
             await self.db.hands.append_action(table.hand_id, len(hand.actions) - 1, action.to_json())
         except (StorageError, OSError) as e:
-            log.error("table %s: could not store %s (%s); undoing it", table.chat_id, action, e)
+            log.error("table %s hand %s: could not store action %d (%s); undone", table.chat_id, table.hand_id,
+                      len(hand.actions) - 1, e)
             table.hand = Hand.replay(hand.rules, hand.seed, hand.dealer, hand.actions[:-1])
-            self._publish(table, table.refresh_prompts(now))
-            self.timers.arm(table)
-            return
+            table.refresh_prompts(now)
+            self.timers.arm(table, not_before=time.monotonic() + _RETRY_SECONDS)
+            return False
         log_action(table.chat_id, table.hand_id, len(hand.actions) - 1, action)
         for kind, notice in event_notices(table, events):
             if kind == "tell":  # the group's picture is edited after every action anyway: its caption tells it
@@ -153,9 +168,10 @@ class HandFlow:
             except Exception:  # a storage failure: the settlement is tried again by the table's timer
                 log.exception("table %s: hand %s could not be settled; retrying", table.chat_id, table.hand_id)
                 self.timers.arm(table, not_before=time.monotonic() + _RETRY_SECONDS)
-            return
+            return True
         self._publish(table, changed | set(also_urgent), actor=action.seat)
         self.timers.arm(table)
+        return True
 
     def _publish(self, table: Table, changed: set[int], *, new_hand: bool = False, actor: int | None = None) -> None:
         """Queue the views that changed: a player's picture when their decision changed (urgent when they must
@@ -209,7 +225,8 @@ class HandFlow:
             due = table.next_due(self.config.bot_delay)
             if due is None or due[0] > time.monotonic() + 0.01:
                 break
-            await self.play(table, *await self._due_action(table, due[1]))
+            if not await self.play(table, *await self._due_action(table, due[1])):
+                return  # storage refused it: tried again by the timer play() armed
         if self.tables.get(table.chat_id) is table:
             self.timers.arm(table)
 
@@ -264,27 +281,30 @@ class HandFlow:
         else:
             self.timers.arm(table)
 
-    async def seat_automatic(self, table: Table, seat: int) -> None:
-        """An automatic player takes a human's seat for the rest of the match; their message is closed."""
-        await self._replace_seat(table, seat, None, "left")
+    async def seat_automatic(self, table: Table, seat: int, *, stored: bool = False) -> None:
+        """An automatic player takes a human's seat for the rest of the match; their message is closed.
+        ``stored``: storage gave the seat away already (a flight, with its penalty)."""
+        await self._replace_seat(table, seat, None, "left", stored=stored)
 
-    async def _replace_seat(self, table: Table, seat: int, new: Seat | None, farewell: str) -> None:
+    async def _replace_seat(self, table: Table, seat: int, new: Seat | None, farewell: str, *,
+                            stored: bool = False) -> None:
         """Someone else (None: an automatic player) takes a seat for the next hands; the one leaving it is told
         (the text ``farewell``, in their own language)."""
         old = table.seat(seat)
         if new is None and old.user_id is None:
             return  # an automatic player stays an automatic player
+        if table.match_id is not None and not stored:  # stored before the table changes: a refusal changes nothing
+            record = StoredSeat.human(new.user_id) if new and new.user_id else StoredSeat.auto(table.auto_level)
+            await self.db.matches.replace_seat(table.match_id, seat, record)
         if old.user_id is not None and table.state == "playing" and table.hand is not None:
             # Their picture keeps its last state without buttons; the seat is no longer theirs to play.
             self.outbox.show(old.user_id, f"hand{table.chat_id}", seat_content(table, seat, stopped=True))
         table.seats[seat] = new or Seat(None, automatic_name(seat, table.lang))
         if new is None and old.user_id is not None:
             table.left_by.setdefault(seat, old.name)
-        if table.match_id is not None:
-            stored = StoredSeat.human(new.user_id) if new and new.user_id else StoredSeat.auto(table.auto_level)
-            await self.db.matches.replace_seat(table.match_id, seat, stored)
         if old.user_id is not None:
             self.outbox.announce(old.user_id, t(farewell, old.lang, name=old.name))
+            self.outbox.forget(old.user_id, f"hand{table.chat_id}")
 
     async def end_if_no_humans(self, table: Table) -> bool:
         if table.humans():
@@ -309,8 +329,16 @@ class HandFlow:
                 self.outbox.announce(table.chat_id, stopped_text(table))
             for _, s in table.humans():  # in each one's own language
                 self.outbox.announce(s.user_id or 0, stopped_text(table, s.lang))
+        self._forget(table)
         if session is not None:
             await session.closed(table, status)
+
+    def _forget(self, table: Table) -> None:
+        """A closed table's messages keep no state in the outbox once their last writes are out."""
+        for _, s in table.humans():
+            self.outbox.forget(s.user_id or 0, f"hand{table.chat_id}")
+        for slot in ("lobby", "spectator", "result"):
+            self.outbox.forget(table.chat_id, slot)
 
     async def _close_match(self, table: Table, status: str) -> str:
         """Close the match in storage; the status it closed with."""

@@ -26,7 +26,7 @@ from telegram.error import Forbidden, TelegramError
 from bot.i18n import t
 from bot.play.callback_data import BadCallback, parse_action_code
 from bot.play.hand_flow import HandFlow, TableSession
-from bot.play.table_state import Seat, Table
+from bot.play.table_state import Seat, Table, short_name
 from bot.views.game_views import automatic_name, join_markup, lobby_content, seat_label
 from game.match import Match, flee_amounts
 from game.rules import Rules
@@ -54,7 +54,7 @@ class TableManager(HandFlow):
             if table is not None:
                 return Reply(t("table_exists", table.lang))
             settings = await self.db.chats.get(chat_id)
-            table = Table(chat_id=chat_id, title=title, creator_id=user_id, creator_name=name,
+            table = Table(chat_id=chat_id, title=title, creator_id=user_id, creator_name=short_name(name),
                           hands_planned=settings.hands_per_game)
             table.follow(settings, self.config)
             self.tables[chat_id] = table
@@ -127,9 +127,10 @@ class TableManager(HandFlow):
         assert table.match is not None and table.hand_id is not None
         label = seat_label(table, seat)
         penalty = table.match.rules.flee_penalty
-        # Stored before anyone is told, and settled with this hand by storage (nothing lost in a crash).
-        await self.db.hands.add_penalty(table.hand_id, flee_amounts(penalty, seat))
-        await self.seat_automatic(table, seat)
+        # The penalty and the freed seat in one transaction, before anyone is told (settled with this hand by
+        # storage): a crash leaves either both or neither, and the seat, given away, cannot flee twice.
+        await self.db.hands.flee(table.hand_id, seat, flee_amounts(penalty, seat), table.auto_level)
+        await self.seat_automatic(table, seat, stored=True)
         self.outbox.announce(table.chat_id, t("announce_flee", table.lang, seat=label, penalty=penalty))
         if not await self.end_if_no_humans(table) and table.state == "playing":
             self._publish(table, set())
@@ -235,8 +236,7 @@ class TableManager(HandFlow):
             return t("press_stale", lang)
         if table.seat(seat).auto or not table.accepts(seat, stamp, action):
             return t("press_stale", lang)
-        await self.play(table, action)
-        return None
+        return None if await self.play(table, action) else t("storage_busy", lang)
 
     async def _ready(self, table: Table, seat: int, lang: str) -> str | None:
         if table.state != "between":
@@ -269,3 +269,59 @@ class TableManager(HandFlow):
                 return Reply(t("stop_denied", table.lang))
             await self.finish(table, "abandoned" if table.state == "playing" else "done")
             return Reply(None)
+
+    # --- a group upgraded to a supergroup -----------------------------------------------------------------
+    async def migrate(self, old: int, new: int) -> None:
+        """The group ``old`` is the supergroup ``new`` now: storage first (one transaction), then the table,
+        its session, timer and messages follow; play goes on there (old buttons are stale, new ones come)."""
+        async with self.locked(old), self.locked(new):
+            if new in self.tables:
+                return  # already followed (Telegram tells both chats)
+            moved = await self.db.chats.migrate(old, new)
+            table = self.tables.pop(old, None)
+            self.timers.cancel(old)
+            slots = {s.user_id: (f"hand{old}", f"hand{new}") for _, s in table.humans() if s.user_id} if table else {}
+            self.outbox.move(old, new, slots)
+            log.info("chat %s migrated to %s (stored: %s, table: %s)", old, new, moved, table is not None)
+            if table is None:
+                return
+            table.chat_id = new
+            self.tables[new] = table
+            session = self.sessions.pop(old, None)
+            if session is not None:
+                self.sessions[new] = session
+            if table.state == "lobby":
+                self._show_lobby(table)
+            elif table.state == "playing" and table.hand is not None:
+                self._publish(table, set(range(4)))  # buttons naming the new chat
+            self.timers.arm(table)
+
+    async def removed(self, chat_id: int) -> None:
+        """The bot was removed from the group or may no longer write there: nothing more is written to it, and
+        its table closes cleanly (a running hand stored as abandoned, without payments)."""
+        self.outbox.drop(chat_id)
+        async with self.locked(chat_id):
+            table = self.tables.get(chat_id)
+            if table is None:
+                return
+            log.info("chat %s: the bot can no longer write there; closing its table", chat_id)
+            await self.finish(table, "abandoned" if table.state == "playing" else "done")
+
+    async def unreachable(self, chat_id: int) -> None:
+        """A chat refused the bot's write (403). A group: ``removed``. A player who blocked the bot: 托管 at each
+        of their running tables, told in the group; they take their seat back with 我回来了 once they unblock it
+        (the outbox writes to them again when they write or press)."""
+        if chat_id < 0:
+            await self.removed(chat_id)
+            return
+        for table in list(self.tables.values()):
+            async with self.locked(table.chat_id):
+                seat = table.seat_of(chat_id)
+                if seat is None or table.state != "playing" or self.tables.get(table.chat_id) is not table:
+                    continue
+                if not table.seat(seat).auto:
+                    table.seat(seat).auto = True
+                    self.outbox.announce(table.chat_id, t("announce_unreachable", table.lang,
+                                                          seat=seat_label(table, seat)))
+                    self.timers.arm(table)
+

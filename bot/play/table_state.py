@@ -26,6 +26,13 @@ from storage.chats import ChatSettings
 
 State = Literal["lobby", "playing", "between"]
 SEATS = 4
+MAX_NAME = 24  # characters of a player's name shown at the table (Telegram allows 129)
+
+
+def short_name(name: str) -> str:
+    """A name as the table shows it: at most MAX_NAME characters, an ellipsis where it was cut."""
+    name = " ".join(name.split()) or "?"
+    return name if len(name) <= MAX_NAME else name[: MAX_NAME - 1] + "…"
 
 
 @dataclass
@@ -35,6 +42,9 @@ class Seat:
     auto: bool = False  # 托管: the automatic player plays for this human until they press "I'm back"
     ready: bool = False  # pressed Ready after a hand
     lang: str = "zh"  # the player's own language (storage players.language): their private messages speak it
+
+    def __post_init__(self) -> None:
+        self.name = short_name(self.name)  # every caption and text that names a seat stays short
 
     @property
     def human(self) -> bool:

@@ -229,6 +229,18 @@ class BotApi:
             user.blocked = False
             return self.post_user_message(user, user.id, f"/start {payload}" if payload else "/start", None)
 
+    def post_update(self, kind: str, payload: JSON) -> None:
+        """Any update as Telegram would send it, written out by the test: an edited message, a channel post, an
+        automatic forward, a message sent as a chat."""
+        with self._changed:
+            self._enqueue(kind, payload)
+
+    def delete_by_user(self, chat_id: int, message_id: int) -> None:
+        """A person deletes a message in their chat (the bot's too, in a private chat): later edits of it fail."""
+        with self._changed:
+            message = self._messages[chat_id][message_id]
+            self._messages[chat_id][message_id] = replace(message, deleted=True)
+
     def block_bot(self, user: SimUser) -> None:
         with self._changed:
             user.blocked = True

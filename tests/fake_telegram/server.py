@@ -35,6 +35,8 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     # Keep-alive connections idle in their threads; closing the server must not wait for them.
     block_on_close = False
+    # The bot opens up to 64 connections at once (a burst of presses): a backlog of 5 would reset some of them.
+    request_queue_size = 256
 
     def __init__(self, api: BotApi) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
-from telegram.ext import AIORateLimiter, Application
+from telegram.ext import Application
 
 import bot.app as bot_main
 from bot.config import Config
@@ -54,10 +52,7 @@ async def running_bot(
         match_seed=7,
         **settings,
     )
-    # PTB's limiter holds a group to 20 writes a minute (as Telegram does); a test plays nights in seconds.
-    fast_limiter = functools.partial(AIORateLimiter, group_max_rate=1000)
-    with mock.patch.object(bot_main, "AIORateLimiter", fast_limiter):
-        app = bot_main.build_application(config)
+    app = bot_main.build_application(config)  # the pacing is the outbox's, fast here
     app.bot_data.clock = clock
     await app.initialize()
     assert app.post_init is not None and app.updater is not None

@@ -122,6 +122,22 @@ async def test_a_flee_penalty_is_stored_at_once_and_settled_with_its_hand(
     assert (await db.players.require(2)).skill == 2000
 
 
+async def test_a_flight_stores_its_penalty_and_frees_the_seat_together_once(
+    db: Database, new_match: NewMatch
+) -> None:
+    match = await new_match((1, 2, 3, None))
+    hand = (await db.hands.start(match.id, seed=8, dealer=0)).id
+    await db.hands.flee(hand, 1, (134, -400, 133, 133))
+    assert (await db.matches.get(match.id)).seats[1].is_auto
+    before = await snapshot(db)
+    with pytest.raises(AlreadyClosedError):  # the seat has no player any more: nobody pays twice
+        await db.hands.flee(hand, 1, (134, -400, 133, 133))
+    with pytest.raises(AlreadyClosedError):  # an automatic player never flees
+        await db.hands.flee(hand, 3, (133, 133, 134, -400))
+    assert await snapshot(db) == before
+    assert await db.hands.penalties(hand) == (134, -400, 133, 133)
+
+
 async def test_bad_penalties_change_nothing(db: Database, new_match: NewMatch) -> None:
     hand = await db.hands.start((await new_match()).id, seed=3, dealer=0)
     before = await snapshot(db)

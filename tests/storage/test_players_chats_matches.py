@@ -6,6 +6,7 @@ import pytest
 
 from game.rules import Rules
 from storage import AlreadyClosedError, ChatSettings, Database, InvalidInputError, NotFoundError, Seat
+from storage.standings import Period
 from tests.storage.conftest import seat_match
 
 
@@ -133,3 +134,23 @@ async def test_match_arguments_are_checked(db: Database) -> None:
     custom = await db.matches.create(-100, 1, {"preset": "kaikoufan", "bright_cap": True}, seats, 8)
     assert custom.rules.bright_cap == 500
     assert (await db.hands.start(custom.id, seed=1, dealer=0)).rules == custom.rules
+
+
+async def test_a_migrated_group_takes_everything_along_once(db: Database) -> None:
+    await db.chats.update(-100, hands_per_game=4)
+    match = await seat_match(db, (1, 2, 3, None), chat_id=-100)
+    hand = await db.hands.start(match.id, seed=3, dealer=0)
+    await db.hands.close(hand.id, (30, -10, -10, -10), winner=0, summary={})
+    await db.live_messages.remember(1, "hand-100", 7, is_photo=True)  # a player's message of the table
+    await db.live_messages.remember(-100, "spectator", 8, is_photo=True)  # the old group's: stays behind
+    assert await db.chats.migrate(-100, -1001234)
+    assert not await db.chats.migrate(-100, -1001234)  # a second time: nothing left to move
+    assert (await db.chats.get(-1001234)).hands_per_game == 4
+    assert (await db.chats.get(-100)).hands_per_game == ChatSettings(-100).hands_per_game
+    assert (await db.matches.get(match.id)).chat_id == -1001234
+    board = await db.standings.leaderboard(-1001234, Period.all_time())
+    assert [(e.player_id, e.points) for e in board][:1] == [(1, 30)]
+    assert await db.standings.leaderboard(-100, Period.all_time()) == []
+    assert [(m.chat_id, m.slot, m.message_id) for m in await db.live_messages.of_chats([1, -100])] == [
+        (1, "hand-1001234", 7)
+    ]

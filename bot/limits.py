@@ -1,0 +1,90 @@
+"""Telegram's limits: the size of a write (and the helpers that keep every write within it), and the rate of
+writes overall (``Throttle``, the outbox's global budget).
+
+fit(text, MAX_TEXT)                      # cut, with an ellipsis, to 4,096 (UTF-16) characters
+with_lines(caption, news, MAX_CAPTION)   # the caption and as many of the newest lines as fit
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dtm
+import heapq
+import time
+import warnings
+from typing import Final
+
+from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
+from telegram.warnings import PTBDeprecationWarning
+
+MAX_TEXT: Final = 4096  # Telegram's limits, counted in UTF-16 code units
+MAX_CAPTION: Final = 1024
+
+
+def length(text: str) -> int:
+    """The length Telegram counts: UTF-16 code units."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def fit(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` (UTF-16) characters, an ellipsis where it was cut."""
+    if length(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    while length(cut) > limit - 1:
+        cut = cut[:-1]
+    return cut + "…"
+
+
+def with_lines(text: str, lines: list[str], limit: int) -> tuple[str, list[str]]:
+    """``text`` followed by as many of the newest ``lines`` as fit in ``limit``: (the whole, the lines kept)."""
+    kept = list(lines)
+    while kept and length("\n".join([text, *kept])) > limit:
+        kept.pop(0)
+    return fit("\n".join([text, *kept]), limit), kept
+
+
+class Throttle:
+    """At most ``rate`` grants per second; waiting callers with a lower ``priority`` number go first."""
+
+    def __init__(self, rate: float) -> None:
+        self._gap = 1.0 / rate if rate > 0 else 0.0
+        self._next = 0.0
+        self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._seq = 0
+        self._task: asyncio.Task[None] | None = None
+
+    async def acquire(self, priority: int) -> None:
+        now = time.monotonic()
+        if not self._waiters and now >= self._next:
+            self._next = now + self._gap
+            return
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._seq += 1
+        heapq.heappush(self._waiters, (priority, self._seq, fut))
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._grant())
+        await fut
+
+    async def _grant(self) -> None:
+        while self._waiters:
+            delay = self._next - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            _, _, fut = heapq.heappop(self._waiters)
+            if fut.done():  # its caller was cancelled
+                continue
+            fut.set_result(None)
+            self._next = max(time.monotonic(), self._next) + self._gap
+
+
+def final_refusal(e: TelegramError) -> bool:
+    """A refusal that will not change by retrying (400, 403, …): not a 429, a timeout or a lost connection."""
+    return isinstance(e, BadRequest) or not isinstance(e, (RetryAfter, NetworkError))
+
+
+def retry_seconds(e: RetryAfter) -> float:
+    with warnings.catch_warnings():  # PTB 22 warns that the int form will become a timedelta: both are read
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        value = e.retry_after
+    return value.total_seconds() if isinstance(value, dtm.timedelta) else float(value)

@@ -1,0 +1,57 @@
+"""What the outbox (``bot.outbox``) holds: the content a slot should show, each slot's message and pending
+state, and each chat's queue of writes with its pacing."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from telegram import InlineKeyboardMarkup
+
+# (chat id, slot, message id, is a photo): a slot is shown by a new message.
+Remember = Callable[[int, str, int, bool], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Content:
+    text: str  # the caption of a picture, or the text of a text message
+    markup: InlineKeyboardMarkup | None = None
+    render: Callable[[], bytes] | None = None  # a picture, rendered only when sent; None = a text message
+    animated: bool = False  # the picture is an animation (a replay), always sent as a new message
+    reply_to: int | None = None  # a new message answers this one (a command's): a reply in the group
+
+    @property
+    def is_photo(self) -> bool:
+        return self.render is not None
+
+
+@dataclass
+class Slot:
+    message_id: int | None = None
+    is_photo: bool = False
+    pending: Content | None = None
+    pending_since: float = 0.0  # when the oldest state not yet sent arrived
+    urgent: bool = False
+    fresh: bool = False  # send a new message instead of editing the old one
+    last_sent: float = float("-inf")
+    shown: Content | None = None  # what the message shows now (before any news)
+    remembered: int | None = None  # the message id last handed to ``remember``
+    news: list[str] = field(default_factory=list)  # lines to tell in the caption of the next write
+    forgotten: bool = False  # dropped once its last write is out (``forget``)
+
+
+@dataclass
+class ChatQueue:
+    chat_id: int
+    interval: float
+    slots: dict[str, Slot] = field(default_factory=dict)
+    announcements: list[tuple[str, InlineKeyboardMarkup | None]] = field(default_factory=list)
+    replies: list[Content] = field(default_factory=list)  # answers to commands: never merged, each alone
+    announced_at: float = 0.0  # when the oldest waiting announcement arrived
+    last_write: float = float("-inf")
+    wakeup: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[None] | None = None
+    backoff: float = 0.0  # the last wait after an error (doubled on each further network error)
+    resume_at: float = float("-inf")  # no write before this (after a 429 or a network error)
+    in_flight: int = 0

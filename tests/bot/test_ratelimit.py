@@ -1,0 +1,42 @@
+"""bot.ratelimit against the fake Bot API on loopback: a 429 pauses its own chat only."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+from telegram.error import RetryAfter
+from telegram.ext import ExtBot
+
+from bot.ratelimit import ChatRateLimiter
+from tests.fake_telegram import FakeTelegram
+from tests.fake_telegram.records import FaultKind
+
+
+@pytest.fixture
+async def bot(fake_telegram: FakeTelegram) -> AsyncIterator[ExtBot[None]]:
+    async with ExtBot(fake_telegram.token, base_url=fake_telegram.base_url, rate_limiter=ChatRateLimiter()) as b:
+        yield b
+
+
+async def test_a_long_pause_is_handed_back_and_holds_only_its_chat(
+    fake_telegram: FakeTelegram, bot: ExtBot[None]
+) -> None:
+    flooded, other = fake_telegram.add_group("flooded"), fake_telegram.add_group("other")
+    fake_telegram.fail_next("sendMessage", FaultKind.RETRY_AFTER, chat_id=flooded.id, retry_after=20)
+    with pytest.raises(RetryAfter):
+        await bot.send_message(flooded.id, "one")
+    started = time.monotonic()
+    await bot.send_message(other.id, "two")  # another chat: straight on
+    with pytest.raises(RetryAfter):  # the paused chat: refused at once, without asking Telegram again
+        await bot.send_message(flooded.id, "three")
+    assert time.monotonic() - started < 1
+    assert len(fake_telegram.calls("sendMessage", chat_id=flooded.id)) == 1
+
+
+async def test_a_short_pause_is_waited_out(fake_telegram: FakeTelegram, bot: ExtBot[None]) -> None:
+    group = fake_telegram.add_group("g")
+    fake_telegram.fail_next("sendMessage", FaultKind.RETRY_AFTER, chat_id=group.id, retry_after=1)
+    await bot.send_message(group.id, "once retried")
+    assert [c.status for c in fake_telegram.calls("sendMessage", chat_id=group.id)] == [429, 200]
