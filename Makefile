@@ -20,6 +20,7 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict game bot rendering storage
 
 bench: $(STAMP)

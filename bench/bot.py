@@ -76,8 +76,17 @@ def _open(tg: FakeTelegram, group: Chat, users: list[SimUser]) -> None:
         u.say(group, "/join")
 
 
-WRITES = frozenset({"sendMessage", "sendPhoto", "editMessageText", "editMessageCaption", "editMessageMedia",
-                    "editMessageReplyMarkup", "deleteMessage"})
+WRITES = frozenset(
+    {
+        "sendMessage",
+        "sendPhoto",
+        "editMessageText",
+        "editMessageCaption",
+        "editMessageMedia",
+        "editMessageReplyMarkup",
+        "deleteMessage",
+    }
+)
 
 
 def cause(call: ApiCall) -> str:
@@ -111,8 +120,11 @@ def calls_per_action(work: Path) -> tuple[list[ApiCall], int]:
             players = Players(tg, group, users, allow_hu=lambda caption: "抢杠" in caption)
             players.play_until(lambda: _hands_done(db) >= 1, timeout=120)
             # Counted until the group shows the result (its writes are paced: they trail the hand) and a bit more.
-            tg.wait_until(lambda: any("第 1 局结果" in (m.caption or "") for m in tg.messages(group.id)), timeout=60,
-                          what="the result in the group")
+            tg.wait_until(
+                lambda: any("第 1 局结果" in (m.caption or "") for m in tg.messages(group.id)),
+                timeout=60,
+                what="the result in the group",
+            )
             time.sleep(2)
             return [c for c in tg.calls()[start:] if c.method != "getUpdates"], _actions(db)
 
@@ -136,15 +148,23 @@ def _stamp(data: str) -> str:
 
 def _latencies(tg: FakeTelegram, person: SimUser, presses: list[tuple[float, str]]) -> tuple[list[float], list[float]]:
     """(press → first write to the person's chat) for every press, (discard → next prompt) for every discard."""
-    writes = sorted((c for c in tg.calls(chat_id=person.id) if c.method in WRITES and c.status == 200),
-                    key=lambda c: c.at)
+    writes = sorted(
+        (c for c in tg.calls(chat_id=person.id) if c.method in WRITES and c.status == 200), key=lambda c: c.at
+    )
     own, decisions = [], []
     for at, data in presses:
         after = [c for c in writes if c.at > at]
         if after:
             own.append(after[0].at - at)
-        prompt = next((c for c in after if "v1|" in str(c.params.get("reply_markup") or "")
-                       and _stamp(data) not in str(c.params.get("reply_markup"))), None)
+        prompt = next(
+            (
+                c
+                for c in after
+                if "v1|" in str(c.params.get("reply_markup") or "")
+                and _stamp(data) not in str(c.params.get("reply_markup"))
+            ),
+            None,
+        )
         if data.split("|")[3].startswith("d") and prompt is not None:
             decisions.append(prompt.at - at)
     return own, decisions
@@ -180,8 +200,10 @@ def one_against_bots(work: Path, think: float, hands: int = 2) -> tuple[float, f
     own.sort()
     p90 = own[int(0.9 * (len(own) - 1))] if own else float("nan")
     median = statistics.median(decisions) if decisions else float("nan")
-    print(f"one person ({think:.1f} s to press), three automatic players: {len(presses)} presses; "
-          f"own view p90 {p90:.2f} s; next decision after a discard: median {median:.2f} s over {len(decisions)}")
+    print(
+        f"one person ({think:.1f} s to press), three automatic players: {len(presses)} presses; "
+        f"own view p90 {p90:.2f} s; next decision after a discard: median {median:.2f} s over {len(decisions)}"
+    )
     return p90, median, len(presses)
 
 
@@ -277,9 +299,11 @@ def junk_load(work: Path) -> tuple[float, float, float, int, float]:
             }
     waits = sorted(answered[q] - t for q, t in pressed_at.items() if q in answered)
     p99 = waits[int(0.99 * (len(waits) - 1))] * 1000 if waits else float("nan")
-    print(f"{TABLES} tables, {junk_per_s:.0f} junk presses/s for {JUNK_S:.0f} s: {len(waits)} legitimate presses, "
-          f"p99 press-to-answer {p99:.0f} ms; RSS {rss_before:.0f} → {rss_after:.0f} MB; "
-          f"{finished} tables finished a hand after {took:.0f} s")
+    print(
+        f"{TABLES} tables, {junk_per_s:.0f} junk presses/s for {JUNK_S:.0f} s: {len(waits)} legitimate presses, "
+        f"p99 press-to-answer {p99:.0f} ms; RSS {rss_before:.0f} → {rss_after:.0f} MB; "
+        f"{finished} tables finished a hand after {took:.0f} s"
+    )
     return p99, junk_per_s, rss_after - rss_before, finished, took
 
 
@@ -290,21 +314,44 @@ def main() -> None:
         own_p90, next_median, _ = one_against_bots(work, think=0.5)
         instant_p90, _, _ = one_against_bots(work, think=0.0)
         rate, max_wait, presses = many_tables(work)
-        print(f"{TABLES} tables at once: {rate:.1f} actions/s over {WINDOW_S:.0f} s; "
-              f"{presses} presses, longest press-to-answer {max_wait:.0f} ms")
+        print(
+            f"{TABLES} tables at once: {rate:.1f} actions/s over {WINDOW_S:.0f} s; "
+            f"{presses} presses, longest press-to-answer {max_wait:.0f} ms"
+        )
         p99, junk_per_s, rss_growth, finished, _ = junk_load(work)
-    print(json.dumps({"calls_per_action": round(per_action, 3), "tables": TABLES, "actions_per_s": round(rate, 1),
-                      "max_table_wait_ms": round(max_wait, 1), "writes_per_action": round(writes, 3),
-                      "own_view_p90_s": round(own_p90, 2), "own_view_p90_instant_s": round(instant_p90, 2),
-                      "next_decision_median_s": round(next_median, 2),
-                      "press_answer_p99_ms": round(p99, 1), "junk_per_s": round(junk_per_s, 1),
-                      "rss_growth_mb": round(rss_growth, 1), "junk_tables_finished": finished}))
+    print(
+        json.dumps(
+            {
+                "calls_per_action": round(per_action, 3),
+                "tables": TABLES,
+                "actions_per_s": round(rate, 1),
+                "max_table_wait_ms": round(max_wait, 1),
+                "writes_per_action": round(writes, 3),
+                "own_view_p90_s": round(own_p90, 2),
+                "own_view_p90_instant_s": round(instant_p90, 2),
+                "next_decision_median_s": round(next_median, 2),
+                "press_answer_p99_ms": round(p99, 1),
+                "junk_per_s": round(junk_per_s, 1),
+                "rss_growth_mb": round(rss_growth, 1),
+                "junk_tables_finished": finished,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--junk"]:  # the junk phase alone
         with tempfile.TemporaryDirectory() as tmp:
-            print(json.dumps(dict(zip(("press_answer_p99_ms", "junk_per_s", "rss_growth_mb", "finished", "seconds"),
-                                      junk_load(Path(tmp)), strict=True))))
+            print(
+                json.dumps(
+                    dict(
+                        zip(
+                            ("press_answer_p99_ms", "junk_per_s", "rss_growth_mb", "finished", "seconds"),
+                            junk_load(Path(tmp)),
+                            strict=True,
+                        )
+                    )
+                )
+            )
     else:
         main()

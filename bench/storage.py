@@ -80,8 +80,9 @@ async def bench_close(db: Database) -> float:
     return ms(samples)[0]
 
 
-def _hand_rows(rng: random.Random, hand_id: int, match_id: int, n: int, chat_id: int, seated: list[int],
-               started: datetime) -> tuple[tuple[object, ...], list[tuple[object, ...]]]:
+def _hand_rows(
+    rng: random.Random, hand_id: int, match_id: int, n: int, chat_id: int, seated: list[int], started: datetime
+) -> tuple[tuple[object, ...], list[tuple[object, ...]]]:
     """One settled hand: its hands row and its four settlement rows (random winner, losses and facts)."""
     ended = timestamp(started + timedelta(minutes=5 * n + 5))
     winner = rng.randrange(4)
@@ -142,8 +143,19 @@ async def fill(db: Database) -> tuple[int, int]:
         seated = rng.sample(pools[c], 4)
         started = NOW - timedelta(days=365 * (1 - m / (STORED_HANDS // HANDS_PER_MATCH)), hours=1)
         in_league = c == 0 and started > NOW - timedelta(days=30)
-        rows["matches"].append((match_id, -1000 - c, m, '{"preset":"kaikoufan"}', HANDS_PER_MATCH, "done",
-                                timestamp(started), timestamp(started), night.id if in_league else None))
+        rows["matches"].append(
+            (
+                match_id,
+                -1000 - c,
+                m,
+                '{"preset":"kaikoufan"}',
+                HANDS_PER_MATCH,
+                "done",
+                timestamp(started),
+                timestamp(started),
+                night.id if in_league else None,
+            )
+        )
         rows["match_seats"] += [(match_id, s, pid, None, 0) for s, pid in enumerate(seated)]
         for n in range(HANDS_PER_MATCH):
             hand_id += 1

@@ -100,7 +100,6 @@ def _optional_number(env: Mapping[str, str], key: str, minimum: float = 0.0) -> 
     return value
 
 
-
 def _webhook_url(env: Mapping[str, str]) -> str | None:
     url = env.get("MAHJONG_WEBHOOK_URL", "").strip()
     if not url:
@@ -135,6 +134,7 @@ def _user_ids(env: Mapping[str, str], key: str) -> frozenset[int]:
         return frozenset(int(x) for x in raw)
     except ValueError:
         raise ConfigError(f"{key} must be Telegram user ids separated by commas, got {env.get(key)!r}") from None
+
 
 @dataclass(frozen=True)
 class Config:

@@ -33,9 +33,26 @@ LOCALES: Final = {"zh": "zh_Hans", "en": "en"}
 LOCALE_DIR: Final = Path(__file__).with_name("locales")
 # The command menu, in the order shown; each has a "cmd_<name>" description in the catalogues.
 COMMANDS: Final = (
-    "newgame", "join", "leave", "begin", "flee", "stop",
-    "me", "stats", "top", "rank", "history", "replay", "verify", "review",
-    "rules", "calc", "settings", "lang", "league", "help",
+    "newgame",
+    "join",
+    "leave",
+    "begin",
+    "flee",
+    "stop",
+    "me",
+    "stats",
+    "top",
+    "rank",
+    "history",
+    "replay",
+    "verify",
+    "review",
+    "rules",
+    "calc",
+    "settings",
+    "lang",
+    "league",
+    "help",
 )
 
 

@@ -30,11 +30,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Final
 
-from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto, ReplyParameters
+from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 
 from bot.limits import MAX_CAPTION, MAX_TEXT, Throttle, final_refusal, fit, length, retry_seconds, with_lines
-from bot.outbox_state import ChatQueue, Content, Remember, Slot
+from bot.outbox_state import ChatQueue, Content, Remember, Slot, replying
 
 __all__ = ["Content", "Outbox", "Remember"]
 
@@ -42,11 +42,6 @@ log = logging.getLogger(__name__)
 
 _MAX_BACKOFF = 30.0
 _MAX_NEWS: Final = 20  # lines waiting for a slot's next caption: older ones are dropped
-
-
-def _replying(message_id: int | None) -> ReplyParameters | None:
-    """A reply to ``message_id`` (sent even if that message was deleted meanwhile)."""
-    return None if message_id is None else ReplyParameters(message_id, allow_sending_without_reply=True)
 
 
 class Outbox:
@@ -97,7 +92,10 @@ class Outbox:
         if not chat.announcements and not chat.replies:
             chat.announced_at = time.monotonic()
         if reply_to is not None:
-            chat.replies.append(Content(text, markup, reply_to=reply_to))
+            # The same answer already waiting (a command sent again and again) is told once: a burst of them
+            # never holds the chat's other writes back.
+            if not any(r.text == text and r.markup == markup for r in chat.replies):
+                chat.replies.append(Content(text, markup, reply_to=reply_to))
         else:
             chat.announcements.append((text, markup))
         self._kick(chat)
@@ -243,10 +241,11 @@ class Outbox:
 
     async def _send_reply(self, chat: ChatQueue) -> None:
         reply = chat.replies[0]
-        where = _replying(reply.reply_to)
+        where = replying(reply.reply_to)
         try:
-            await self.bot.send_message(chat.chat_id, fit(reply.text, MAX_TEXT), reply_markup=reply.markup,
-                                        reply_parameters=where)
+            await self.bot.send_message(
+                chat.chat_id, fit(reply.text, MAX_TEXT), reply_markup=reply.markup, reply_parameters=where
+            )
         except TelegramError as e:
             if final_refusal(e):  # a refusal that will not change never blocks the writes behind it
                 del chat.replies[0]
@@ -368,8 +367,11 @@ class Outbox:
         photo = await asyncio.to_thread(content.render) if content.render is not None else None
         if content.animated and photo is not None:
             msg = await self.bot.send_animation(
-                chat_id, photo, caption=content.text, reply_markup=content.markup,
-                reply_parameters=_replying(content.reply_to),
+                chat_id,
+                photo,
+                caption=content.text,
+                reply_markup=content.markup,
+                reply_parameters=replying(content.reply_to),
             )
             s.message_id, s.is_photo = msg.message_id, True
             return
@@ -379,15 +381,13 @@ class Outbox:
                     media = InputMediaPhoto(photo, caption=content.text)
                     await self.bot.edit_message_media(media, chat_id, s.message_id, reply_markup=content.markup)
                 else:
-                    await self.bot.edit_message_text(
-                        content.text, chat_id, s.message_id, reply_markup=content.markup
-                    )
+                    await self.bot.edit_message_text(content.text, chat_id, s.message_id, reply_markup=content.markup)
                 return
             except BadRequest as e:
                 if "not modified" in e.message.lower():
                     return
                 log.info("chat %s: cannot edit message %s (%s); sending a new one", chat_id, s.message_id, e.message)
-        where = _replying(content.reply_to)
+        where = replying(content.reply_to)
         if photo is not None:
             msg = await self.bot.send_photo(
                 chat_id, photo, caption=content.text, reply_markup=content.markup, reply_parameters=where

@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from telegram import InlineKeyboardMarkup
+from telegram import InlineKeyboardMarkup, ReplyParameters
 
 # (chat id, slot, message id, is a photo): a slot is shown by a new message.
 Remember = Callable[[int, str, int, bool], Awaitable[None]]
@@ -55,3 +55,8 @@ class ChatQueue:
     backoff: float = 0.0  # the last wait after an error (doubled on each further network error)
     resume_at: float = float("-inf")  # no write before this (after a 429 or a network error)
     in_flight: int = 0
+
+
+def replying(message_id: int | None) -> ReplyParameters | None:
+    """A reply to ``message_id`` (sent even if that message was deleted meanwhile)."""
+    return None if message_id is None else ReplyParameters(message_id, allow_sending_without_reply=True)

@@ -64,8 +64,13 @@ class Reviews:
             self._queue.put_nowait(_Request(user_id, lang, shared, seat))
         except asyncio.QueueFull:
             return t("review_busy", lang)
-        self.outbox.show(user_id, self._slot(shared.code), Content(t("review_queued", lang, code=shared.code)),
-                         urgent=True, fresh=True)
+        self.outbox.show(
+            user_id,
+            self._slot(shared.code),
+            Content(t("review_queued", lang, code=shared.code)),
+            urgent=True,
+            fresh=True,
+        )
         if self._worker is None or self._worker.done():
             self._worker = asyncio.create_task(self._work(), name="reviews")
         return None
@@ -81,8 +86,9 @@ class Reviews:
                 await self._review(request)
             except Exception:  # one broken review must not stop the others
                 log.exception("review of hand %s for %s failed", request.shared.code, request.user_id)
-                self.outbox.show(request.user_id, self._slot(request.shared.code),
-                                 Content(t("review_failed", request.lang)))
+                self.outbox.show(
+                    request.user_id, self._slot(request.shared.code), Content(t("review_failed", request.lang))
+                )
 
     async def _review(self, r: _Request) -> None:
         record, loop = r.shared.hand, asyncio.get_running_loop()
@@ -97,9 +103,21 @@ class Reviews:
             self.outbox.show(r.user_id, self._slot(r.shared.code), Content(progress), urgent=True)  # they wait
         review = summarize(r.seat, self.samples, reviewed)
         names = [n if n is not None else automatic_name(i, r.lang) for i, n in enumerate(r.shared.names)]
-        caption = t("review_caption", r.lang, code=r.shared.code, pct=round(100 * review.agreement),
-                    points=round(review.total_loss), n=len(review.decisions))
-        self.outbox.show(r.user_id, self._slot(r.shared.code), Content(t("review_done", r.lang, code=r.shared.code)),
-                         urgent=True)
-        self.outbox.show(r.user_id, f"reviewed{r.shared.code}", fresh=True, urgent=True,
-                         content=Content(caption, render=lambda: render_review(review, names, picture_lang(r.lang))))
+        caption = t(
+            "review_caption",
+            r.lang,
+            code=r.shared.code,
+            pct=round(100 * review.agreement),
+            points=round(review.total_loss),
+            n=len(review.decisions),
+        )
+        self.outbox.show(
+            r.user_id, self._slot(r.shared.code), Content(t("review_done", r.lang, code=r.shared.code)), urgent=True
+        )
+        self.outbox.show(
+            r.user_id,
+            f"reviewed{r.shared.code}",
+            fresh=True,
+            urgent=True,
+            content=Content(caption, render=lambda: render_review(review, names, picture_lang(r.lang))),
+        )

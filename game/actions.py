@@ -17,6 +17,7 @@ ActionKind = Literal[
 ACTION_KINDS: Final[tuple[ActionKind, ...]] = get_args(ActionKind)
 TILE_ACTIONS: Final = frozenset({"discard", "an_gang", "xu_gang", "chong_gang", "peng", "chi"})
 
+
 class ActionError(ValueError):
     """An action that cannot be read (bad JSON)."""
 

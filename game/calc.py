@@ -59,8 +59,15 @@ class HandInput:
 
     def settle(self) -> Settlement:
         return settle(
-            self.rules, self.dealer, self.laizi, self.winner, self.how, self.from_seat,
-            self.tile, self.concealed, self.seats,
+            self.rules,
+            self.dealer,
+            self.laizi,
+            self.winner,
+            self.how,
+            self.from_seat,
+            self.tile,
+            self.concealed,
+            self.seats,
         )
 
 
@@ -98,7 +105,10 @@ def parse_hand(obj: Any) -> HandInput:
         raise CalcError(
             f"concealed has {len(concealed)} tiles; with {len(seats[winner].melds)} melds the winner holds "
             f"{expected} before the winning tile",
-            "calc_err_concealed", count=len(concealed), melds=len(seats[winner].melds), expected=expected,
+            "calc_err_concealed",
+            count=len(concealed),
+            melds=len(seats[winner].melds),
+            expected=expected,
         )
     if how == "rob_gang" and from_seat is not None:
         seats = _undo_robbed_gang(seats, from_seat, tile)
@@ -125,8 +135,12 @@ def _undo_robbed_gang(seats: tuple[SeatMelds, ...], robbed: int, tile: Tile) -> 
     """The robbed seat keeps its peng (§6); a robbed ``xu_gang`` listed in the input is read as that peng."""
     melds = seats[robbed].melds
     if not any(m.kind in ("peng", "xu_gang") and m.tile == tile for m in melds):
-        raise CalcError(f"rob_gang: seat {robbed} has no peng of {tile_name(tile)} to add a kong to",
-                        "calc_err_rob", seat=robbed, tile=tile_name(tile))
+        raise CalcError(
+            f"rob_gang: seat {robbed} has no peng of {tile_name(tile)} to add a kong to",
+            "calc_err_rob",
+            seat=robbed,
+            tile=tile_name(tile),
+        )
     undone = tuple(Meld("peng", m.tiles, m.from_seat) if m.kind == "xu_gang" and m.tile == tile else m for m in melds)
     return tuple(replace(s, melds=undone) if i == robbed else s for i, s in enumerate(seats))
 
@@ -149,7 +163,7 @@ def _seat(obj: dict[str, Any], key: str, how: str | None = None) -> int:
 def _tile(obj: dict[str, Any], key: str) -> Tile:
     value = obj.get(key)
     if not isinstance(value, str):
-        raise CalcError(f"{key} must be a tile such as \"5m\"", "calc_err_tile_type", key=key)
+        raise CalcError(f'{key} must be a tile such as "5m"', "calc_err_tile_type", key=key)
     try:
         return parse_tile(value)
     except TileError as e:
@@ -159,7 +173,7 @@ def _tile(obj: dict[str, Any], key: str) -> Tile:
 def _tiles(obj: dict[str, Any], key: str) -> tuple[Tile, ...]:
     value = obj.get(key)
     if not isinstance(value, str):
-        raise CalcError(f"{key} must be a tile string such as \"234678p345s5m\"", "calc_err_tiles_type", key=key)
+        raise CalcError(f'{key} must be a tile string such as "234678p345s5m"', "calc_err_tiles_type", key=key)
     try:
         return tuple(parse_tiles(value))
     except TileError as e:
@@ -189,8 +203,13 @@ def _player(obj: Any, seat: int, laizi: Tile) -> SeatMelds:
     ready = obj.get("ready", True)
     if not isinstance(ready, bool):
         raise CalcError(f"{where}: ready must be true or false", "calc_err_ready", where=where)
-    return SeatMelds(melds, _count(obj, "hongzhong_gangs", where), _count(obj, "laizi_gangs", where), ready,
-                     _count(obj, "laizi_thrown", where))
+    return SeatMelds(
+        melds,
+        _count(obj, "hongzhong_gangs", where),
+        _count(obj, "laizi_gangs", where),
+        ready,
+        _count(obj, "laizi_thrown", where),
+    )
 
 
 def _meld(obj: Any, seat: int, laizi: Tile, where: str) -> Meld:
@@ -200,16 +219,22 @@ def _meld(obj: Any, seat: int, laizi: Tile, where: str) -> Meld:
         raise CalcError(f"{where}: {e}", "calc_err_meld", where=where, error=str(e)) from None
     _no_unknown_keys(obj, MELD_KEYS[meld.kind], where)
     if meld.kind == "chi" and "claimed" in obj and meld.claimed is None:
-        raise CalcError(f"{where}: claimed must be one of the chi's tiles, such as \"4m\"", "calc_err_claimed",
-                        where=where)
+        raise CalcError(
+            f'{where}: claimed must be one of the chi\'s tiles, such as "4m"', "calc_err_claimed", where=where
+        )
     if meld.from_seat == seat:
         raise CalcError(f"{where}: a seat cannot claim its own discard", "calc_err_own_discard", where=where)
     if meld.kind == "chi" and meld.from_seat != (seat - 1) % 4:
-        raise CalcError(f"{where}: a chi comes from the 上家, seat {(seat - 1) % 4}", "calc_err_chi_from",
-                        where=where, seat=(seat - 1) % 4)
+        raise CalcError(
+            f"{where}: a chi comes from the 上家, seat {(seat - 1) % 4}",
+            "calc_err_chi_from",
+            where=where,
+            seat=(seat - 1) % 4,
+        )
     if any(t in (HONGZHONG, laizi) for t in meld.tiles):
-        raise CalcError(f"{where}: 红中 and the 赖子 never make a chi, peng or gang", "calc_err_meld_special",
-                        where=where)
+        raise CalcError(
+            f"{where}: 红中 and the 赖子 never make a chi, peng or gang", "calc_err_meld_special", where=where
+        )
     return meld
 
 
@@ -223,8 +248,12 @@ def _check_counts(winner_tiles: Sequence[Tile], seats: Sequence[SeatMelds], laiz
     counts = to_counts(visible)
     for t in range(NUM_KINDS):
         if counts[t] > COPIES:
-            raise CalcError(f"{counts[t]} copies of {tile_name(t)}: there are only four of each tile",
-                            "calc_err_copies", count=counts[t], tile=tile_name(t))
+            raise CalcError(
+                f"{counts[t]} copies of {tile_name(t)}: there are only four of each tile",
+                "calc_err_copies",
+                count=counts[t],
+                tile=tile_name(t),
+            )
 
 
 def main(argv: list[str] | None = None, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:

@@ -48,7 +48,11 @@ PATTERNS: Final[dict[str, Pattern]] = {
         Pattern("jiang_yi_se", "将一色", "all 2-5-8", 1, "yi_se", lambda r: r.all_jiang),
         Pattern("feng_yi_se", "风一色", "all winds & dragons", 2, "yi_se", lambda r: r.all_feng),
         Pattern(
-            "quan_qiu_ren", "全求人", "all from others", 1, "way",
+            "quan_qiu_ren",
+            "全求人",
+            "all from others",
+            1,
+            "way",
             lambda r: r.four_open_melds and r.how == "discard",
         ),
         Pattern("gang_shang_kai_hua", "杠上开花", "win on a kong draw", 1, "way", lambda r: r.how == "gang_draw"),

@@ -116,8 +116,9 @@ _NUMBER: Final = re.compile(r"\d{1,7}(\.\d{1,3})?|\d{1,7}/\d{1,4}")
 
 def _points(key: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_POINTS:
-        raise RulesError(f"{key} must be a whole number from 0 to {MAX_POINTS}", "rules_err_whole", key=key,
-                         high=MAX_POINTS)
+        raise RulesError(
+            f"{key} must be a whole number from 0 to {MAX_POINTS}", "rules_err_whole", key=key, high=MAX_POINTS
+        )
     return value
 
 
@@ -129,8 +130,11 @@ def _bright_cap(rules: Rules, value: Any) -> int | None:
         return rules.golden_cap + 100
     if isinstance(value, int) and 0 < value <= MAX_POINTS:
         return value
-    raise RulesError(f"bright_cap must be false, true or a whole number from 1 to {MAX_POINTS}", "rules_err_bright_cap",
-                     high=MAX_POINTS)
+    raise RulesError(
+        f"bright_cap must be false, true or a whole number from 1 to {MAX_POINTS}",
+        "rules_err_bright_cap",
+        high=MAX_POINTS,
+    )
 
 
 def _per_meld_opening(rules: Rules, value: Any) -> bool:
@@ -147,8 +151,11 @@ def _multi_win_order(rules: Rules, value: Any) -> str:
 
 def _liable_yi_se(rules: Rules, value: Any) -> tuple[str, ...]:
     if not isinstance(value, list | tuple) or any(v not in YI_SE_PATTERNS for v in value):
-        raise RulesError(f"liable_yi_se must be a list drawn from {list(YI_SE_PATTERNS)}", "rules_err_liable",
-                         patterns=", ".join(YI_SE_PATTERNS))
+        raise RulesError(
+            f"liable_yi_se must be a list drawn from {list(YI_SE_PATTERNS)}",
+            "rules_err_liable",
+            patterns=", ".join(YI_SE_PATTERNS),
+        )
     return tuple(v for v in YI_SE_PATTERNS if v in value)
 
 
@@ -176,8 +183,9 @@ def _fraction(key: str, value: Any) -> Fraction:
     except (ValueError, ZeroDivisionError):
         raise RulesError(f"{key} must be a number", "rules_err_number", key=key) from None
     if not 0 < frac <= MAX_FACTOR:
-        raise RulesError(f"{key} must be above 0 and at most {MAX_FACTOR}", "rules_err_factor", key=key,
-                         high=MAX_FACTOR)
+        raise RulesError(
+            f"{key} must be above 0 and at most {MAX_FACTOR}", "rules_err_factor", key=key, high=MAX_FACTOR
+        )
     return frac
 
 

@@ -48,7 +48,12 @@ JIANG_YI_SE: Final = "jiang_yi_se"
 FENG_YI_SE: Final = "feng_yi_se"
 # §9 base of each plan: 屁胡 1, one big pattern 10, two (or 风一色) 20.
 PLAN_BASE: Final[dict[str, int]] = {
-    PI_HU: 1, PENG_PENG_HU: 10, QING_YI_SE: 10, QING_PENG: 20, JIANG_YI_SE: 10, FENG_YI_SE: 20,
+    PI_HU: 1,
+    PENG_PENG_HU: 10,
+    QING_YI_SE: 10,
+    QING_PENG: 20,
+    JIANG_YI_SE: 10,
+    FENG_YI_SE: 20,
 }
 
 
@@ -195,8 +200,7 @@ def plans(counts: Sequence[int], laizi: Tile, melds: Sequence[Meld]) -> list[Pla
     nat, wild = natural_counts(counts, laizi)
     sets = 4 - len(melds)
     return [
-        Plan(name, PLAN_BASE[name], missing_of(nat, wild, sets, name, suit), suit)
-        for name, suit in open_plans(melds)
+        Plan(name, PLAN_BASE[name], missing_of(nat, wild, sets, name, suit), suit) for name, suit in open_plans(melds)
     ]
 
 

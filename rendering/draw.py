@@ -83,8 +83,9 @@ def _tile_on(tile: Tile, size: int, laizi: bool, rotated: bool, background: RGB)
     return flat
 
 
-def tile_row(tiles: tuple[Tile, ...] | list[Tile], x: int, y: int, size: int, laizi: Tile, gap: int = 0,
-             apart_last: bool = False) -> list[TileSpot]:
+def tile_row(
+    tiles: tuple[Tile, ...] | list[Tile], x: int, y: int, size: int, laizi: Tile, gap: int = 0, apart_last: bool = False
+) -> list[TileSpot]:
     """Spots for tiles side by side from (x, y); ``apart_last`` sets the last one apart (a drawn tile)."""
     w = tile_dims(size)[0]
     spots: list[TileSpot] = []
@@ -171,16 +172,20 @@ def draw_feeder(draw: ImageDraw.ImageDraw, mark: FeederMark, lang: Lang) -> None
     draw_text(draw, (mark.x, mark.y), seat_wind(mark.seat, lang), mark.size, GOLD, anchor="mb")
 
 
-def frame(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], color: Color, width: int = 3,
-          pad: int = 2) -> None:
+def frame(
+    draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], color: Color, width: int = 3, pad: int = 2
+) -> None:
     """An emphasis frame drawn just outside ``box``, so the tile inside stays untouched."""
     x0, y0, x1, y1 = box
-    draw.rounded_rectangle((x0 - pad - width, y0 - pad - width, x1 + pad + width - 1, y1 + pad + width - 1),
-                           radius=width * 2, outline=color, width=width)
+    draw.rounded_rectangle(
+        (x0 - pad - width, y0 - pad - width, x1 + pad + width - 1, y1 + pad + width - 1),
+        radius=width * 2,
+        outline=color,
+        width=width,
+    )
 
 
-def badge(draw: ImageDraw.ImageDraw, center: tuple[int, int], radius: int, label: str, fill: Color,
-          ink: Color) -> None:
+def badge(draw: ImageDraw.ImageDraw, center: tuple[int, int], radius: int, label: str, fill: Color, ink: Color) -> None:
     cx, cy = center
     draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), fill=fill)
     draw_text(draw, (cx, cy), label, round(radius * 1.2), ink, anchor="mm")

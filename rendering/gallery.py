@@ -136,8 +136,9 @@ def replay_picture(hand: Hand, names: tuple[str, ...], lang: Lang) -> bytes:
     step = 2 * len(hand.actions) // 3
     views = replay_views(hand.rules, hand.seed, hand.dealer, hand.actions, open_hands=True)
     view = next(itertools.islice(views, step, None))
-    return render_replay_frame(view, names, (0, 0, 0, 0), lang, step=step, total=len(hand.actions),
-                               action=hand.actions[step - 1])
+    return render_replay_frame(
+        view, names, (0, 0, 0, 0), lang, step=step, total=len(hand.actions), action=hand.actions[step - 1]
+    )
 
 
 def play_to_exhaustion(hand: Hand) -> SeatView:

@@ -126,8 +126,10 @@ def render_replay_animation(
         frames.append(replay_frame_image(view, names, shown, lang, text))
     durations = [FRAME_MS] * total + [FINAL_MS]
     for scale in SCALES:
-        data = _gif([f.resize((round(f.width * scale), round(f.height * scale)), Image.Resampling.BILINEAR)
-                     for f in frames], durations)
+        data = _gif(
+            [f.resize((round(f.width * scale), round(f.height * scale)), Image.Resampling.BILINEAR) for f in frames],
+            durations,
+        )
         if len(data) <= MAX_BYTES:
             return data
     raise ValueError(f"the replay would be {len(data)} bytes, over {MAX_BYTES}")

@@ -133,10 +133,29 @@ _DOTS: Final[dict[int, tuple[float, tuple[tuple[float, float, RGB], ...]]]] = {
     3: (0.18, ((0.24, 0.18, BLUE), (0.5, 0.5, RED), (0.76, 0.82, GREEN))),
     4: (0.2, ((0.28, 0.26, BLUE), (0.72, 0.26, GREEN), (0.28, 0.74, GREEN), (0.72, 0.74, BLUE))),
     5: (0.17, ((0.24, 0.2, BLUE), (0.76, 0.2, GREEN), (0.5, 0.5, RED), (0.24, 0.8, GREEN), (0.76, 0.8, BLUE))),
-    6: (0.16, ((0.28, 0.15, GREEN), (0.72, 0.15, GREEN), (0.28, 0.55, RED), (0.72, 0.55, RED),
-               (0.28, 0.85, RED), (0.72, 0.85, RED))),
-    7: (0.13, ((0.2, 0.1, GREEN), (0.5, 0.21, GREEN), (0.8, 0.32, GREEN), (0.3, 0.6, RED), (0.7, 0.6, RED),
-               (0.3, 0.88, RED), (0.7, 0.88, RED))),
+    6: (
+        0.16,
+        (
+            (0.28, 0.15, GREEN),
+            (0.72, 0.15, GREEN),
+            (0.28, 0.55, RED),
+            (0.72, 0.55, RED),
+            (0.28, 0.85, RED),
+            (0.72, 0.85, RED),
+        ),
+    ),
+    7: (
+        0.13,
+        (
+            (0.2, 0.1, GREEN),
+            (0.5, 0.21, GREEN),
+            (0.8, 0.32, GREEN),
+            (0.3, 0.6, RED),
+            (0.7, 0.6, RED),
+            (0.3, 0.88, RED),
+            (0.7, 0.88, RED),
+        ),
+    ),
     8: (0.14, tuple((x, y, BLUE) for y in (0.12, 0.37, 0.63, 0.88) for x in (0.3, 0.7))),
     9: (0.14, tuple((x, y, c) for y, c in ((0.14, BLUE), (0.5, RED), (0.86, GREEN)) for x in (0.2, 0.5, 0.8))),
 }
@@ -172,14 +191,33 @@ _STICKS: Final[dict[int, tuple[float, tuple[tuple[float, float, float, RGB], ...
     2: (0.4, ((0.5, 0.26, 0, GREEN), (0.5, 0.74, 0, BLUE))),
     3: (0.4, ((0.5, 0.26, 0, BLUE), (0.28, 0.74, 0, GREEN), (0.72, 0.74, 0, GREEN))),
     4: (0.4, ((0.28, 0.26, 0, BLUE), (0.72, 0.26, 0, GREEN), (0.28, 0.74, 0, GREEN), (0.72, 0.74, 0, BLUE))),
-    5: (0.4, ((0.2, 0.26, 0, GREEN), (0.8, 0.26, 0, BLUE), (0.5, 0.5, 0, RED), (0.2, 0.74, 0, BLUE),
-              (0.8, 0.74, 0, GREEN))),
+    5: (
+        0.4,
+        ((0.2, 0.26, 0, GREEN), (0.8, 0.26, 0, BLUE), (0.5, 0.5, 0, RED), (0.2, 0.74, 0, BLUE), (0.8, 0.74, 0, GREEN)),
+    ),
     6: (0.4, tuple((x, y, 0, GREEN if y < 0.5 else BLUE) for y in (0.26, 0.74) for x in (0.2, 0.5, 0.8))),
     7: (0.29, ((0.5, 0.16, 0, RED), *((x, y, 0, GREEN) for y in (0.5, 0.84) for x in (0.2, 0.5, 0.8)))),
-    8: (0.4, ((0.14, 0.26, 0, GREEN), (0.37, 0.26, -22, GREEN), (0.63, 0.26, 22, GREEN), (0.86, 0.26, 0, GREEN),
-              (0.14, 0.74, 0, BLUE), (0.37, 0.74, 22, BLUE), (0.63, 0.74, -22, BLUE), (0.86, 0.74, 0, BLUE))),
-    9: (0.29, tuple((x, y, 0, RED if x == 0.5 else (GREEN if y != 0.5 else BLUE))
-                    for y in (0.16, 0.5, 0.84) for x in (0.2, 0.5, 0.8))),
+    8: (
+        0.4,
+        (
+            (0.14, 0.26, 0, GREEN),
+            (0.37, 0.26, -22, GREEN),
+            (0.63, 0.26, 22, GREEN),
+            (0.86, 0.26, 0, GREEN),
+            (0.14, 0.74, 0, BLUE),
+            (0.37, 0.74, 22, BLUE),
+            (0.63, 0.74, -22, BLUE),
+            (0.86, 0.74, 0, BLUE),
+        ),
+    ),
+    9: (
+        0.29,
+        tuple(
+            (x, y, 0, RED if x == 0.5 else (GREEN if y != 0.5 else BLUE))
+            for y in (0.16, 0.5, 0.84)
+            for x in (0.2, 0.5, 0.8)
+        ),
+    ),
 }
 
 
@@ -201,19 +239,29 @@ def _stick(d: ImageDraw.ImageDraw, cx: float, cy: float, sw: float, sl: float, a
     vx, vy = math.cos(a), math.sin(a)  # across it
 
     def quad(t0: float, t1: float, half: float) -> list[tuple[float, float]]:
-        return [(cx + ux * t * sl / 2 + vx * s * half, cy + uy * t * sl / 2 + vy * s * half)
-                for t, s in ((t0, -1), (t0, 1), (t1, 1), (t1, -1))]
+        return [
+            (cx + ux * t * sl / 2 + vx * s * half, cy + uy * t * sl / 2 + vy * s * half)
+            for t, s in ((t0, -1), (t0, 1), (t1, 1), (t1, -1))
+        ]
 
     d.polygon(quad(-1, 1, sw / 2), fill=color)
     for end in (-1, 1):
         _circle(d, cx + ux * end * sl / 2, cy + uy * end * sl / 2, sw / 2, color)
     for node in (-0.72, 0.0, 0.72):
         d.polygon(quad(node - 0.05, node + 0.05, sw * 0.62), fill=color)
-        d.line([(cx + ux * node * sl / 2 - vx * sw * 0.2, cy + uy * node * sl / 2 - vy * sw * 0.2),
-                (cx + ux * node * sl / 2 + vx * sw * 0.2, cy + uy * node * sl / 2 + vy * sw * 0.2)],
-               fill=FACE, width=max(1, round(sw * 0.12)))
-    d.line([(cx - ux * sl * 0.3, cy - uy * sl * 0.3), (cx - ux * sl * 0.05, cy - uy * sl * 0.05)],
-           fill=FACE, width=max(1, round(sw * 0.12)))
+        d.line(
+            [
+                (cx + ux * node * sl / 2 - vx * sw * 0.2, cy + uy * node * sl / 2 - vy * sw * 0.2),
+                (cx + ux * node * sl / 2 + vx * sw * 0.2, cy + uy * node * sl / 2 + vy * sw * 0.2),
+            ],
+            fill=FACE,
+            width=max(1, round(sw * 0.12)),
+        )
+    d.line(
+        [(cx - ux * sl * 0.3, cy - uy * sl * 0.3), (cx - ux * sl * 0.05, cy - uy * sl * 0.05)],
+        fill=FACE,
+        width=max(1, round(sw * 0.12)),
+    )
 
 
 def _draw_bird(d: ImageDraw.ImageDraw, box: Box) -> None:

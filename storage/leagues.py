@@ -137,6 +137,18 @@ async def _load_night(tx: aiosqlite.Connection, night_id: int) -> LeagueNight:
     return _night_from_row(rows[0])
 
 
+def _checked_auto_fill(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidInputError(f"auto_fill must be true or false, not {value!r}")
+    return value
+
+
+async def _check_name_free(tx: aiosqlite.Connection, chat_id: int, name: str) -> None:
+    rows = list(await tx.execute_fetchall("SELECT 1 FROM leagues WHERE chat_id = ? AND name = ?", (chat_id, name)))
+    if rows:
+        raise InvalidInputError(f"this chat already has a league named {name!r}")
+
+
 def _night_length(league: League, changes: dict[str, Any]) -> tuple[int | None, int | None]:
     """(night hands, night minutes) after ``changes``: giving one clears the other."""
     if "night_minutes" in changes:
@@ -168,19 +180,14 @@ class Leagues:
         days, start = _checked_schedule(weekdays, start_time, time_zone)
         if (night_hands is None) == (night_minutes is None):
             raise InvalidInputError("give exactly one of night_hands and night_minutes")
-        if not isinstance(auto_fill, bool):
-            raise InvalidInputError(f"auto_fill must be true or false, not {auto_fill!r}")
+        _checked_auto_fill(auto_fill)
         if night_hands is not None:
             check_int(night_hands, "night hands", 1, MAX_MATCH_HANDS)
         if night_minutes is not None:
             check_int(night_minutes, "night minutes", 1, MAX_NIGHT_MINUTES)
         rules_json = dump_rules(rules)
         async with self._db.transaction() as tx:
-            taken = list(
-                await tx.execute_fetchall("SELECT id FROM leagues WHERE chat_id = ? AND name = ?", (chat_id, name))
-            )
-            if taken:
-                raise InvalidInputError(f"this chat already has a league named {name!r}")
+            await _check_name_free(tx, chat_id, name)
             cursor = await tx.execute(
                 """INSERT INTO leagues (chat_id, name, weekdays, start_time, time_zone, night_hands, night_minutes,
                                         rules, status, season, created_at, auto_fill)
@@ -266,24 +273,30 @@ class Leagues:
             )
             hands, minutes = _night_length(league, changes)
             rules_json = dump_rules(changes.get("rules", league.rules))
-            auto_fill = changes.get("auto_fill", league.auto_fill)
-            if not isinstance(auto_fill, bool):
-                raise InvalidInputError(f"auto_fill must be true or false, not {auto_fill!r}")
-            if name != league.name and list(
-                await tx.execute_fetchall(
-                    "SELECT 1 FROM leagues WHERE chat_id = ? AND name = ?", (league.chat_id, name)
-                )
-            ):
-                raise InvalidInputError(f"this chat already has a league named {name!r}")
+            auto_fill = _checked_auto_fill(changes.get("auto_fill", league.auto_fill))
+            if name != league.name:
+                await _check_name_free(tx, league.chat_id, name)
             await tx.execute(
                 """UPDATE leagues SET name = ?, weekdays = ?, start_time = ?, time_zone = ?, night_hands = ?,
                        night_minutes = ?, rules = ?, auto_fill = ? WHERE id = ?""",
-                (name, dump_json(days, "weekdays"), start, changes.get("time_zone", league.time_zone), hands, minutes,
-                 rules_json, int(auto_fill), league_id),
+                (
+                    name,
+                    dump_json(days, "weekdays"),
+                    start,
+                    changes.get("time_zone", league.time_zone),
+                    hands,
+                    minutes,
+                    rules_json,
+                    int(auto_fill),
+                    league_id,
+                ),
             )
             updated = await _load_league(tx, league_id)
-            if (updated.weekdays, updated.start_time, updated.time_zone) != (league.weekdays, league.start_time,
-                                                                             league.time_zone):
+            if (updated.weekdays, updated.start_time, updated.time_zone) != (
+                league.weekdays,
+                league.start_time,
+                league.time_zone,
+            ):
                 await _move_unstarted_nights(tx, updated, now)
             return updated
 

@@ -1,8 +1,8 @@
 """The bot's live messages: which Telegram message shows each chat's slot (``bot.outbox``), kept across restarts.
 
-    await db.live_messages.remember(chat_id, "spectator", message_id, is_photo=True)
-    for m in await db.live_messages.of_chats([chat_id]): ...
-    await db.live_messages.forget_chat(chat_id)
+await db.live_messages.remember(chat_id, "spectator", message_id, is_photo=True)
+for m in await db.live_messages.of_chats([chat_id]): ...
+await db.live_messages.forget_chat(chat_id)
 """
 
 from __future__ import annotations

@@ -105,8 +105,10 @@ class Players:
             check_text(username, "username")
         async with self._db.transaction() as tx:
             if username is not None:
-                await tx.execute("UPDATE players SET username = NULL WHERE username = ? COLLATE NOCASE AND id != ?",
-                                 (username, player_id))
+                await tx.execute(
+                    "UPDATE players SET username = NULL WHERE username = ? COLLATE NOCASE AND id != ?",
+                    (username, player_id),
+                )
             await tx.execute("UPDATE players SET username = ? WHERE id = ?", (username, player_id))
 
     async def by_username(self, username: str) -> Player | None:

@@ -132,12 +132,18 @@ async def test_text_messages_edits_and_deletes(fake_telegram: FakeTelegram, bot:
 
     with rejected("message is not modified"):
         await bot.edit_message_text(
-            "<b>出牌</b> &amp; 等待", chat_id=alice.id, message_id=sent.message_id, parse_mode="HTML",
+            "<b>出牌</b> &amp; 等待",
+            chat_id=alice.id,
+            message_id=sent.message_id,
+            parse_mode="HTML",
             reply_markup=keyboard("a"),
         )
     # The same visible text with other formatting is an edit, as on Telegram.
     await bot.edit_message_text(
-        "<i>出牌</i> &amp; 等待", chat_id=alice.id, message_id=sent.message_id, parse_mode="HTML",
+        "<i>出牌</i> &amp; 等待",
+        chat_id=alice.id,
+        message_id=sent.message_id,
+        parse_mode="HTML",
         reply_markup=keyboard("a"),
     )
     await bot.edit_message_reply_markup(chat_id=alice.id, message_id=sent.message_id, reply_markup=keyboard("b"))
@@ -402,8 +408,13 @@ def test_plain_http_json_and_query_requests(fake_telegram: FakeTelegram) -> None
     """Other clients (curl, a webhook-less script) send JSON bodies or query strings; both are understood."""
     alice = fake_telegram.add_user("Alice")
     url = f"{fake_telegram.base_url}{fake_telegram.token}"
-    body = json.dumps({"chat_id": alice.id, "text": "123", "reply_markup": {"inline_keyboard": [[
-        {"text": "好", "callback_data": "ok"}]]}}).encode()
+    body = json.dumps(
+        {
+            "chat_id": alice.id,
+            "text": "123",
+            "reply_markup": {"inline_keyboard": [[{"text": "好", "callback_data": "ok"}]]},
+        }
+    ).encode()
     request = urllib.request.Request(f"{url}/sendMessage", body, {"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=5) as response:
         answer = json.load(response)

@@ -51,8 +51,10 @@ def test_no_import_cycles() -> None:
     modules = _modules()
     graph = {name: _imports(path, modules) - {name} for name, path in modules.items()}
     # A package's __init__ importing its own modules is how packages re-export: not a cycle of modules.
-    graph = {n: {d for d in deps if not (n in d.rsplit(".", 1)[0] and Path(modules[n]).name == "__init__.py")}
-             for n, deps in graph.items()}
+    graph = {
+        n: {d for d in deps if not (n in d.rsplit(".", 1)[0] and Path(modules[n]).name == "__init__.py")}
+        for n, deps in graph.items()
+    }
     state: dict[str, int] = {}
     cycles: list[list[str]] = []
 
@@ -60,7 +62,7 @@ def test_no_import_cycles() -> None:
         state[node] = 1
         for dep in sorted(graph[node]):
             if state.get(dep) == 1:
-                cycles.append([*trail[trail.index(dep):], dep] if dep in trail else [node, dep])
+                cycles.append([*trail[trail.index(dep) :], dep] if dep in trail else [node, dep])
             elif dep not in state:
                 visit(dep, [*trail, dep])
         state[node] = 2

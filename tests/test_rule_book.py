@@ -22,9 +22,9 @@ OUTSIDE = (b"../shared", b"shared/RULES")
 
 def tracked_files() -> list[Path]:
     try:
-        listed = subprocess.run(
-            ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
-        ).stdout.decode("utf-8")
+        listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.decode(
+            "utf-8"
+        )
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("not a git checkout")
     return [ROOT / name for name in listed.split("\0") if name]

@@ -51,6 +51,8 @@ def reply(update: Update, context: BotContext, text: str, markup: InlineKeyboard
     chat = update.effective_chat
     if chat is not None:
         context.outbox.announce(chat.id, text, markup, reply_to=command_id(update))
+
+
 async def is_member(context: BotContext, chat_id: int, user_id: int) -> bool:
     """Whether the user is in the group now: asked of Telegram (getChatMember) and remembered for ten minutes;
     no answer (a chat the bot is not in, a made-up id) counts as no and is not remembered."""

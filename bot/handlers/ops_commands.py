@@ -25,8 +25,17 @@ async def status_text(manager: TableManager, lang: str) -> str:
     playing = sum(1 for table in tables if table.state == "playing")
     hands_today = await manager.db.hands.count_since(start_of_today(manager.db.now()))
     uptime_min = int((time.monotonic() - errors.started) // 60)
-    return t("status", lang, tables=len(manager.tables), playing=playing, hands=hands_today, errors=errors.count,
-             writes=manager.outbox.writes, pending=manager.outbox.pending(), uptime=uptime_min)
+    return t(
+        "status",
+        lang,
+        tables=len(manager.tables),
+        playing=playing,
+        hands=hands_today,
+        errors=errors.count,
+        writes=manager.outbox.writes,
+        pending=manager.outbox.pending(),
+        uptime=uptime_min,
+    )
 
 
 async def status_command(update: Update, context: BotContext) -> None:

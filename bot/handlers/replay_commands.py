@@ -51,8 +51,9 @@ async def replay_command(update: Update, context: BotContext) -> None:
     args = context.args or []
     mode = args[1].lower() if len(args) > 1 else ""
     if mode == "gif":
-        context.outbox.show(chat.id, f"gif{shared.code}", animation_content(shared, None, lang, context.bot_data.pool),
-                            fresh=True)
+        context.outbox.show(
+            chat.id, f"gif{shared.code}", animation_content(shared, None, lang, context.bot_data.pool), fresh=True
+        )
     elif mode == "text":
         for n, part in enumerate(chunks(await replay_for(context.db, shared.hand.id, user.id, lang))):
             context.outbox.show(chat.id, f"replay{shared.code}.{n}", Content(part), fresh=True)

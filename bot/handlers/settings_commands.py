@@ -88,8 +88,16 @@ async def _set(context: BotContext, chat_id: int, settings: ChatSettings, change
     lang = updated.language
     if updated != settings:
         key = "settings_changed_next_game" if option.key == "hands_per_game" else "settings_changed"
-        context.outbox.announce(chat_id, t(key, lang, name=who, setting=t(f"set_{option.key}", lang),
-                                           value=shown(option, current(updated, option), lang)))
+        context.outbox.announce(
+            chat_id,
+            t(
+                key,
+                lang,
+                name=who,
+                setting=t(f"set_{option.key}", lang),
+                value=shown(option, current(updated, option), lang),
+            ),
+        )
         table = context.manager.tables.get(chat_id)
         if table is not None and table.state == "lobby":  # nothing dealt yet: the next hand is the first
             await context.manager.follow_settings(table)

@@ -54,7 +54,9 @@ _PERIOD_WORDS: Final = {
 # /top <pattern>: each pattern by its id, its Chinese and English names; "hard" for 硬胡.
 _PATTERN_WORDS: Final = {
     **{word.lower(): pid for pid, p in PATTERNS.items() if pid != "pi_hu" for word in (pid, p.zh, p.en)},
-    "hard": "hard", "硬胡": "hard", "hard win": "hard",
+    "hard": "hard",
+    "硬胡": "hard",
+    "hard win": "hard",
 }
 
 

@@ -46,8 +46,9 @@ async def start(update: Update, context: BotContext) -> None:
         if table is not None and not await is_member(context, group_id, user.id):  # a link forwarded outside
             reply(update, context, t("join_not_member", lang, group=table.title))
             return
-        _say(update, context, await context.manager.join(group_id, user.id, user.full_name, from_private=True,
-                                                         lang=lang))
+        _say(
+            update, context, await context.manager.join(group_id, user.id, user.full_name, from_private=True, lang=lang)
+        )
         return
     key = "start_hello" if in_private(update) else "help"
     lang = await language_for(context.db, chat.id, user)  # in private: the player's own language

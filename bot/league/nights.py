@@ -145,9 +145,7 @@ class LeagueNights:
         if joining:
             when = local_when(night.starts_at, league.time_zone, lang)
             # The bot must be able to send the player their tiles: it tries now, while there is time to fix it.
-            if not await self.manager.reaches(
-                user_id, t("league_signed_private", lang, name=league.name, when=when)
-            ):
+            if not await self.manager.reaches(user_id, t("league_signed_private", lang, name=league.name, when=when)):
                 return t("league_need_private", lang)
             await self.db.players.upsert(user_id, name)
             await self.db.leagues.sign_up(night_id, user_id)
@@ -201,9 +199,7 @@ class LeagueNights:
         when = local_when(night.starts_at, league.time_zone, lang)
         if league.status != "active":  # paused: no announcements, and the night is off when it comes
             if step in ("running", "called_off") and await self.db.leagues.advance_night(night.id, "called_off"):
-                self.manager.outbox.announce(
-                    league.chat_id, t("league_paused_off", lang, name=league.name, when=when)
-                )
+                self.manager.outbox.announce(league.chat_id, t("league_paused_off", lang, name=league.name, when=when))
             return
         if step in ("announced", "reminded"):
             if await self.db.leagues.advance_night(night.id, step):

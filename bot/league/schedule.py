@@ -83,8 +83,9 @@ def parse_weekdays(text: str) -> tuple[int, ...]:
             continue
         first, dash, last = part.partition("-")
         if first not in DAYS or (dash and last not in DAYS):
-            raise LeagueSyntaxError(f"unknown weekday {part!r} (mon … sun, e.g. fri or mon,wed or mon-fri)",
-                                    "league_err_weekday", said=part)
+            raise LeagueSyntaxError(
+                f"unknown weekday {part!r} (mon … sun, e.g. fri or mon,wed or mon-fri)", "league_err_weekday", said=part
+            )
         start, end = DAYS[first], DAYS[last] if dash else DAYS[first]
         days.update(range(start, end + 1) if start <= end else [*range(start, 7), *range(end + 1)])
     if not days:
@@ -95,8 +96,9 @@ def parse_weekdays(text: str) -> tuple[int, ...]:
 def parse_time(text: str) -> time:
     match = re.fullmatch(r"(\d{1,2})[:：](\d{2})", text.strip())
     if match is None or int(match.group(1)) > 23 or int(match.group(2)) > 59:
-        raise LeagueSyntaxError(f"the start time must be HH:MM (24-hour), not {text.strip()!r}", "league_err_time",
-                                said=text.strip())
+        raise LeagueSyntaxError(
+            f"the start time must be HH:MM (24-hour), not {text.strip()!r}", "league_err_time", said=text.strip()
+        )
     return time(int(match.group(1)), int(match.group(2)))
 
 
@@ -104,8 +106,11 @@ def parse_schedule(text: str) -> tuple[tuple[int, ...], time]:
     """``fri 20:00`` or ``mon,wed 19:30`` → (weekdays, start time)."""
     parts = text.split()
     if len(parts) != 2:
-        raise LeagueSyntaxError(f"the schedule must be days and a time, e.g. 'fri 20:00', not {text.strip()!r}",
-                                "league_err_schedule", said=text.strip())
+        raise LeagueSyntaxError(
+            f"the schedule must be days and a time, e.g. 'fri 20:00', not {text.strip()!r}",
+            "league_err_schedule",
+            said=text.strip(),
+        )
     return parse_weekdays(parts[0]), parse_time(parts[1])
 
 
@@ -114,8 +119,9 @@ def parse_zone(text: str) -> str:
     try:
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a folder ("Asia") or a name too long
-        raise LeagueSyntaxError(f"unknown time zone {name!r} (an IANA name such as Asia/Shanghai)",
-                                "league_err_zone", said=name) from None
+        raise LeagueSyntaxError(
+            f"unknown time zone {name!r} (an IANA name such as Asia/Shanghai)", "league_err_zone", said=name
+        ) from None
     return name
 
 
@@ -130,7 +136,10 @@ def parse_length(text: str) -> tuple[int | None, int | None]:
     raise LeagueSyntaxError(
         f"the night's length must be a number of hands (1–{MAX_MATCH_HANDS}) or minutes (1–{MAX_NIGHT_MINUTES}), "
         f"e.g. '8 hands' or '90 minutes', not {text.strip()!r}",
-        "league_err_length", hands=MAX_MATCH_HANDS, minutes=MAX_NIGHT_MINUTES, said=text.strip(),
+        "league_err_length",
+        hands=MAX_MATCH_HANDS,
+        minutes=MAX_NIGHT_MINUTES,
+        said=text.strip(),
     )
 
 
@@ -140,8 +149,9 @@ def parse_switch(text: str, what: str) -> bool:
         return True
     if word in _OFF:
         return False
-    raise LeagueSyntaxError(f"{what} must be on or off, not {text.strip()!r}", "league_err_switch", what=what,
-                            said=text.strip())
+    raise LeagueSyntaxError(
+        f"{what} must be on or off, not {text.strip()!r}", "league_err_switch", what=what, said=text.strip()
+    )
 
 
 def _option_value(raw: str) -> Any:
@@ -168,8 +178,9 @@ def parse_rules(text: str) -> tuple[Rules, bool | None]:
     for word in words[1:]:
         key, eq, raw = word.partition("=")
         if not eq or not key or not raw:
-            raise LeagueSyntaxError(f"rules options are written option=value, e.g. cap=500, not {word!r}",
-                                    "league_err_option", said=word)
+            raise LeagueSyntaxError(
+                f"rules options are written option=value, e.g. cap=500, not {word!r}", "league_err_option", said=word
+            )
         if key == "bots":
             auto_fill = parse_switch(raw, "bots")
         else:
@@ -185,8 +196,9 @@ def parse_create(text: str) -> LeagueSpec:
     """``name | days time | zone | length | preset [option=value …] [bots=on|off]``."""
     parts = [p.strip() for p in text.split("|")]
     if len(parts) != 5:
-        raise LeagueSyntaxError(f"expected 5 parts separated by |, got {len(parts)}", "league_err_parts",
-                                count=len(parts))
+        raise LeagueSyntaxError(
+            f"expected 5 parts separated by |, got {len(parts)}", "league_err_parts", count=len(parts)
+        )
     name = parts[0]
     if not name or len(name) > 64:
         raise LeagueSyntaxError("the league needs a name of at most 64 characters", "league_err_name")
@@ -223,8 +235,12 @@ def parse_set(field: str, value: str) -> dict[str, Any]:
         return {"rules": rules} if auto_fill is None else {"rules": rules, "auto_fill": auto_fill}
     if field == "bots":
         return {"auto_fill": parse_switch(value, "bots")}
-    raise LeagueSyntaxError(f"unknown field {field!r} (one of: {', '.join(SET_FIELDS)})", "league_err_field",
-                            said=field, fields=", ".join(SET_FIELDS))
+    raise LeagueSyntaxError(
+        f"unknown field {field!r} (one of: {', '.join(SET_FIELDS)})",
+        "league_err_field",
+        said=field,
+        fields=", ".join(SET_FIELDS),
+    )
 
 
 # --- a night's timeline ----------------------------------------------------------------------------------

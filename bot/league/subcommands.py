@@ -25,8 +25,9 @@ SCHEDULING_SUBCOMMANDS: Final = frozenset({"create", "resume", "set"})
 Subcommand = Callable[[LeagueNights, League, str, str], Awaitable[str | None]]
 
 
-async def run_subcommand(nights: LeagueNights, chat_id: int, sub: str, rest: str,
-                         say: Callable[[str], None] | None = None) -> str | None:
+async def run_subcommand(
+    nights: LeagueNights, chat_id: int, sub: str, rest: str, say: Callable[[str], None] | None = None
+) -> str | None:
     """Run ``/league <sub> <rest>``; the reply (None when a picture says it all, or when ``say`` was given it).
 
     A night the command made due (created late, say) is announced after the reply has been handed to ``say``."""
@@ -79,8 +80,14 @@ async def next_text(nights: LeagueNights, league: League, lang: str) -> str:
     if not upcoming:
         return t("league_no_next", lang, summary=summary)
     players = await nights.db.leagues.signups(upcoming[0].id)
-    return t("league_next", lang, summary=summary, when=local_when(upcoming[0].starts_at, league.time_zone, lang),
-             count=len(players), names=names_text([p.display_name for p in players], lang))
+    return t(
+        "league_next",
+        lang,
+        summary=summary,
+        when=local_when(upcoming[0].starts_at, league.time_zone, lang),
+        count=len(players),
+        names=names_text([p.display_name for p in players], lang),
+    )
 
 
 async def _next(nights: LeagueNights, league: League, rest: str, lang: str) -> str | None:

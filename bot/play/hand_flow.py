@@ -63,8 +63,9 @@ class TableSession(Protocol):
 
 
 class HandFlow:
-    def __init__(self, config: Config, db: Database, outbox: Outbox, jobs: JobQueue[Any], bot: Bot,
-                 pool: Executor | None = None) -> None:
+    def __init__(
+        self, config: Config, db: Database, outbox: Outbox, jobs: JobQueue[Any], bot: Bot, pool: Executor | None = None
+    ) -> None:
         self.config = config
         self.pool = pool  # the processes the search (hard level) runs in; None: a thread, as the other levels
         self.db = db
@@ -94,8 +95,12 @@ class HandFlow:
 
     def state_size(self) -> dict[str, int]:
         """How much per-id state is kept (logged at shutdown; the tests and the bench read it)."""
-        return {"tables": len(self.tables), "locks": len(self._locks), "sessions": len(self.sessions),
-                "outbox_chats": self.outbox.chats()}
+        return {
+            "tables": len(self.tables),
+            "locks": len(self._locks),
+            "sessions": len(self.sessions),
+            "outbox_chats": self.outbox.chats(),
+        }
 
     # --- a new hand ---------------------------------------------------------------------------------------
     async def start_hand(self, table: Table) -> None:
@@ -111,8 +116,14 @@ class HandFlow:
         hand = table.match.new_hand(None if self.config.match_seed is not None else fresh_seed())
         record = await self.db.hands.start(table.match_id, hand.seed, hand.dealer)
         table.hand_number, table.commitment = record.hand_no, record.commitment
-        log_event("hand_start", table=table.chat_id, hand=record.id, number=record.hand_no, dealer=hand.dealer,
-                  rules=hand.rules.preset)
+        log_event(
+            "hand_start",
+            table=table.chat_id,
+            hand=record.id,
+            number=record.hand_no,
+            dealer=hand.dealer,
+            rules=hand.rules.preset,
+        )
         await self.learn_languages(table)
         changed = table.start_hand(hand, record.id, time.monotonic())
         self._publish(table, changed, new_hand=True)
@@ -150,8 +161,13 @@ class HandFlow:
         try:
             await self.db.hands.append_action(table.hand_id, len(hand.actions) - 1, action.to_json())
         except (StorageError, OSError) as e:
-            log.error("table %s hand %s: could not store action %d (%s); undone", table.chat_id, table.hand_id,
-                      len(hand.actions) - 1, e)
+            log.error(
+                "table %s hand %s: could not store action %d (%s); undone",
+                table.chat_id,
+                table.hand_id,
+                len(hand.actions) - 1,
+                e,
+            )
             table.hand = Hand.replay(hand.rules, hand.seed, hand.dealer, hand.actions[:-1])
             table.refresh_prompts(now)
             self.timers.arm(table, not_before=time.monotonic() + _RETRY_SECONDS)
@@ -254,19 +270,29 @@ class HandFlow:
         winner = result.winner if result is not None else None
         summary = result.to_json() if result is not None else {"exhausted": True}
         # Storage adds the flee penalties it holds for this hand: its totals are the one truth.
-        closed = await self.db.hands.close(table.hand_id, payments, winner, summary, facts=hand_facts(hand),
-                                           tuoguan=table.tuoguan)
+        closed = await self.db.hands.close(
+            table.hand_id, payments, winner, summary, facts=hand_facts(hand), tuoguan=table.tuoguan
+        )
         reveal = await self.db.hands.reveal(table.hand_id)
         match.finish_hand(hand)
         table.totals = list(closed.match_totals)
         table.proof = (closed.share_code, reveal.text if reveal is not None else "")
-        log_event("hand_end", table=table.chat_id, hand=table.hand_id, winner=winner,
-                  payments=",".join(str(r.points) for r in closed.results),
-                  patterns=",".join(result.patterns) if result else None, exhausted=hand.exhausted or None)
+        log_event(
+            "hand_end",
+            table=table.chat_id,
+            hand=table.hand_id,
+            winner=winner,
+            payments=",".join(str(r.points) for r in closed.results),
+            patterns=",".join(result.patterns) if result else None,
+            exhausted=hand.exhausted or None,
+        )
         table.state, table.between_since, table.prompts = "between", time.monotonic(), {}
         # Shown in the results (a player's own change privately, promotions in the group's): no messages.
-        table.title_changes = {r.seat: (r.title_before, r.title_after) for r in closed.results
-                               if r.title_changed and r.title_before is not None and r.title_after is not None}
+        table.title_changes = {
+            r.seat: (r.title_before, r.title_after)
+            for r in closed.results
+            if r.title_changed and r.title_before is not None and r.title_after is not None
+        }
         session = self.sessions.get(table.chat_id)
         last = match.hands_played >= table.hands_planned or (session is not None and session.over(table))
         self.outbox.show(table.chat_id, "spectator", spectator_content(table))  # its end: nobody is waited for
@@ -286,8 +312,9 @@ class HandFlow:
         ``stored``: storage gave the seat away already (a flight, with its penalty)."""
         await self._replace_seat(table, seat, None, "left", stored=stored)
 
-    async def _replace_seat(self, table: Table, seat: int, new: Seat | None, farewell: str, *,
-                            stored: bool = False) -> None:
+    async def _replace_seat(
+        self, table: Table, seat: int, new: Seat | None, farewell: str, *, stored: bool = False
+    ) -> None:
         """Someone else (None: an automatic player) takes a seat for the next hands; the one leaving it is told
         (the text ``farewell``, in their own language)."""
         old = table.seat(seat)
@@ -347,8 +374,9 @@ class HandFlow:
             flee = await self.db.hands.penalties(table.hand_id)
             if any(flee):
                 # A stopped hand with a flight in it is settled with the penalty alone, so nobody escapes it.
-                closed = await self.db.hands.close(table.hand_id, (0, 0, 0, 0), None,
-                                                   {"stopped": True, "flee": list(flee)})
+                closed = await self.db.hands.close(
+                    table.hand_id, (0, 0, 0, 0), None, {"stopped": True, "flee": list(flee)}
+                )
                 table.totals = list(closed.match_totals)
                 status = "done"
         await self.db.matches.finish(table.match_id, "done" if status == "done" else "abandoned")

@@ -54,16 +54,22 @@ class TableManager(HandFlow):
             if table is not None:
                 return Reply(t("table_exists", table.lang))
             settings = await self.db.chats.get(chat_id)
-            table = Table(chat_id=chat_id, title=title, creator_id=user_id, creator_name=short_name(name),
-                          hands_planned=settings.hands_per_game)
+            table = Table(
+                chat_id=chat_id,
+                title=title,
+                creator_id=user_id,
+                creator_name=short_name(name),
+                hands_planned=settings.hands_per_game,
+            )
             table.follow(settings, self.config)
             self.tables[chat_id] = table
             reply = await self._join(table, user_id, name, from_private=False)  # the creator sits down first
             self._show_lobby(table)
             return reply
 
-    async def join(self, chat_id: int, user_id: int, name: str, *, from_private: bool = False,
-                   lang: str | None = None) -> Reply:
+    async def join(
+        self, chat_id: int, user_id: int, name: str, *, from_private: bool = False, lang: str | None = None
+    ) -> Reply:
         """Seat a player. From the group, only once a private message reached them (else: how to start me).
         From a private chat (``from_private``), the reply is in ``lang``, the player's own."""
         async with self.locked(chat_id):
@@ -185,8 +191,16 @@ class TableManager(HandFlow):
         await self.start_hand(table)
         self._show_lobby(table)  # the seats as dealt, without the buttons
 
-    async def open_table(self, chat_id: int, title: str, seats: Sequence[Seat | None], rules: Rules,
-                         hands_planned: int, session: TableSession, league_night_id: int | None = None) -> bool:
+    async def open_table(
+        self,
+        chat_id: int,
+        title: str,
+        seats: Sequence[Seat | None],
+        rules: Rules,
+        hands_planned: int,
+        session: TableSession,
+        league_night_id: int | None = None,
+    ) -> bool:
         """Open a table with these seats (None: an automatic player) and deal at once; False if the chat has one.
 
         Every human must be a stored player the bot can write to privately. The session is asked for the
@@ -197,8 +211,14 @@ class TableManager(HandFlow):
                 return False
             settings = await self.db.chats.get(chat_id)
             # Nobody's table (creator 0): only group admins may /stop it.
-            table = Table(chat_id=chat_id, title=title, creator_id=0, creator_name="", hands_planned=hands_planned,
-                          seats=list(seats))
+            table = Table(
+                chat_id=chat_id,
+                title=title,
+                creator_id=0,
+                creator_name="",
+                hands_planned=hands_planned,
+                seats=list(seats),
+            )
             table.follow(settings, self.config)
             table.fill_with_automatic(lambda seat: automatic_name(seat, table.lang))
             self.tables[chat_id] = table
@@ -321,7 +341,7 @@ class TableManager(HandFlow):
                     continue
                 if not table.seat(seat).auto:
                     table.seat(seat).auto = True
-                    self.outbox.announce(table.chat_id, t("announce_unreachable", table.lang,
-                                                          seat=seat_label(table, seat)))
+                    self.outbox.announce(
+                        table.chat_id, t("announce_unreachable", table.lang, seat=seat_label(table, seat))
+                    )
                     self.timers.arm(table)
-

@@ -49,8 +49,9 @@ async def resume_tables(manager: TableManager) -> int:
         try:
             resumed += await _resume_between(manager, match_record)
         except _UNRESUMABLE as e:
-            log.error("match %s of chat %s cannot be resumed (%s); abandoning it", match_record.id,
-                      match_record.chat_id, e)
+            log.error(
+                "match %s of chat %s cannot be resumed (%s); abandoning it", match_record.id, match_record.chat_id, e
+            )
             await _abandon(manager, match_record)
     return resumed
 
@@ -92,8 +93,14 @@ async def _rebuilt_table(
     seats = await _stored_seats(manager, match_record, settings.language)
     humans = [s for s in seats if s is not None and s.user_id is not None]
     creator = humans[0] if humans else None  # who opened it is not stored: the first human may /stop it
-    table = Table(chat_id=chat_id, title=title, creator_id=creator.user_id or 0 if creator else 0,
-                  creator_name=creator.name if creator else "", hands_planned=match_record.hands_planned, seats=seats)
+    table = Table(
+        chat_id=chat_id,
+        title=title,
+        creator_id=creator.user_id or 0 if creator else 0,
+        creator_name=creator.name if creator else "",
+        hands_planned=match_record.hands_planned,
+        seats=seats,
+    )
     table.follow(settings, manager.config)
     match = Match(match_record.rules, match_record.seed, record.dealer)
     match.hands_played = record.hand_no - 1
@@ -105,8 +112,9 @@ async def _rebuilt_table(
     return table
 
 
-async def _resume_hand(manager: TableManager, match_record: StoredMatch, record: HandRecord,
-                       actions: list[Action]) -> None:
+async def _resume_hand(
+    manager: TableManager, match_record: StoredMatch, record: HandRecord, actions: list[Action]
+) -> None:
     chat_id = record.chat_id
     async with manager.locked(chat_id):
         table = await _rebuilt_table(manager, match_record, record, actions)

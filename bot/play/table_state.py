@@ -94,8 +94,9 @@ class Table:
 
     def promotions(self) -> list[int]:
         """The seats whose title the last hand raised (the group hears only of these)."""
-        return [s for s, (before, after) in sorted(self.title_changes.items())
-                if TITLES.index(after) > TITLES.index(before)]
+        return [
+            s for s, (before, after) in sorted(self.title_changes.items()) if TITLES.index(after) > TITLES.index(before)
+        ]
 
     def follow(self, settings: ChatSettings, config: Config) -> None:
         """Take the group's settings: language, automatic players, timers (the operator's timers win)."""

@@ -34,9 +34,14 @@ def picture_lang(lang: str) -> Lang:
 
 
 # The events the group's picture caption tells (besides the pictures).
-_TOLD: Final = {"peng": "announce_peng", "chong_gang": "announce_gang", "an_gang": "announce_an_gang",
-                "xu_gang": "announce_gang", "hongzhong_gang": "announce_hongzhong_gang",
-                "laizi_gang": "announce_laizi_gang"}
+_TOLD: Final = {
+    "peng": "announce_peng",
+    "chong_gang": "announce_gang",
+    "an_gang": "announce_an_gang",
+    "xu_gang": "announce_gang",
+    "hongzhong_gang": "announce_hongzhong_gang",
+    "laizi_gang": "announce_laizi_gang",
+}
 
 
 def automatic_name(seat: int, lang: str) -> str:
@@ -154,8 +159,10 @@ def _public_status(table: Table, stopped: bool) -> str:
         return t("status_stopped", table.lang)
     if hand.phase == "turn":
         return t("status_turn", table.lang, seat=seat_label(table, hand.view(None).turn))
-    return t({"claim": "status_claims", "rob": "status_claims", "haidi": "status_haidi"}.get(hand.phase, "status_over"),
-             table.lang)
+    return t(
+        {"claim": "status_claims", "rob": "status_claims", "haidi": "status_haidi"}.get(hand.phase, "status_over"),
+        table.lang,
+    )
 
 
 def spectator_content(table: Table, *, stopped: bool = False) -> Content:
@@ -187,12 +194,15 @@ def _title_lines(table: Table, viewer: int | None, lang: str) -> list[str]:
             return []
         before, after = changes[viewer]
         return [t("title_own_change", lang, before=pick(before, lang), after=pick(after, lang))]
-    return [t("title_changed", lang, seat=seat_label(table, s, lang), title=pick(changes[s][1], lang))
-            for s in table.promotions()]
+    return [
+        t("title_changed", lang, seat=seat_label(table, s, lang), title=pick(changes[s][1], lang))
+        for s in table.promotions()
+    ]
 
 
-def result_content(table: Table, next_seconds: float | None, lang: str | None = None,
-                   viewer: int | None = None) -> Content:
+def result_content(
+    table: Table, next_seconds: float | None, lang: str | None = None, viewer: int | None = None
+) -> Content:
     """The end of a hand: the result picture, everyone's points and running totals; with ``next_seconds``,
     a Ready button and when the next hand starts anyway. In the table's language unless ``lang`` (a player's);
     ``viewer``: the player's seat (their own title change is told), None: the group's (promotions only)."""
@@ -203,11 +213,11 @@ def result_content(table: Table, next_seconds: float | None, lang: str | None = 
     totals = list(table.totals)
     payments = hand.result.payments if hand.result is not None else (0, 0, 0, 0)
     lines = "\n".join(
-        t("result_line", lang, seat=seat_label(table, s, lang), delta=payments[s], total=totals[s])
-        for s in range(4)
+        t("result_line", lang, seat=seat_label(table, s, lang), delta=payments[s], total=totals[s]) for s in range(4)
     )
-    caption = "\n".join([t("result_caption", lang, number=table.hand_number, lines=lines),
-                         *_title_lines(table, viewer, lang)])
+    caption = "\n".join(
+        [t("result_caption", lang, number=table.hand_number, lines=lines), *_title_lines(table, viewer, lang)]
+    )
     if table.proof is not None:
         code, reveal = table.proof
         caption += "\n" + t("result_proof", lang, code=code, reveal=reveal or "-")

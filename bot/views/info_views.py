@@ -1,7 +1,7 @@
 """The texts of /rules, /calc and /lang: the group's rules in a few lines, a settlement explained.
 
-    rules_text(settings, "en")           # every option of the group filled in
-    calc_answer('{"rules": ...}', "zh")  # the verdict and the breakdown, or the calculator's error
+rules_text(settings, "en")           # every option of the group filled in
+calc_answer('{"rules": ...}', "zh")  # the verdict and the breakdown, or the calculator's error
 """
 
 from __future__ import annotations

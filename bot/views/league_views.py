@@ -1,6 +1,6 @@
 """What the league nights show: the sign-up buttons, a night's time in the league's zone, a league's summary.
 
-    league_summary(league, "en")     # name, season, schedule, length, rules, automatic players
+league_summary(league, "en")     # name, season, schedule, length, rules, automatic players
 """
 
 from __future__ import annotations

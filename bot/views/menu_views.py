@@ -1,6 +1,6 @@
 """The /settings menu: a main page (table settings), a page of every RULES.md §9 option, one page per setting.
 
-    menu(settings, "main")      # -> Content: the text and the buttons (``callback_data.settings_data``)
+menu(settings, "main")      # -> Content: the text and the buttons (``callback_data.settings_data``)
 """
 
 from __future__ import annotations
@@ -49,8 +49,13 @@ def menu(settings: ChatSettings, page: str) -> Content:
     ]
     rows = [buttons[i : i + 3] for i in range(0, len(buttons), 3)]
     rows.append([_button(t("settings_back", lang), "p", "rules" if option.rule else "main")])
-    text = t("settings_pick", lang, setting=t(f"set_{option.key}", lang), value=shown(option, value, lang),
-             about=t(f"about_{option.key}", lang))
+    text = t(
+        "settings_pick",
+        lang,
+        setting=t(f"set_{option.key}", lang),
+        value=shown(option, value, lang),
+        about=t(f"about_{option.key}", lang),
+    )
     return Content(text, InlineKeyboardMarkup(rows))
 
 

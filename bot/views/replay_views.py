@@ -57,11 +57,22 @@ def replay_content(shared: SharedHand, step: int, seat: int | None, lang: str) -
     names = _names(shared, lang)
     scores = shared.points if step == total else (0, 0, 0, 0)
     action = actions[step - 1] if step else None
-    caption = t("replay_caption", lang, code=shared.code, number=record.hand_no, step=step, total=total,
-                seat=_seat_word(seat, lang))
-    return Content(caption, _keyboard(shared.code, step, total, seat, lang),
-                   render=lambda: render_replay_frame(view, names, scores, picture_lang(lang), step=step, total=total,
-                                                      action=action))
+    caption = t(
+        "replay_caption",
+        lang,
+        code=shared.code,
+        number=record.hand_no,
+        step=step,
+        total=total,
+        seat=_seat_word(seat, lang),
+    )
+    return Content(
+        caption,
+        _keyboard(shared.code, step, total, seat, lang),
+        render=lambda: render_replay_frame(
+            view, names, scores, picture_lang(lang), step=step, total=total, action=action
+        ),
+    )
 
 
 def animation_content(shared: SharedHand, seat: int | None, lang: str, pool: Executor | None) -> Content:
@@ -71,8 +82,17 @@ def animation_content(shared: SharedHand, seat: int | None, lang: str, pool: Exe
     actions = [Action.from_json(a) for a in shared.actions]
     names = _names(shared, lang)
     caption = t("replay_gif_caption", lang, code=shared.code, number=record.hand_no, seat=_seat_word(seat, lang))
-    work = functools.partial(render_replay_animation, record.rules, record.seed, record.dealer, actions, names,
-                             picture_lang(lang), seat=seat, open_hands=seat is None)
+    work = functools.partial(
+        render_replay_animation,
+        record.rules,
+        record.seed,
+        record.dealer,
+        actions,
+        names,
+        picture_lang(lang),
+        seat=seat,
+        open_hands=seat is None,
+    )
     return Content(caption, animated=True, render=work if pool is None else lambda: pool.submit(work).result())
 
 

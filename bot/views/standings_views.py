@@ -38,15 +38,36 @@ def card_content(card: CardData, stats: StatsCard, lang: str) -> Content:
     """The player card: title, skill, record, skill over time and the statistics panel."""
     p = card.player
     figures = CardStats((stats.all_time, stats.month, stats.season), ("", "", stats.season_label))
-    picture = PlayerCard(p.display_name, p.skill, p.hands, p.wins, p.biggest_win,
-                         tuple(point.skill for point in card.skill_history), stats=figures)
-    caption = t("me_caption", lang, name=p.display_name, title=pick(p.title, lang), skill=p.skill, hands=p.hands,
-                wins=p.wins, rate=round(100 * p.win_rate), best=p.biggest_win)
+    picture = PlayerCard(
+        p.display_name,
+        p.skill,
+        p.hands,
+        p.wins,
+        p.biggest_win,
+        tuple(point.skill for point in card.skill_history),
+        stats=figures,
+    )
+    caption = t(
+        "me_caption",
+        lang,
+        name=p.display_name,
+        title=pick(p.title, lang),
+        skill=p.skill,
+        hands=p.hands,
+        wins=p.wins,
+        rate=round(100 * p.win_rate),
+        best=p.biggest_win,
+    )
     return Content(caption, render=lambda: render_player_card(picture, picture_lang(lang)))
 
 
-def board_content(entries: Sequence[LeaderboardEntry], lang: str, title: str, caption: str | None = None,
-                  markup: InlineKeyboardMarkup | None = None) -> Content:
+def board_content(
+    entries: Sequence[LeaderboardEntry],
+    lang: str,
+    title: str,
+    caption: str | None = None,
+    markup: InlineKeyboardMarkup | None = None,
+) -> Content:
     """A leaderboard picture (a group's, a league night's or a season's) headed ``title``."""
     rows = [LeaderboardRow(e.rank, e.display_name, e.skill, e.hands, e.points) for e in entries]
     return Content(caption or title, markup, render=lambda: render_leaderboard(rows, picture_lang(lang), title))
@@ -54,8 +75,9 @@ def board_content(entries: Sequence[LeaderboardEntry], lang: str, title: str, ca
 
 def top_content(entries: Sequence[LeaderboardEntry], group_title: str, period: str, lang: str) -> Content:
     buttons = [
-        InlineKeyboardButton(("✓ " if p == period else "") + t(f"top_period_{p}", lang),
-                             callback_data=standings_data("top", p))
+        InlineKeyboardButton(
+            ("✓ " if p == period else "") + t(f"top_period_{p}", lang), callback_data=standings_data("top", p)
+        )
         for p in PERIODS
     ]
     caption = t("top_caption", lang, period=t(f"top_period_{period}", lang), count=len(entries))
@@ -68,8 +90,9 @@ def pattern_board_text(entries: Sequence[PatternBoardEntry], pattern: str, lang:
     name = t("stats_hard", lang) if pattern == "hard" else _pattern(pattern, lang)
     if not entries:
         return t("top_pattern_none", lang, pattern=name)
-    lines = "\n".join(t("top_pattern_line", lang, rank=e.rank, name=e.display_name, times=e.times, wins=e.wins)
-                      for e in entries)
+    lines = "\n".join(
+        t("top_pattern_line", lang, rank=e.rank, name=e.display_name, times=e.times, wins=e.wins) for e in entries
+    )
     return t("top_pattern", lang, pattern=name, lines=lines)
 
 
@@ -94,16 +117,28 @@ def history_text(entries: Sequence[HistoryEntry], lang: str) -> str:
             outcome = t("history_exhausted", lang)
         else:
             outcome = t("history_lost", lang, wind=t(f"wind_{e.winner}", lang))
-        lines.append(t("history_line", lang, n=n, when=when, wind=t(f"wind_{e.seat}", lang), points=f"{e.points:+d}",
-                       outcome=outcome) + (f" · {e.share_code}" if e.share_code else ""))
+        lines.append(
+            t(
+                "history_line",
+                lang,
+                n=n,
+                when=when,
+                wind=t(f"wind_{e.seat}", lang),
+                points=f"{e.points:+d}",
+                outcome=outcome,
+            )
+            + (f" · {e.share_code}" if e.share_code else "")
+        )
     return t("history_text", lang, lines="\n".join(lines))
 
 
 def history_markup(entries: Sequence[HistoryEntry]) -> InlineKeyboardMarkup | None:
     """A ▶ button per hand: the step-by-step picture replay (by share code), else the text log."""
     buttons = [
-        InlineKeyboardButton(f"▶ {n}", callback_data=replay_data(e.share_code, 0, None) if e.share_code
-                             else standings_data("h", e.hand_id))
+        InlineKeyboardButton(
+            f"▶ {n}",
+            callback_data=replay_data(e.share_code, 0, None) if e.share_code else standings_data("h", e.hand_id),
+        )
         for n, e in enumerate(entries, 1)
     ]
     return InlineKeyboardMarkup([buttons[i : i + 5] for i in range(0, len(buttons), 5)]) if buttons else None
@@ -115,15 +150,25 @@ def replay_text(hand: Hand, viewer: int | None, names: Sequence[str], number: in
     def seat(s: int) -> str:
         return f"{t(f'wind_{s}', lang)} {names[s]}"
 
-    lines = [t("replay_head", lang, number=number, dealer=seat(hand.dealer), laizi=tile_label(hand.laizi, lang),
-               indicator=tile_label(hand.indicator, lang), preset=t(f"value_preset_{hand.rules.preset}", lang))]
+    lines = [
+        t(
+            "replay_head",
+            lang,
+            number=number,
+            dealer=seat(hand.dealer),
+            laizi=tile_label(hand.laizi, lang),
+            indicator=tile_label(hand.indicator, lang),
+            preset=t(f"value_preset_{hand.rules.preset}", lang),
+        )
+    ]
     for event in hand.log:
         line = _event_line(event.for_seat(viewer), viewer, seat, lang)
         if line:
             lines.append(line)
     revealed = hand.view(viewer).revealed or ()
-    lines += [t("replay_revealed", lang, seat=seat(s), tiles=tiles_label(tiles, lang))
-              for s, tiles in enumerate(revealed)]
+    lines += [
+        t("replay_revealed", lang, seat=seat(s), tiles=tiles_label(tiles, lang)) for s, tiles in enumerate(revealed)
+    ]
     payments = hand.result.payments if hand.result is not None else (0, 0, 0, 0)
     lines.append(t("replay_payments", lang, payments=" · ".join(f"{seat(s)} {p:+d}" for s, p in enumerate(payments))))
     return "\n".join(lines)
@@ -150,8 +195,14 @@ def _event_line(e: Event, viewer: int | None, seat: Callable[[int], str], lang: 
     assert e.seat is not None
     if e.kind == "win":
         patterns = " · ".join(_pattern(p, lang) for p in data.get("settlement", {}).get("patterns", ()))
-        return t("replay_win", lang, seat=seat(e.seat), tile=tile(data["tile"]), how=t(f"how_{data['how']}", lang),
-                 patterns=patterns)
+        return t(
+            "replay_win",
+            lang,
+            seat=seat(e.seat),
+            tile=tile(data["tile"]),
+            how=t(f"how_{data['how']}", lang),
+            patterns=patterns,
+        )
     shown_tile = tile(data["tile"]) if "tile" in data else "?"
     giver = seat(data["from"]) if data.get("from") is not None else ""
     return t(f"replay_{e.kind}", lang, seat=seat(e.seat), tile=shown_tile, giver=giver)

@@ -66,8 +66,14 @@ def test_timers_come_from_the_group_unless_set() -> None:
 
 def test_without_a_token_the_bot_explains_and_exits_2(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "TELEGRAM_BOT_TOKEN"}
-    done = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=env | {"PYTHONPATH": str(ROOT)},
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "bot"],
+        cwd=tmp_path,
+        env=env | {"PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2
     assert "@BotFather" in done.stderr and "Traceback" not in done.stderr
 
@@ -89,8 +95,19 @@ def test_every_action_round_trips_within_64_bytes() -> None:
         assert press.table == table and parse_action_code(press.code, 3) == action
 
 
-@pytest.mark.parametrize("data", [None, "", "v2|-1|1.2.0|d5m", "v1|abc|1.2.0|d5m", "v1|-1|1.2|d5m", "v1|-1|1.2.0|",
-                                  "v1|-1|x|d5m", "v1|-1|1.2.0|d5m|extra"])
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        "",
+        "v2|-1|1.2.0|d5m",
+        "v1|abc|1.2.0|d5m",
+        "v1|-1|1.2|d5m",
+        "v1|-1|1.2.0|",
+        "v1|-1|x|d5m",
+        "v1|-1|1.2.0|d5m|extra",
+    ],
+)
 def test_foreign_data_is_refused(data: str | None) -> None:
     with pytest.raises(BadCallback):
         decode(data)

@@ -50,8 +50,9 @@ def test_every_key_the_code_names_is_in_the_catalogues() -> None:
         named |= {f"value_{key}_{choice}" for choice in OPTIONS[key].choices}
     named |= {f"how_{how}" for how in WIN_HOWS} | {f"top_period_{p}" for p in PERIODS}
     named |= {f"replay_{kind}" for kind in (*TILE_ACTIONS, "hongzhong_gang", "laizi_gang") if kind != "discard"}
-    named |= {f"reason_{r}" for r in ("not_open", "holds_hongzhong", "not_a_win", "two_laizi_small_win",
-                                      "below_minimum")}
+    named |= {
+        f"reason_{r}" for r in ("not_open", "holds_hongzhong", "not_a_win", "two_laizi_small_win", "below_minimum")
+    }
     named |= {f"cmd_{name}" for name in i18n.COMMANDS} | {f"wind_{s}" for s in range(4)}
     named |= {f"btn_{kind}" for kind in ACTION_KINDS if kind != "discard"}  # bot.views' action buttons
     missing = sorted(key for key in named if key not in catalogue("zh"))
@@ -60,15 +61,18 @@ def test_every_key_the_code_names_is_in_the_catalogues() -> None:
 
 def test_text_is_formatted_and_falls_back_to_chinese() -> None:
     assert t("settings_changed", "en", name="Ann", setting="Cap", value="500") == (
-        "⚙️ Ann set Cap to 500; it applies from the next hand.")
+        "⚙️ Ann set Cap to 500; it applies from the next hand."
+    )
     assert t("value_seconds", "fr", n=5) == "5 秒"
     assert "{" in t("calc_usage", "en") and "{{" not in t("calc_usage", "en")
     with pytest.raises(KeyError):
         t("no_such_message", "en")
 
 
-@pytest.mark.parametrize(("code", "lang"), [(None, "zh"), ("", "zh"), ("zh-hans", "zh"), ("zh-TW", "zh"),
-                                            ("en", "en"), ("en-GB", "en"), ("de", "en")])
+@pytest.mark.parametrize(
+    ("code", "lang"),
+    [(None, "zh"), ("", "zh"), ("zh-hans", "zh"), ("zh-TW", "zh"), ("en", "en"), ("en-GB", "en"), ("de", "en")],
+)
 def test_a_new_player_starts_in_their_telegram_language(code: str | None, lang: str) -> None:
     assert language_of_code(code) == lang
 

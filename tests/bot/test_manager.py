@@ -77,21 +77,25 @@ async def test_a_flight_survives_a_crash_before_its_hand_ends(fake_telegram: Fak
         await db.close()
 
 
-async def test_a_settlement_that_fails_is_retried_until_it_is_stored(fake_telegram: FakeTelegram,
-                                                                     tmp_path: Path) -> None:
+async def test_a_settlement_that_fails_is_retried_until_it_is_stored(
+    fake_telegram: FakeTelegram, tmp_path: Path
+) -> None:
     tg = fake_telegram
     alice = tg.add_user("Alice")
     group = tg.add_group("g", members=[alice])
     # Alice never answers: she goes 托管 at once and the automatic players finish the hand by themselves.
-    config = Config(token=tg.token, api_base_url=tg.base_url, match_seed=852, bot_delay=0.0, turn_seconds=0.1,
-                    claim_seconds=0.1)
+    config = Config(
+        token=tg.token, api_base_url=tg.base_url, match_seed=852, bot_delay=0.0, turn_seconds=0.1, claim_seconds=0.1
+    )
     app = Application.builder().token(tg.token).base_url(tg.base_url).build()
     db = await Database.open(tmp_path / "db.sqlite3")
     # The disk "fails" while a flag row exists: every settlement write is refused.
     await db.execute("CREATE TABLE fail_flag (x INTEGER)")
     await db.execute("INSERT INTO fail_flag VALUES (1)")
-    await db.execute("CREATE TRIGGER refuse BEFORE INSERT ON settlements WHEN EXISTS (SELECT 1 FROM fail_flag) "
-                     "BEGIN SELECT RAISE(ABORT, 'disk trouble'); END")
+    await db.execute(
+        "CREATE TRIGGER refuse BEFORE INSERT ON settlements WHEN EXISTS (SELECT 1 FROM fail_flag) "
+        "BEGIN SELECT RAISE(ABORT, 'disk trouble'); END"
+    )
     async with app:
         assert app.job_queue is not None
         await app.job_queue.start()

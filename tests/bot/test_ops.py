@@ -49,9 +49,14 @@ def test_a_bad_setting_is_exit_status_2_with_its_name(env: dict[str, str], messa
 
 
 def test_webhook_configuration_is_summarised(tmp_path: Path) -> None:
-    status, text = check_config({"TELEGRAM_BOT_TOKEN": TOKEN, "MAHJONG_DB": str(tmp_path / "db.sqlite3"),
-                                 "MAHJONG_WEBHOOK_URL": "https://bot.example.org/tg",
-                                 "MAHJONG_WEBHOOK_LISTEN": "127.0.0.1:8443"})
+    status, text = check_config(
+        {
+            "TELEGRAM_BOT_TOKEN": TOKEN,
+            "MAHJONG_DB": str(tmp_path / "db.sqlite3"),
+            "MAHJONG_WEBHOOK_URL": "https://bot.example.org/tg",
+            "MAHJONG_WEBHOOK_LISTEN": "127.0.0.1:8443",
+        }
+    )
     assert status == 0
     assert "webhook https://bot.example.org/tg (listening on 127.0.0.1:8443)" in text
 

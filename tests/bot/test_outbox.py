@@ -35,8 +35,9 @@ async def test_only_the_latest_state_of_a_slot_is_sent(fake_telegram: FakeTelegr
         outbox.show(user.id, "hand", Content(f"state {n}"), urgent=True)
         await asyncio.sleep(0.01)
     await _drain(outbox)
-    writes = fake_telegram.calls("sendMessage", chat_id=user.id) + fake_telegram.calls("editMessageText",
-                                                                                        chat_id=user.id)
+    writes = fake_telegram.calls("sendMessage", chat_id=user.id) + fake_telegram.calls(
+        "editMessageText", chat_id=user.id
+    )
     assert 2 <= len(writes) <= 3  # the first state, then only the newest ones
     [message] = user.private_messages()
     assert message.text == "state 29"

@@ -30,7 +30,9 @@ async def db(tmp_path: Path) -> AsyncIterator[Database]:
 def test_the_menu_offers_every_rule_option_and_every_table_setting() -> None:
     assert {o.key for o in RULE_OPTIONS} == {f.name for f in dataclasses.fields(Rules)} - {"preset"}
     assert {o.key for o in TABLE_OPTIONS} == {f.name for f in dataclasses.fields(ChatSettings)} - {
-        "chat_id", "rule_options"}
+        "chat_id",
+        "rule_options",
+    }
 
 
 def test_every_button_fits_telegrams_callback_data() -> None:
@@ -87,8 +89,15 @@ async def test_a_choice_not_on_the_menu_is_refused_and_changes_nothing(db: Datab
 
 
 def test_rules_text_shows_the_groups_own_options() -> None:
-    settings = ChatSettings(CHAT, preset="koukoufan", rule_options={"cap": 500, "bright_cap": 600},
-                            claim_seconds=10, hands_per_game=4, base_unit=5, language="en")
+    settings = ChatSettings(
+        CHAT,
+        preset="koukoufan",
+        rule_options={"cap": 500, "bright_cap": 600},
+        claim_seconds=10,
+        hands_per_game=4,
+        base_unit=5,
+        language="en",
+    )
     text = rules_text(settings, "en")
     assert "(Per-Meld Doubling (koukoufan))" in text and "×2 per chow, pung and exposed kong" in text
     assert "Cap 500; golden cap 500 when all three losers reach it · bright cap 600" in text

@@ -27,7 +27,13 @@ from tests.fake_telegram.users import SimUser
 
 # RULES.md §12 example A, the calculator's own example.
 EXAMPLE_A = {
-    "rules": "kaikoufan", "dealer": 0, "laizi": "9s", "winner": 1, "how": "discard", "from": 2, "tile": "5m",
+    "rules": "kaikoufan",
+    "dealer": 0,
+    "laizi": "9s",
+    "winner": 1,
+    "how": "discard",
+    "from": 2,
+    "tile": "5m",
     "concealed": "234678p345s5m",
     "players": [
         {"melds": [{"type": "peng", "tile": "1z", "from": 3}], "hongzhong_gangs": 1},
@@ -53,7 +59,8 @@ class World:
         user.say(chat_id, text)
         answer = self.tg.wait_until(
             lambda: next((m for m in self.tg.messages(chat_id)[before:] if expect in (m.text or "")), None),
-            timeout=10, what=f"an answer to {text!r} containing {expect!r}",
+            timeout=10,
+            what=f"an answer to {text!r} containing {expect!r}",
         )
         return answer.text or ""
 
@@ -121,20 +128,35 @@ def test_status_only_for_the_bots_admins(world: World) -> None:
 
 def _check(env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "MAHJONG_"))}
-    return subprocess.run([sys.executable, "-m", "bot", "--check-config"], cwd=tmp_path, env=base | env,
-                          capture_output=True, text=True, timeout=30, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "bot", "--check-config"],
+        cwd=tmp_path,
+        env=base | env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
 
 
 def test_check_config_validates_without_connecting(tmp_path: Path) -> None:
     token = "123456:" + "A" * 35
-    good = _check({"TELEGRAM_BOT_TOKEN": token, "MAHJONG_DB": str(tmp_path / "data" / "db.sqlite3"),
-                   "MAHJONG_ADMIN_IDS": "7,8"}, tmp_path)
+    good = _check(
+        {"TELEGRAM_BOT_TOKEN": token, "MAHJONG_DB": str(tmp_path / "data" / "db.sqlite3"), "MAHJONG_ADMIN_IDS": "7,8"},
+        tmp_path,
+    )
     assert good.returncode == 0 and "configuration OK: long polling" in good.stdout and "7, 8" in good.stdout
     assert not (tmp_path / "data").exists()  # checked, not created
     missing = _check({}, tmp_path)
     assert missing.returncode == 2 and "TELEGRAM_BOT_TOKEN is not set" in missing.stderr
-    listen = _check({"TELEGRAM_BOT_TOKEN": token, "MAHJONG_WEBHOOK_URL": "https://bot.example.org/tg",
-                     "MAHJONG_WEBHOOK_LISTEN": "8443"}, tmp_path)
+    listen = _check(
+        {
+            "TELEGRAM_BOT_TOKEN": token,
+            "MAHJONG_WEBHOOK_URL": "https://bot.example.org/tg",
+            "MAHJONG_WEBHOOK_LISTEN": "8443",
+        },
+        tmp_path,
+    )
     assert listen.returncode == 2 and "MAHJONG_WEBHOOK_LISTEN must be host:port" in listen.stderr
     assert "Traceback" not in good.stderr + missing.stderr + listen.stderr
 
@@ -147,8 +169,12 @@ def _free_port() -> int:
 
 def _post(url: str, update: dict[str, object], secret: str) -> int:
     """POST an update as Telegram would; the HTTP status, 0 while nothing listens yet."""
-    request = urllib.request.Request(url, json.dumps(update).encode(), method="POST", headers={
-        "Content-Type": "application/json", "X-Telegram-Bot-Api-Secret-Token": secret})
+    request = urllib.request.Request(
+        url,
+        json.dumps(update).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json", "X-Telegram-Bot-Api-Secret-Token": secret},
+    )
     direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
         with direct.open(request, timeout=5) as response:
@@ -159,19 +185,33 @@ def _post(url: str, update: dict[str, object], secret: str) -> int:
         return 0
 
 
-def test_webhook_mode_registers_the_url_and_takes_updates_with_the_secret(fake_telegram: FakeTelegram,
-                                                                          tmp_path: Path) -> None:
+def test_webhook_mode_registers_the_url_and_takes_updates_with_the_secret(
+    fake_telegram: FakeTelegram, tmp_path: Path
+) -> None:
     tg = fake_telegram
     emma = tg.add_user("Emma", language_code="en")
     port = _free_port()
     url = f"http://127.0.0.1:{port}/telegram-hook"
-    with BotProcess(tg, tmp_path / "db.sqlite3", MAHJONG_WEBHOOK_URL=url, MAHJONG_WEBHOOK_LISTEN=f"127.0.0.1:{port}",
-                    MAHJONG_WEBHOOK_SECRET="s3cret-token"):
+    with BotProcess(
+        tg,
+        tmp_path / "db.sqlite3",
+        MAHJONG_WEBHOOK_URL=url,
+        MAHJONG_WEBHOOK_LISTEN=f"127.0.0.1:{port}",
+        MAHJONG_WEBHOOK_SECRET="s3cret-token",
+    ):
         registered = tg.wait_until(lambda: tg.calls("setWebhook"), timeout=15, what="setWebhook")[-1]
         assert registered.params["url"] == url and registered.params["secret_token"] == "s3cret-token"
-        update = {"update_id": 1, "message": {
-            "message_id": 1, "date": 0, "chat": {"id": emma.id, "type": "private", "first_name": "Emma"},
-            "from": emma.to_api(), "text": "/rank", "entities": [{"type": "bot_command", "offset": 0, "length": 5}]}}
+        update = {
+            "update_id": 1,
+            "message": {
+                "message_id": 1,
+                "date": 0,
+                "chat": {"id": emma.id, "type": "private", "first_name": "Emma"},
+                "from": emma.to_api(),
+                "text": "/rank",
+                "entities": [{"type": "bot_command", "offset": 0, "length": 5}],
+            },
+        }
         deadline = time.monotonic() + 10
         while not (refused := _post(url, update, "wrong")) and time.monotonic() < deadline:
             time.sleep(0.05)  # PTB registers the webhook first, then starts listening

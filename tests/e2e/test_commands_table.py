@@ -39,7 +39,8 @@ def _press_and_wait(tg: FakeTelegram, user: SimUser, message: Message, data: str
     query = user.press(message, data)
     tg.wait_for_callback_answer(query, timeout=10)
     return tg.wait_until(
-        lambda: (m := tg.message(message.chat_id, message.message_id)) and m.edits > before and m, timeout=15,
+        lambda: (m := tg.message(message.chat_id, message.message_id)) and m.edits > before and m,
+        timeout=15,
         what="the settings menu edited",
     )
 
@@ -104,8 +105,9 @@ def test_settings_refused_to_a_member_who_is_not_an_admin(played: Played) -> Non
     tg, bob = played.tg, played.bob
     bob.say(played.group, "/settings")
     # (Announcements waiting together are sent as one message.)
-    tg.wait_for_message(played.group.id, lambda m: "Only group admins can change the settings." in (m.text or ""),
-                        timeout=10)
+    tg.wait_for_message(
+        played.group.id, lambda m: "Only group admins can change the settings." in (m.text or ""), timeout=10
+    )
     query = bob.press(played.menu, "st1|s|language|zh")  # a button of the admin's menu
     assert tg.wait_for_callback_answer(query).text == "Only group admins can change the settings."
     with sqlite3.connect(played.db) as db:
@@ -115,8 +117,11 @@ def test_settings_refused_to_a_member_who_is_not_an_admin(played: Played) -> Non
 def _ask(tg: FakeTelegram, user: SimUser, chat_id: int, text: str, done: object) -> Message:
     before = len(tg.messages(chat_id))
     user.say(chat_id, text)
-    return tg.wait_until(lambda: next((m for m in tg.messages(chat_id)[before:] if done(m)), None),  # type: ignore[operator]
-                         timeout=15, what=f"an answer to {text}")
+    return tg.wait_until(
+        lambda: next((m for m in tg.messages(chat_id)[before:] if done(m)), None),  # type: ignore[operator]
+        timeout=15,
+        what=f"an answer to {text}",
+    )
 
 
 def test_me_shows_the_card_picture_in_group_and_private_languages(played: Played) -> None:
@@ -131,13 +136,16 @@ def test_me_shows_the_card_picture_in_group_and_private_languages(played: Played
 
 def test_top_shows_the_groups_leaderboard_for_all_time_and_this_month(played: Played) -> None:
     tg, alice = played.tg, played.alice
-    board = _ask(tg, alice, played.group.id, "/top",
-                 lambda m: m.photo is not None and "Leaderboard" in (m.caption or ""))
+    board = _ask(
+        tg, alice, played.group.id, "/top", lambda m: m.photo is not None and "Leaderboard" in (m.caption or "")
+    )
     assert "All time · 1 players" in (board.caption or "")
     query = alice.press(board, "sd1|top|month")
     tg.wait_for_callback_answer(query)
-    month = tg.wait_until(lambda: (m := tg.message(board.chat_id, board.message_id)) and "This month" in (
-        m.caption or "") and m, timeout=15)
+    month = tg.wait_until(
+        lambda: (m := tg.message(board.chat_id, board.message_id)) and "This month" in (m.caption or "") and m,
+        timeout=15,
+    )
     assert "This month · 1 players" in (month.caption or "") and month.photo is not None
     assert "/top" in (_ask(tg, alice, alice.id, "/top", lambda m: bool(m.text)).text or "")  # per group only
 
@@ -149,11 +157,13 @@ def test_rank_lists_the_titles_with_the_players_own(played: Played) -> None:
     ranks = _ask(tg, alice, played.group.id, "/rank", lambda m: "Titles" in (m.text or "")).text or ""
     assert f"(your skill: {skill})" in ranks and "Grandmaster  ≥ 150000" in ranks and "Kindergartener  < 0" in ranks
     title = title_for(skill)
-    assert [line for line in ranks.splitlines() if line.startswith("👉")] == [f"👉 {title.en}  " + (
-        "< 0" if title.min_skill is None else f"≥ {title.min_skill}")]
+    assert [line for line in ranks.splitlines() if line.startswith("👉")] == [
+        f"👉 {title.en}  " + ("< 0" if title.min_skill is None else f"≥ {title.min_skill}")
+    ]
     private = _ask(tg, alice, alice.id, "/rank", lambda m: "头衔表" in (m.text or "")).text or ""
     assert "宗师  ≥ 150000" in private and [line for line in private.splitlines() if line.startswith("👉")] == [
-        f"👉 {title.zh}  " + ("< 0" if title.min_skill is None else f"≥ {title.min_skill}")]
+        f"👉 {title.zh}  " + ("< 0" if title.min_skill is None else f"≥ {title.min_skill}")
+    ]
 
 
 def test_history_lists_the_hand_and_replays_it_from_the_players_seat(played: Played) -> None:

@@ -63,8 +63,9 @@ def test_two_hands_with_peng_gang_rob_and_exhausted_draw(fake_telegram: FakeTele
         # Each /join gets its own reply, writes ~3 s apart in a group: give the fourth reply time.
         refusal = tg.wait_for_message(group.id, lambda m: "Dan" in (m.text or "") and bool(m.buttons), timeout=40)
         dan.open_link(refusal.buttons[0].url or "")  # the deep link opens the private chat and seats him
-        lobby = tg.wait_for_message(group.id, lambda m: "Dan" in (m.text or "") and "开局" in str(m.reply_markup),
-                                    timeout=15)
+        lobby = tg.wait_for_message(
+            group.id, lambda m: "Dan" in (m.text or "") and "开局" in str(m.reply_markup), timeout=15
+        )
         users[0].press(lobby, "开局")
         players = Players(tg, group, [*users, dan], allow_hu=_rob_only)
         players.play_until(lambda: any("荒庄" in t for t in group_texts(tg, group)), timeout=80)

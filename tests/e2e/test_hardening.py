@@ -9,6 +9,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+from bot.i18n import t
 from bot.play.callback_data import decode
 from storage.database import Database
 from storage.matches import Seat as StoredSeat
@@ -26,8 +27,8 @@ def _refused(calls: list[ApiCall]) -> list[ApiCall]:
 
 
 def test_a_burst_of_rules_never_blocks_the_group(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
-    """A dozen /rules in a few seconds: merged into one message of at most 4,096 characters (repeats told once);
-    later writes to the group still arrive."""
+    """A dozen /rules in a few seconds: each a reply, but one text waiting to be sent is told once; later writes
+    to the group still arrive, and no message passes 4,096 characters."""
     tg = fake_telegram
     alice, mallory = tg.add_user("Alice"), tg.add_user("Mallory")
     group = tg.add_group("规则群", members=[alice, mallory])
@@ -103,7 +104,7 @@ def test_calc_and_league_options_out_of_range_are_answered(fake_telegram: FakeTe
         )
         tg.wait_for_message(group.id, lambda m: "cap" in (m.text or "") and "1000000" in (m.text or ""), timeout=10)
         ann.say(group, "/league create Friday | fri 20:00 | Asia | 8 hands | kaikoufan")
-        tg.wait_for_message(group.id, lambda m: "'Asia'" in (m.text or ""), timeout=10)
+        tg.wait_for_message(group.id, lambda m: t("league_err_zone", "zh", said="Asia") in (m.text or ""), timeout=10)
         assert "Traceback" not in bot.log()
 
 

@@ -42,15 +42,19 @@ def _open(tg: FakeTelegram, group: Chat, alice: SimUser) -> None:
     alice.say(group, "/begin")
 
 
-def test_a_press_shows_on_the_pressers_own_picture_within_a_second(fake_telegram: FakeTelegram,
-                                                                    tmp_path: Path) -> None:
+def test_a_press_shows_on_the_pressers_own_picture_within_a_second(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
     tg = fake_telegram
     alice = tg.add_user("Alice")
     group = tg.add_group("快群", members=[alice])
     # Production pacing (a write a second per private chat, lazy refreshes, the automatic players' own delay);
     # only the timers are long, so nothing times out while the test reads.
-    production = {"MAHJONG_PRIVATE_INTERVAL": "1.0", "MAHJONG_PASSIVE_INTERVAL": "4.0", "MAHJONG_BOT_DELAY": "",
-                  "MAHJONG_TURN_SECONDS": "60", "MAHJONG_CLAIM_SECONDS": "60"}
+    production = {
+        "MAHJONG_PRIVATE_INTERVAL": "1.0",
+        "MAHJONG_PASSIVE_INTERVAL": "4.0",
+        "MAHJONG_BOT_DELAY": "",
+        "MAHJONG_TURN_SECONDS": "60",
+        "MAHJONG_CLAIM_SECONDS": "60",
+    }
     with BotProcess(tg, tmp_path / "db.sqlite3", MAHJONG_SEED="852", **production):
         _open(tg, group, alice)
         players = Players(tg, group, [alice])
@@ -65,6 +69,7 @@ def test_a_press_shows_on_the_pressers_own_picture_within_a_second(fake_telegram
             if not players.step():
                 continue
             data = players.presses[before][1]
+
             def edited(was: Message = message) -> Message | None:
                 now = tg.message(was.chat_id, was.message_id)
                 return now if now.edits > was.edits else None
@@ -77,19 +82,23 @@ def test_a_press_shows_on_the_pressers_own_picture_within_a_second(fake_telegram
     assert max(latencies) <= 2.0, latencies
 
 
-def test_the_group_never_sees_who_decides_and_each_result_stays(fake_telegram: FakeTelegram,
-                                                                  tmp_path: Path) -> None:
+def test_the_group_never_sees_who_decides_and_each_result_stays(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
     tg = fake_telegram
     alice = tg.add_user("Alice")
     group = tg.add_group("公平群", members=[alice])
-    fast = {"MAHJONG_TURN_SECONDS": "0.3", "MAHJONG_CLAIM_SECONDS": "0.3", "MAHJONG_NEXT_HAND_SECONDS": "1",
-            "MAHJONG_GROUP_INTERVAL": "0.5"}
+    fast = {
+        "MAHJONG_TURN_SECONDS": "0.3",
+        "MAHJONG_CLAIM_SECONDS": "0.3",
+        "MAHJONG_NEXT_HAND_SECONDS": "1",
+        "MAHJONG_GROUP_INTERVAL": "0.5",
+    }
     with BotProcess(tg, tmp_path / "db.sqlite3", MAHJONG_SEED="852", **fast):
         _open(tg, group, alice)  # she never presses: 托管 plays for her, claims time out
         first = alice.wait_for_private_message(lambda m: "第 1 局结果" in (m.caption or ""), timeout=120)
         second = alice.wait_for_private_message(
             lambda m: m.photo is not None and m.message_id > first.message_id and "结果" not in (m.caption or ""),
-            timeout=60)
+            timeout=60,
+        )
         assert second.message_id != first.message_id
         time.sleep(1.5)
         # The result is still there, as it was, after the next hand opened a message of its own.
@@ -97,11 +106,13 @@ def test_the_group_never_sees_who_decides_and_each_result_stays(fake_telegram: F
         assert "第 1 局结果" in (kept.caption or "") and kept.photo == first.photo
         statuses = {t(key, "zh") for key in ("status_claims", "status_haidi", "status_over", "status_stopped")}
         turn = re.compile("^" + re.escape(t("status_turn", "zh", seat="§")).replace("§", "[东南西北] .+") + "$")
+
         def tables() -> list[str]:  # the table's pictures (not the results); hands may be coalesced away
             return [c for c in _captions(tg, group) if c.startswith("第 ") and "结果" not in c]
 
-        tg.wait_until(lambda: any(not c.startswith("第 1 局") for c in tables()), timeout=30,
-                      what="a later hand's table picture")
+        tg.wait_until(
+            lambda: any(not c.startswith("第 1 局") for c in tables()), timeout=30, what="a later hand's table picture"
+        )
         captions = tables()
         for caption in captions:
             status = caption.split("\n")[0].rsplit(" · ", 1)[1]

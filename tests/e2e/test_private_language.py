@@ -34,8 +34,11 @@ def test_private_pictures_and_texts_in_each_players_own_language(tmp_path: Path)
             tg.wait_for_message(group.id, lambda m: "麻将桌" in (m.text or ""), timeout=15)
             for user in (bob, carol):
                 user.say(group, "/join")
-            tg.wait_until(lambda: "Carol" in "\n".join(group_texts(tg, group)), timeout=15,
-                          what=lambda: f"Carol seated; the group shows {group_texts(tg, group)}")
+            tg.wait_until(
+                lambda: "Carol" in "\n".join(group_texts(tg, group)),
+                timeout=15,
+                what=lambda: f"Carol seated; the group shows {group_texts(tg, group)}",
+            )
             seated = bob.wait_for_private_message(lambda m: "seated" in (m.text or ""), timeout=15)
             assert "入座" not in (seated.text or "")
             alice.say(group, "/begin")

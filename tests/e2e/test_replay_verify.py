@@ -34,10 +34,14 @@ def _everything_said(tg: FakeTelegram, before: float | None = None) -> list[str]
 
 def _caption_after_press(tg: FakeTelegram, user_press: str, message: Message) -> str:
     tg.wait_for_callback_answer(user_press, timeout=10)
-    return tg.wait_until(
-        lambda: (m := tg.message(message.chat_id, message.message_id)).edits > message.edits and m.caption,
-        timeout=15, what="the replay picture edited",
-    ) or ""
+    return (
+        tg.wait_until(
+            lambda: (m := tg.message(message.chat_id, message.message_id)).edits > message.edits and m.caption,
+            timeout=15,
+            what="the replay picture edited",
+        )
+        or ""
+    )
 
 
 def test_a_hand_is_replayed_by_a_stranger_and_its_deal_verified(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
@@ -59,8 +63,13 @@ def test_a_hand_is_replayed_by_a_stranger_and_its_deal_verified(fake_telegram: F
         code, reveal = proof.group(1), proof.group(2)
         # The seed revealed is the one committed to at the deal, and anyone's own check agrees.
         assert matches(reveal, commitment.group(1))
-        checked = subprocess.run([sys.executable, "-m", "game.verify", reveal, commitment.group(1)], cwd=ROOT,
-                                 capture_output=True, text=True, timeout=30)
+        checked = subprocess.run(
+            [sys.executable, "-m", "game.verify", reveal, commitment.group(1)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         assert checked.returncode == 0 and "wall" in checked.stdout
         # Before the result, no message, caption or answer named the seed or its salt; no log line ever does.
         result_call = next(c for c in tg.calls() if PROOF.search(str(c.params.get("caption") or "")))
@@ -107,10 +116,12 @@ def test_a_hand_is_replayed_by_a_stranger_and_its_deal_verified(fake_telegram: F
         bob.say(group, "/stats", reply_to=said)
         tg.wait_for_message(group.id, lambda m: m.photo is not None and "Alice" in (m.caption or ""), timeout=20)
         alice.say(group, "/top week")
-        tg.wait_for_message(group.id, lambda m: m.photo is not None and t("top_period_week", "zh") in (m.caption or ""),
-                            timeout=20)
+        tg.wait_for_message(
+            group.id, lambda m: m.photo is not None and t("top_period_week", "zh") in (m.caption or ""), timeout=20
+        )
         alice.say(group, "/top 清一色")
         tg.wait_for_message(group.id, lambda m: "清一色" in (m.text or ""), timeout=15)
         alice.say(group, "/top nonsense")
-        tg.wait_for_message(group.id, lambda m: "nonsense" in (m.text or "") and "/top week" in (m.text or ""),
-                            timeout=15)
+        tg.wait_for_message(
+            group.id, lambda m: "nonsense" in (m.text or "") and "/top week" in (m.text or ""), timeout=15
+        )

@@ -28,8 +28,9 @@ def _hand_status(db: Path) -> list[str]:
 
 def _open_table(tg: FakeTelegram, group: Chat, users: list[SimUser]) -> None:
     users[0].say(group, "/newgame")
-    tg.wait_for_message(group.id, lambda m: users[0].first_name in (m.text or "") and "东" in (m.text or ""),
-                        timeout=15)
+    tg.wait_for_message(
+        group.id, lambda m: users[0].first_name in (m.text or "") and "东" in (m.text or ""), timeout=15
+    )
     for u in users[1:]:
         u.say(group, "/join")
         tg.wait_for_message(group.id, lambda m, u=u: f"{u.first_name} 入座" in (m.text or ""), timeout=15)
@@ -40,8 +41,9 @@ def _answer(tg: FakeTelegram, query_id: str) -> str | None:
     return tg.wait_for_callback_answer(query_id, timeout=10).text
 
 
-def test_foreign_stale_and_repeated_presses_then_timeout_into_tuoguan(fake_telegram: FakeTelegram,
-                                                                       tmp_path: Path) -> None:
+def test_foreign_stale_and_repeated_presses_then_timeout_into_tuoguan(
+    fake_telegram: FakeTelegram, tmp_path: Path
+) -> None:
     tg = fake_telegram
     alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
     group = tg.add_group("托管群", members=[alice, bob])
@@ -65,7 +67,8 @@ def test_foreign_stale_and_repeated_presses_then_timeout_into_tuoguan(fake_teleg
         players = Players(tg, group, [alice, bob], idle=[alice])
         players.play_until(lambda: any("超时" in t for t in group_texts(tg, group)), timeout=40)
         back_message = alice.wait_for_private_message(
-            lambda m: any(b.text == "我回来了" for b in m.buttons), timeout=10)
+            lambda m: any(b.text == "我回来了" for b in m.buttons), timeout=10
+        )
         assert "托管" in (back_message.caption or back_message.text or "")
         # The hand goes on without her: the automatic player discards for her.
         stored = len(_stored_actions(db))
@@ -73,7 +76,8 @@ def test_foreign_stale_and_repeated_presses_then_timeout_into_tuoguan(fake_teleg
         assert _answer(tg, alice.press(back_message, "我回来了")) == "欢迎回来!"
         players = Players(tg, group, [alice, bob])  # she plays again: her buttons come back
         alice.wait_for_private_message(
-            lambda m: any(not b.text.startswith("我回来了") for b in game_buttons(m, group)), timeout=40)
+            lambda m: any(not b.text.startswith("我回来了") for b in game_buttons(m, group)), timeout=40
+        )
         # Bob flees: the penalty is announced and an automatic player takes his seat; his buttons go away.
         bob.say(group, "/flee")
         tg.wait_for_message(group.id, lambda m: "Bob" in (m.text or "") and "逃跑" in (m.text or ""), timeout=15)
@@ -131,8 +135,9 @@ def test_sigkill_mid_hand_and_between_hands_resumes(fake_telegram: FakeTelegram,
         bot.start()
         tg.wait_for_message(group.id, lambda m: "下一局" in (m.text or "") and "重启" in (m.text or ""), timeout=20)
         players = Players(tg, group, users, allow_hu=lambda caption: "抢杠" in caption)
-        players.play_until(lambda: _hand_status(db) == ["done", "playing"] and len(_stored_actions(db)) > len(after),
-                           timeout=30)
+        players.play_until(
+            lambda: _hand_status(db) == ["done", "playing"] and len(_stored_actions(db)) > len(after), timeout=30
+        )
         assert tg.max_writes_per_minute(group.id) <= 20
     finally:
         bot.stop()

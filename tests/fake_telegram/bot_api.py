@@ -460,8 +460,15 @@ class BotApi:
         except (KeyError, TypeError, ValueError):
             return None
 
-    def _record(self, name: str, chat_id: int | None, values: JSON, files: dict[str, Upload], status: int,
-                description: str | None) -> None:
+    def _record(
+        self,
+        name: str,
+        chat_id: int | None,
+        values: JSON,
+        files: dict[str, Upload],
+        status: int,
+        description: str | None,
+    ) -> None:
         now = self.clock()
         self._calls.append(
             ApiCall(name, chat_id, dict(values), {k: len(v.data) for k, v in files.items()}, now, status, description)
@@ -653,8 +660,9 @@ class BotApi:
         """Long polling: confirms updates below `offset`, then waits up to `timeout` s for one to arrive."""
         if self.webhook_url:
             raise ApiError(
-                409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the "
-                "webhook first"
+                409,
+                "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the "
+                "webhook first",
             )
         offset = params.optional_integer("offset")
         limit = min(max(params.optional_integer("limit") or 100, 1), 100)
@@ -663,9 +671,11 @@ class BotApi:
         if allowed is not None:
             self._allowed_updates = list(allowed) or None
         if offset is not None:
-            self._updates = self._updates[offset:] if offset < 0 else [
-                update for update in self._updates if update["update_id"] >= offset
-            ]
+            self._updates = (
+                self._updates[offset:]
+                if offset < 0
+                else [update for update in self._updates if update["update_id"] >= offset]
+            )
         self._poll_generation += 1
         generation = self._poll_generation
         deadline = time.monotonic() + timeout
@@ -676,8 +686,8 @@ class BotApi:
             self._changed.wait(remaining)
             if generation != self._poll_generation:
                 raise ApiError(
-                    409, "Conflict: terminated by other getUpdates request; make sure that only one bot instance is "
-                    "running"
+                    409,
+                    "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
                 )
         return self._updates[:limit]
 

@@ -41,8 +41,24 @@ BUTTON_ACTIONS = (
     "pay",
 )
 HTML_TAGS = frozenset(
-    {"b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "span", "tg-spoiler", "a", "tg-emoji", "code", "pre",
-     "blockquote"}
+    {
+        "b",
+        "strong",
+        "i",
+        "em",
+        "u",
+        "ins",
+        "s",
+        "strike",
+        "del",
+        "span",
+        "tg-spoiler",
+        "a",
+        "tg-emoji",
+        "code",
+        "pre",
+        "blockquote",
+    }
 )
 COMMAND_NAME = re.compile(r"[a-z0-9_]{1,32}")
 DEEP_LINK_PAYLOAD = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -79,7 +95,7 @@ def visible_text(raw: str, parse_mode: str | None) -> str:
     parser.close()
     if parser.open_tags:
         unclosed = parser.open_tags[-1]
-        raise bad_request(f'can\'t parse entities: Can\'t find end tag corresponding to start tag "{unclosed}"')
+        raise bad_request(f"can't parse entities: Can't find end tag corresponding to start tag \"{unclosed}\"")
     return "".join(parser.visible)
 
 
@@ -113,7 +129,7 @@ def reply_markup(markup: Any) -> JSON | None:
         return None
     rows = markup["inline_keyboard"]
     if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
-        raise bad_request("field \"inline_keyboard\" of the InlineKeyboardMarkup must be an Array of Arrays")
+        raise bad_request('field "inline_keyboard" of the InlineKeyboardMarkup must be an Array of Arrays')
     if sum(len(row) for row in rows) > MAX_BUTTONS or any(len(row) > MAX_BUTTONS_PER_ROW for row in rows):
         raise bad_request("reply markup is too long")
     return {"inline_keyboard": [[_button(button) for button in row] for row in rows]}
@@ -170,4 +186,3 @@ def bot_commands(commands: Any) -> list[JSON]:
             raise bad_request("BOT_COMMAND_DESCRIPTION_INVALID")
         checked.append({"command": command["command"], "description": command["description"]})
     return checked
-

@@ -70,8 +70,14 @@ class Photo:
 
     def animation_api(self) -> JSON:
         """The same upload as a Bot API Animation (a replay)."""
-        return {"file_id": self.file_id, "file_unique_id": self.file_unique_id, "width": self.width,
-                "height": self.height, "duration": 0, "file_size": len(self.data)}
+        return {
+            "file_id": self.file_id,
+            "file_unique_id": self.file_unique_id,
+            "width": self.width,
+            "height": self.height,
+            "duration": 0,
+            "file_size": len(self.data),
+        }
 
 
 @dataclass(frozen=True)

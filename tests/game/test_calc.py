@@ -109,7 +109,12 @@ def test_a_thrown_laizi_doubles_like_a_hongzhong_gang_not_like_a_laizi_gang() ->
 def test_example_b_pure_suit_all_pungs_soft_self_draw() -> None:
     r = ok(
         {
-            "dealer": 2, "laizi": "5p", "winner": 0, "how": "self_draw", "tile": "1m", "concealed": "444m77m1m5p",
+            "dealer": 2,
+            "laizi": "5p",
+            "winner": 0,
+            "how": "self_draw",
+            "tile": "1m",
+            "concealed": "444m77m1m5p",
             "players": [
                 {"melds": [peng("2m", 3), peng("9m", 1)]},
                 {},
@@ -124,9 +129,16 @@ def test_example_b_pure_suit_all_pungs_soft_self_draw() -> None:
 
 
 EXAMPLE_C: dict[str, Any] = {
-    "dealer": 3, "laizi": "3s", "winner": 3, "how": "gang_draw", "tile": "4z", "concealed": "4z",
+    "dealer": 3,
+    "laizi": "3s",
+    "winner": 3,
+    "how": "gang_draw",
+    "tile": "4z",
+    "concealed": "4z",
     "players": [
-        {}, {}, {},
+        {},
+        {},
+        {},
         {"melds": [peng("1z", 0), peng("2z", 1), peng("6z", 2), {"type": "an_gang", "tile": "5z"}]},
     ],
 }
@@ -142,7 +154,12 @@ def test_example_c_winds_liability_and_golden_cap() -> None:
 def test_example_d_robbing_the_kong() -> None:
     r = ok(
         {
-            "dealer": 0, "laizi": "1s", "winner": 2, "how": "rob_gang", "from": 1, "tile": "5s",
+            "dealer": 0,
+            "laizi": "1s",
+            "winner": 2,
+            "how": "rob_gang",
+            "from": 1,
+            "tile": "5s",
             "concealed": "678p789m46s22m",
             "players": [{}, {"melds": [peng("5s", 3)]}, {"melds": [chi("123m", 1)]}, {"hongzhong_gangs": 1}],
         }
@@ -151,24 +168,36 @@ def test_example_d_robbing_the_kong() -> None:
     assert (r["patterns"], r["soft"], r["base"], r["liable"], r["cap"]) == (["qiang_gang"], False, 10, 1, "none")
 
 
-
 def test_example_d_with_the_robbed_kong_listed_as_xu_gang() -> None:
     # §6: the robbed 蓄杠 is undone and stays a peng, so listing it as xu_gang settles exactly like D.
     r = ok(
         {
-            "dealer": 0, "laizi": "1s", "winner": 2, "how": "rob_gang", "from": 1, "tile": "5s",
+            "dealer": 0,
+            "laizi": "1s",
+            "winner": 2,
+            "how": "rob_gang",
+            "from": 1,
+            "tile": "5s",
             "concealed": "678p789m46s22m",
             "players": [
-                {}, {"melds": [{"type": "xu_gang", "tile": "5s", "from": 3}]},
-                {"melds": [chi("123m", 1)]}, {"hongzhong_gangs": 1},
+                {},
+                {"melds": [{"type": "xu_gang", "tile": "5s", "from": 3}]},
+                {"melds": [chi("123m", 1)]},
+                {"hongzhong_gangs": 1},
             ],
         }
     )
     assert r["payments"] == [0, -280, 280, 0]
     assert r["liable"] == 1
 
+
 EXAMPLE_E: dict[str, Any] = {
-    "dealer": 0, "laizi": "5s", "winner": 1, "how": "discard", "from": 3, "tile": "8p",
+    "dealer": 0,
+    "laizi": "5s",
+    "winner": 1,
+    "how": "discard",
+    "from": 3,
+    "tile": "8p",
     "concealed": "123m456m789m8p",
     "players": [{}, {"melds": [peng("3z", 0)]}, {}, {}],
 }
@@ -185,7 +214,12 @@ def test_example_e_below_the_minimum() -> None:
 def test_example_f_two_laizi_in_a_small_win() -> None:
     r = ok(
         {
-            "dealer": 0, "laizi": "5s", "winner": 1, "how": "self_draw", "tile": "5s", "concealed": "234p789p34s5s2m",
+            "dealer": 0,
+            "laizi": "5s",
+            "winner": 1,
+            "how": "self_draw",
+            "tile": "5s",
+            "concealed": "234p789p34s5s2m",
             "players": [{}, {"melds": [chi("678m", 0)]}, {}, {}],
         }
     )
@@ -193,10 +227,18 @@ def test_example_f_two_laizi_in_a_small_win() -> None:
 
 
 EXAMPLE_G: dict[str, Any] = {
-    "dealer": 1, "laizi": "2z", "winner": 0, "how": "discard", "from": 3, "tile": "5p", "concealed": "5p",
+    "dealer": 1,
+    "laizi": "2z",
+    "winner": 0,
+    "how": "discard",
+    "from": 3,
+    "tile": "5p",
+    "concealed": "5p",
     "players": [
         {"melds": [chi("123m", 3), peng("7s", 1), peng("9p", 2), chi("456s", 3)]},
-        {}, {}, {"ready": False},
+        {},
+        {},
+        {"ready": False},
     ],
 }
 
@@ -218,7 +260,11 @@ def test_example_g_all_from_others_with_a_ready_discarder() -> None:
 def test_example_h_all_258_soft_self_draw() -> None:
     r = ok(
         {
-            "dealer": 2, "laizi": "3m", "winner": 2, "how": "self_draw", "tile": "8s",
+            "dealer": 2,
+            "laizi": "3m",
+            "winner": 2,
+            "how": "self_draw",
+            "tile": "8s",
             "concealed": "2m5m8m2s5s5s8p8p5p3m",
             "players": [{}, {}, {"melds": [peng("2p", 1)]}, {}],
         }
@@ -230,7 +276,12 @@ def test_example_h_all_258_soft_self_draw() -> None:
 def test_example_i_dealers_plain_soft_self_draw() -> None:
     r = ok(
         {
-            "dealer": 0, "laizi": "4p", "winner": 0, "how": "self_draw", "tile": "2s", "concealed": "123m567p34s2s4p",
+            "dealer": 0,
+            "laizi": "4p",
+            "winner": 0,
+            "how": "self_draw",
+            "tile": "2s",
+            "concealed": "123m567p34s2s4p",
             "players": [{"melds": [peng("7m", 2)]}, {}, {"melds": [chi("789s", 1)]}, {"laizi_gangs": 2}],
         }
     )
@@ -324,9 +375,15 @@ MALFORMED: dict[str, Any] = {
     "five of a tile": a_with_player(0, {"melds": [{"type": "an_gang", "tile": "5m"}]}),
     "five red dragons": _bad(players=[{"hongzhong_gangs": 3}, EXAMPLE_A["players"][1], {"hongzhong_gangs": 2}, {}]),
     "five wildcards": _bad(players=[{"laizi_gangs": 4}, EXAMPLE_A["players"][1], {}, {"laizi_gangs": 1}]),
-    "five across melds": _bad(concealed="234678p345s5m", players=[
-        {"melds": [peng("5m", 3)]}, {"melds": [chi("345m", 0)]}, {"melds": [chi("456m", 1)]}, {},
-    ]),
+    "five across melds": _bad(
+        concealed="234678p345s5m",
+        players=[
+            {"melds": [peng("5m", 3)]},
+            {"melds": [chi("345m", 0)]},
+            {"melds": [chi("456m", 1)]},
+            {},
+        ],
+    ),
     "chi from the wrong seat": a_with_player(1, {"melds": [chi("345m", 2)]}),
     "chi not a sequence": a_with_player(1, {"melds": [chi("346m", 0)]}),
     "chi claimed not a tile": a_with_player(1, {"melds": [{**chi("345m", 0), "claimed": 4}]}),
@@ -390,8 +447,13 @@ def test_missing_file_and_extra_arguments_exit_2(tmp_path: Path) -> None:
 
 def test_subprocess_reads_stdin() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "game.calc"], input=json.dumps(EXAMPLE_A), capture_output=True, text=True,
-        cwd=ROOT, timeout=60, encoding="utf-8",
+        [sys.executable, "-m", "game.calc"],
+        input=json.dumps(EXAMPLE_A),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        encoding="utf-8",
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["payments"] == [-32, 56, -8, -16]
@@ -402,7 +464,11 @@ def test_subprocess_reads_a_file_and_reports_malformed_input(tmp_path: Path) -> 
     path = tmp_path / "hand.json"
     path.write_text(json.dumps(MALFORMED["chi from the wrong seat"]), encoding="utf-8")
     proc = subprocess.run(
-        [sys.executable, "-m", "game.calc", str(path)], capture_output=True, text=True, cwd=ROOT, timeout=60,
+        [sys.executable, "-m", "game.calc", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
         encoding="utf-8",
     )
     assert proc.returncode == 2
@@ -467,8 +533,13 @@ def played_hands(draw: st.DrawFn) -> dict[str, Any]:
         how = "self_draw"
     out: dict[str, Any] = {
         "rules": draw(st.sampled_from(["kaikoufan", "koukoufan", {"min_payment": 0, "bright_cap": True}])),
-        "dealer": draw(st.integers(0, 3)), "laizi": tile_name(laizi), "winner": winner, "how": how,
-        "tile": tile_name(win), "concealed": "".join(tile_name(t) for t in hand), "players": players,
+        "dealer": draw(st.integers(0, 3)),
+        "laizi": tile_name(laizi),
+        "winner": winner,
+        "how": how,
+        "tile": tile_name(win),
+        "concealed": "".join(tile_name(t) for t in hand),
+        "players": players,
     }
     if how in ("discard", "rob_gang"):
         out["from"] = (winner + draw(st.integers(1, 3))) % 4

@@ -372,6 +372,7 @@ def test_to_json_has_exactly_the_calculator_keys() -> None:
 
 # --- the property: whatever the rules and verdict, the hand is zero-sum and the winner never pays ---
 
+
 @st.composite
 def _seat_melds(draw: st.DrawFn, owner: int) -> SeatMelds:
     """A seat's melds as the table makes them: a chi from the 上家, other claims from any other seat."""
@@ -403,9 +404,17 @@ _factor = st.sampled_from(["1", "1.125", "1.5", "2", "3"])
 _rules = st.builds(
     lambda preset, cap, golden, bright, min_payment, sds, sdb, disc, deal, hard, liable: Rules.from_json(
         {
-            "preset": preset, "cap": cap, "golden_cap": golden, "bright_cap": bright, "min_payment": min_payment,
-            "self_draw_small": sds, "self_draw_big": sdb, "discarder_factor": disc, "dealer_factor": deal,
-            "hard_factor": hard, "liable_yi_se": liable,
+            "preset": preset,
+            "cap": cap,
+            "golden_cap": golden,
+            "bright_cap": bright,
+            "min_payment": min_payment,
+            "self_draw_small": sds,
+            "self_draw_big": sdb,
+            "discarder_factor": disc,
+            "dealer_factor": deal,
+            "hard_factor": hard,
+            "liable_yi_se": liable,
         }
     ),
     st.sampled_from(["kaikoufan", "koukoufan"]),
@@ -413,7 +422,11 @@ _rules = st.builds(
     st.integers(1, 600),
     st.one_of(st.none(), st.integers(1, 700)),
     st.integers(0, 40),
-    _factor, _factor, _factor, _factor, _factor,
+    _factor,
+    _factor,
+    _factor,
+    _factor,
+    _factor,
     st.lists(st.sampled_from(["qing_yi_se", "jiang_yi_se", "feng_yi_se"]), max_size=3),
 )
 

@@ -213,9 +213,23 @@ def test_a_forced_throw_counts_as_a_hongzhong_gang_or_a_thrown_laizi(odd_tile: s
     # 红中 is paid as a 红中杠 (×2), of the 赖子 as a 丢赖子 (×2), with no replacement draw (RULES.md §4).
     hands = ["1m2m3m4m3z3z4z4z5z5z2p2p2p5m", "1m1m2m2m3m3m4m4m3z4z5z7z2z", "7z7z6z", "2z2z6z"]
     hand = layout(0, hands, head="1s1s5m", indicator="1z", pad=11)
-    play(hand, "0 discard 1m", "1 peng 1m", "1 discard 3z", "0 peng 3z", "0 discard 2m", "1 peng 2m",
-         "1 discard 4z", "0 peng 4z", "0 discard 3m", "1 peng 3m", "1 discard 5z", "0 peng 5z", "0 discard 4m",
-         "1 peng 4m")
+    play(
+        hand,
+        "0 discard 1m",
+        "1 peng 1m",
+        "1 discard 3z",
+        "0 peng 3z",
+        "0 discard 2m",
+        "1 peng 2m",
+        "1 discard 4z",
+        "0 peng 4z",
+        "0 discard 3m",
+        "1 peng 3m",
+        "1 discard 5z",
+        "0 peng 5z",
+        "0 discard 4m",
+        "1 peng 4m",
+    )
     events = hand.apply(act(f"1 discard {odd_tile}"))
     assert not [e for e in events if e.kind == "draw" and e.seat == 1]  # no replacement draw
     view = hand.view(None)

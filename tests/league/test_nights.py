@@ -291,7 +291,8 @@ async def test_set_end_and_table_commands(fake_telegram: FakeTelegram, tmp_path:
         assert await run_subcommand(nights, group.id, "table", "friday") is None
         assert await run_subcommand(nights, group.id, "table", "") is None
         assert await run_subcommand(nights, group.id, "table", "Monday") == t(
-            "league_unknown_name", "zh", said="Monday", names="Friday")
+            "league_unknown_name", "zh", said="Monday", names="Friday"
+        )
         await settled(app)
         assert len([m for m in tg.messages(group.id) if m.photo is not None]) > shown  # (one slot: coalesced)
 

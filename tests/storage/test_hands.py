@@ -122,9 +122,7 @@ async def test_a_flee_penalty_is_stored_at_once_and_settled_with_its_hand(
     assert (await db.players.require(2)).skill == 2000
 
 
-async def test_a_flight_stores_its_penalty_and_frees_the_seat_together_once(
-    db: Database, new_match: NewMatch
-) -> None:
+async def test_a_flight_stores_its_penalty_and_frees_the_seat_together_once(db: Database, new_match: NewMatch) -> None:
     match = await new_match((1, 2, 3, None))
     hand = (await db.hands.start(match.id, seed=8, dealer=0)).id
     await db.hands.flee(hand, 1, (134, -400, 133, 133))
