@@ -16,7 +16,7 @@ run: $(STAMP)
 	$(BIN)/mahjong-bot
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
