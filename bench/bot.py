@@ -177,7 +177,7 @@ def one_against_bots(work: Path, think: float, hands: int = 2) -> tuple[float, f
     with FakeTelegram() as tg:
         person = tg.add_user("Solo")
         group = tg.add_group("solo", members=[person])
-        db = work / "solo.sqlite3"
+        db = work / f"solo-{think}.sqlite3"  # a run of its own: the hands of another run are not counted
         with BotProcess(tg, db, MAHJONG_SEED="852", MAHJONG_NEXT_HAND_SECONDS="3", **pacing):
             person.say(group, "/newgame")
             tg.wait_until(lambda: len(tg.calls("sendMessage")) >= 2, timeout=30, what="the table open")

@@ -82,25 +82,27 @@ async def join(update: Update, context: BotContext) -> None:
     _say(update, context, await context.manager.join(chat.id, user.id, user.full_name))
 
 
+async def _group_caller(update: Update, context: BotContext) -> tuple[int, int] | None:
+    """(group id, user id) of a group command; None (and the reason said) anywhere else."""
+    if not await _group_only(update, context):
+        return None
+    assert update.effective_user is not None and update.effective_chat is not None
+    return update.effective_chat.id, update.effective_user.id
+
+
 async def leave(update: Update, context: BotContext) -> None:
-    if await _group_only(update, context):
-        assert update.effective_user is not None and update.effective_chat is not None
-        chat_id = update.effective_chat.id
-        _say(update, context, await context.manager.leave(chat_id, update.effective_user.id))
+    if ids := await _group_caller(update, context):
+        _say(update, context, await context.manager.leave(*ids))
 
 
 async def flee(update: Update, context: BotContext) -> None:
-    if await _group_only(update, context):
-        assert update.effective_user is not None and update.effective_chat is not None
-        chat_id = update.effective_chat.id
-        _say(update, context, await context.manager.leave(chat_id, update.effective_user.id, flee=True))
+    if ids := await _group_caller(update, context):
+        _say(update, context, await context.manager.leave(*ids, flee=True))
 
 
 async def begin(update: Update, context: BotContext) -> None:
-    if await _group_only(update, context):
-        assert update.effective_user is not None and update.effective_chat is not None
-        chat_id = update.effective_chat.id
-        _say(update, context, await context.manager.begin(chat_id, update.effective_user.id))
+    if ids := await _group_caller(update, context):
+        _say(update, context, await context.manager.begin(*ids))
 
 
 async def stop(update: Update, context: BotContext) -> None:

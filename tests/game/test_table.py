@@ -176,29 +176,32 @@ def test_win_outranks_peng_and_passing_a_win_lets_the_peng_through() -> None:
 # -- 红中 and 赖子: never claimable, no gangs once the wall is down to 14 ---------------------------------------
 
 
+# Seats 0 and 1 peng each other's discards until seat 1 holds only 红中 and the 赖子 (the indicator is 1z).
+FOUR_PENGS = (
+    "0 discard 1m",
+    "1 peng 1m",
+    "1 discard 3z",
+    "0 peng 3z",
+    "0 discard 2m",
+    "1 peng 2m",
+    "1 discard 4z",
+    "0 peng 4z",
+    "0 discard 3m",
+    "1 peng 3m",
+    "1 discard 5z",
+    "0 peng 5z",
+    "0 discard 4m",
+    "1 peng 4m",
+)
+
+
 @pytest.mark.parametrize("odd_tile", ["7z", "2z"])
 def test_hongzhong_and_laizi_discards_are_never_claimed(odd_tile: str) -> None:
     # A 14-tile wall: no gang and no draw before the 海底. Seat 1 pengs four times and is left with 7z + 2z
     # (赖子, the indicator is 1z); with nothing else to discard it may throw one, and nobody may claim it.
     hands = ["1m2m3m4m3z3z4z4z5z5z1p5p9p1s", "1m1m2m2m3m3m4m4m3z4z5z7z2z", "7z7z6z", "2z2z6z"]
     hand = layout(0, hands, indicator="1z", pad=14)
-    play(
-        hand,
-        "0 discard 1m",
-        "1 peng 1m",
-        "1 discard 3z",
-        "0 peng 3z",
-        "0 discard 2m",
-        "1 peng 2m",
-        "1 discard 4z",
-        "0 peng 4z",
-        "0 discard 3m",
-        "1 peng 3m",
-        "1 discard 5z",
-        "0 peng 5z",
-        "0 discard 4m",
-        "1 peng 4m",
-    )
+    play(hand, *FOUR_PENGS)
     assert hand.wall.remaining == 14
     assert kinds(hand, 1) == {"discard"}  # no 红中杠 / 赖子杠 at 14
     assert {a.tile for a in hand.legal_actions(1)} == {HONGZHONG, parse_tile("2z")}
@@ -213,23 +216,7 @@ def test_a_forced_throw_counts_as_a_hongzhong_gang_or_a_thrown_laizi(odd_tile: s
     # 红中 is paid as a 红中杠 (×2), of the 赖子 as a 丢赖子 (×2), with no replacement draw (RULES.md §4).
     hands = ["1m2m3m4m3z3z4z4z5z5z2p2p2p5m", "1m1m2m2m3m3m4m4m3z4z5z7z2z", "7z7z6z", "2z2z6z"]
     hand = layout(0, hands, head="1s1s5m", indicator="1z", pad=11)
-    play(
-        hand,
-        "0 discard 1m",
-        "1 peng 1m",
-        "1 discard 3z",
-        "0 peng 3z",
-        "0 discard 2m",
-        "1 peng 2m",
-        "1 discard 4z",
-        "0 peng 4z",
-        "0 discard 3m",
-        "1 peng 3m",
-        "1 discard 5z",
-        "0 peng 5z",
-        "0 discard 4m",
-        "1 peng 4m",
-    )
+    play(hand, *FOUR_PENGS)
     events = hand.apply(act(f"1 discard {odd_tile}"))
     assert not [e for e in events if e.kind == "draw" and e.seat == 1]  # no replacement draw
     view = hand.view(None)
