@@ -146,13 +146,18 @@ async def _load_hand(tx: aiosqlite.Connection, hand_id: int) -> HandRecord:
     return _hand_from_row(rows[0], tuple(seat_from_row(s) for s in seats))
 
 
-def _penalty_amounts(points: Sequence[int]) -> list[int]:
-    if len(points) != SEATS:
-        raise InvalidInputError(f"a penalty must list {SEATS} seats, not {len(points)}")
-    amounts = [check_int(p, f"penalty of seat {i}", -(10**9), 10**9) for i, p in enumerate(points)]
+def _zero_sum(values: Sequence[int], whole: str, each: str, bound: int) -> list[int]:
+    """Four whole amounts within ±bound that add up to zero (``whole``/``each`` name them in the complaint)."""
+    if len(values) != SEATS:
+        raise InvalidInputError(f"{whole} must list {SEATS} seats, not {len(values)}")
+    amounts = [check_int(v, f"{each} of seat {i}", -bound, bound) for i, v in enumerate(values)]
     if sum(amounts) != 0:
-        raise InvalidInputError(f"a penalty must sum to zero, not {sum(amounts)}")
+        raise InvalidInputError(f"{whole} must sum to zero, not {sum(amounts)}")
     return amounts
+
+
+def _penalty_amounts(points: Sequence[int]) -> list[int]:
+    return _zero_sum(points, "a penalty", "penalty", 10**9)
 
 
 async def _insert_penalty(tx: aiosqlite.Connection, hand_id: int, amounts: Sequence[int], created: str) -> None:
@@ -206,12 +211,7 @@ def _actions_from_rows(hand_id: int, rows: Sequence[sqlite3.Row]) -> list[Any]:
 
 
 def _checked_payments(payments: Sequence[int]) -> list[int]:
-    if len(payments) != SEATS:
-        raise InvalidInputError(f"payments must list {SEATS} seats, not {len(payments)}")
-    points = [check_int(p, f"payment of seat {i}", -(10**12), 10**12) for i, p in enumerate(payments)]
-    if sum(points) != 0:
-        raise InvalidInputError(f"payments must sum to zero, not {sum(points)}")
-    return points
+    return _zero_sum(payments, "payments", "payment", 10**12)
 
 
 FactColumns = tuple[str | None, int | None, int | None, int, int | None, str | None, int]
