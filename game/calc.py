@@ -79,7 +79,7 @@ def calculate(obj: Any) -> Settlement:
 def parse_hand(obj: Any) -> HandInput:
     if not isinstance(obj, dict):
         raise CalcError("the input must be a JSON object", "calc_err_object")
-    _no_unknown_keys(obj, TOP_KEYS, "the input")
+    _no_unknown_keys(obj, TOP_KEYS, "")
     try:
         rules = Rules.from_json(obj.get("rules", "kaikoufan"))
     except RulesError as e:
@@ -147,6 +147,8 @@ def _undo_robbed_gang(seats: tuple[SeatMelds, ...], robbed: int, tile: Tile) -> 
 
 def _no_unknown_keys(obj: dict[str, Any], allowed: frozenset[str], where: str) -> None:
     unknown = sorted(set(obj) - allowed)
+    if unknown and not where:  # the input's own keys
+        raise CalcError(f"unknown key {unknown[0]!r}", "calc_err_top_key", key=unknown[0])
     if unknown:
         raise CalcError(f"{where}: unknown key {unknown[0]!r}", "calc_err_key", where=where, key=unknown[0])
 
@@ -216,7 +218,7 @@ def _meld(obj: Any, seat: int, laizi: Tile, where: str) -> Meld:
     try:
         meld = Meld.from_json(obj)
     except MeldError as e:
-        raise CalcError(f"{where}: {e}", "calc_err_meld", where=where, error=str(e)) from None
+        raise CalcError(f"{where}: {e}", e.code, where=where, **e.fields) from None
     _no_unknown_keys(obj, MELD_KEYS[meld.kind], where)
     if meld.kind == "chi" and "claimed" in obj and meld.claimed is None:
         raise CalcError(

@@ -21,7 +21,13 @@ SELF_DRAWN: Final[frozenset[str]] = frozenset({"self_draw", "gang_draw", "haidi"
 
 
 class MeldError(ValueError):
-    """A meld that cannot exist: a chi that is not a sequence, a missing ``from`` ..."""
+    """A meld that cannot exist: a chi that is not a sequence, a missing ``from`` ... The message is English;
+    ``code`` and ``fields`` name the same complaint for a translated text (a catalogue id of the bot)."""
+
+    def __init__(self, message: str, code: str, /, **fields: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.fields = fields
 
 
 @dataclass(frozen=True)
@@ -73,31 +79,31 @@ class Meld:
     @classmethod
     def from_json(cls, obj: Any) -> Meld:
         if not isinstance(obj, dict):
-            raise MeldError("a meld must be an object")
+            raise MeldError("a meld must be an object", "meld_err_object")
         kind = obj.get("type")
         if kind not in MELD_KINDS:
-            raise MeldError(f"unknown meld type {kind!r}")
+            raise MeldError(f"unknown meld type {kind!r}", "meld_err_type", said=kind, kinds=", ".join(MELD_KINDS))
         src = obj.get("from")
         if kind == "an_gang":
             src = None
         elif not isinstance(src, int) or isinstance(src, bool) or not 0 <= src <= 3:
-            raise MeldError(f"a {kind} needs 'from', a seat 0-3")
+            raise MeldError(f"a {kind} needs 'from', a seat 0-3", "meld_err_from", kind=kind)
         try:
             if kind == "chi":
                 raw = obj.get("tiles")
                 if not isinstance(raw, str):
-                    raise MeldError("a chi needs 'tiles', e.g. \"345m\"")
+                    raise MeldError("a chi needs 'tiles', e.g. \"345m\"", "meld_err_chi_tiles")
                 tiles = tuple(sorted(parse_tiles(raw)))
-                claimed_raw = obj.get("claimed")
-                claimed = parse_tile(claimed_raw) if isinstance(claimed_raw, str) else None
+                raw = obj.get("claimed")
+                claimed = parse_tile(raw) if isinstance(raw, str) else None
                 meld = cls("chi", tiles, src, claimed)
             else:
                 raw = obj.get("tile")
                 if not isinstance(raw, str):
-                    raise MeldError(f"a {kind} needs 'tile', e.g. \"1z\"")
+                    raise MeldError(f"a {kind} needs 'tile', e.g. \"1z\"", "meld_err_tile", kind=kind)
                 meld = cls(kind, (parse_tile(raw),), src)
         except TileError as e:
-            raise MeldError(str(e)) from None
+            raise MeldError(str(e), "meld_err_not_tile", said=raw) from None
         meld.check()
         return meld
 
@@ -106,8 +112,8 @@ class Meld:
         if self.kind == "chi":
             a = self.tiles
             if len(a) != 3 or a[0] >= 27 or not (a[1] == a[0] + 1 and a[2] == a[0] + 2) or a[0] % 9 > 6:
-                raise MeldError("a chi must be three consecutive tiles of one suit")
+                raise MeldError("a chi must be three consecutive tiles of one suit", "meld_err_chi_run")
             if self.claimed is not None and self.claimed not in a:
-                raise MeldError("a chi's claimed tile must be one of its tiles")
+                raise MeldError("a chi's claimed tile must be one of its tiles", "meld_err_chi_claimed")
         elif len(self.tiles) != 1:
-            raise MeldError(f"a {self.kind} has one tile kind")
+            raise MeldError(f"a {self.kind} has one tile kind", "meld_err_one_kind", kind=self.kind)

@@ -15,7 +15,7 @@ from PIL import Image, ImageDraw
 
 from game.melds import Meld
 from game.tiles import HIDDEN, Tile
-from rendering.fonts import Color, draw_text
+from rendering.fonts import Color, draw_text, text_width
 from rendering.labels import Lang, seat_wind
 from rendering.tile_faces import render_tile, tile_dims
 
@@ -185,10 +185,18 @@ def frame(
     )
 
 
-def badge(draw: ImageDraw.ImageDraw, center: tuple[int, int], radius: int, label: str, fill: Color, ink: Color) -> None:
-    cx, cy = center
-    draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), fill=fill)
-    draw_text(draw, (cx, cy), label, round(radius * 1.2), ink, anchor="mm")
+def badge_width(label: str, radius: int) -> int:
+    """A one-character badge is a disc; a word ("Dealer", "Ready") a pill around it, so none is a cryptic letter."""
+    return max(2 * radius, text_width(label, round(radius * 1.2)) + radius)
+
+
+def badge(draw: ImageDraw.ImageDraw, left: tuple[int, int], radius: int, label: str, fill: Color, ink: Color) -> int:
+    """The badge with its left end at ``left`` (x, centre y); returns its width."""
+    x, cy = left
+    w = badge_width(label, radius)
+    draw.rounded_rectangle((x, cy - radius, x + w, cy + radius), radius, fill=fill)
+    draw_text(draw, (x + w // 2, cy), label, round(radius * 1.2), ink, anchor="mm")
+    return w
 
 
 def signed(n: int) -> str:

@@ -27,8 +27,8 @@ _LABELS: Final[dict[str, tuple[str, str]]] = {
     "laizi": ("赖子", "Wildcard"),
     "indicator": ("赖子皮", "Indicator"),
     "wall_left": ("剩 {n} 张", "{n} left"),
-    "dealer": ("庄", "D"),
-    "ready": ("听", "R"),
+    "dealer": ("庄", "Dealer"),
+    "ready": ("听", "Ready"),
     "waits": ("听牌提示", "Waiting on"),
     "claimable": ("可以要牌", "You may claim"),  # which claims: the buttons say
     "discarded": ("{name} 打出", "{name} discarded"),

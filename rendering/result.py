@@ -37,6 +37,7 @@ from rendering.draw import (
     FeederMark,
     TileSpot,
     badge,
+    badge_width,
     draw_feeder,
     encode,
     feeder_mark,
@@ -196,12 +197,12 @@ def _headline(d: ImageDraw.ImageDraw, s: Settlement, names: Sequence[str], lang:
 def _player_cell(
     d: ImageDraw.ImageDraw, view: SeatView, seat: int, cy: int, names: Sequence[str], lang: Lang, width: int
 ) -> None:
-    badge(d, (LINES_X + 14, cy), 14, seat_wind(seat, lang), TEXT, PLATE)
-    x = LINES_X + 36
-    dealer_w = 30 if seat == view.dealer else 0
-    x += draw_text(d, (x, cy), names[seat], 20, TEXT, anchor="lm", max_width=width - 36 - dealer_w) + 6
+    x = LINES_X + badge(d, (LINES_X, cy), 14, seat_wind(seat, lang), TEXT, PLATE) + 8
+    dealer = text("dealer", lang)
+    dealer_w = badge_width(dealer, 11) + 8 if seat == view.dealer else 0
+    x += draw_text(d, (x, cy), names[seat], 20, TEXT, anchor="lm", max_width=width - (x - LINES_X) - dealer_w) + 6
     if seat == view.dealer:
-        badge(d, (x + 12, cy), 11, text("dealer", lang), DEALER_RED, WHITE)
+        badge(d, (x + 2, cy), 11, dealer, DEALER_RED, WHITE)
 
 
 def _row_heights(lines: Sequence[list[str]]) -> list[int]:

@@ -38,6 +38,7 @@ from rendering.draw import (
     FeederMark,
     TileSpot,
     badge,
+    badge_width,
     draw_feeder,
     encode,
     feeder_mark,
@@ -384,7 +385,7 @@ def _draw_plate(
     fill, ink = (GOLD, DARK) if turn else (PLATE, TEXT)
     d.rounded_rectangle((x0, y0, x1, y1), 10, fill=fill)
     cy = (y0 + y1) // 2
-    badge(d, (x0 + 18, cy), 13, seat_wind(seat, lang), ink, fill)
+    badge(d, (x0 + 5, cy), 13, seat_wind(seat, lang), ink, fill)
     right = x1 - 8 - draw_text(d, (x1 - 8, cy), signed(scores[seat]), 20, ink, anchor="rm") - 8
     gangs = "  ".join(
         text(key, lang).format(n=n)
@@ -400,11 +401,11 @@ def _draw_plate(
     badges = [(text("dealer", lang), DEALER_RED)] if seat == view.dealer else []
     badges += [(text("ready", lang), READY_BLUE)] if seat == view.seat and view.waits else []
     rel_w = text_width(rel, 14) + 8 if rel else 0
+    badges_w = sum(badge_width(label, 11) + 6 for label, _ in badges)
     x = x0 + 38
-    x += draw_text(d, (x, cy), names[seat], 20, ink, anchor="lm", max_width=right - x - 28 * len(badges) - rel_w) + 6
+    x += draw_text(d, (x, cy), names[seat], 20, ink, anchor="lm", max_width=right - x - badges_w - rel_w) + 6
     for label, color in badges:
-        badge(d, (x + 11, cy), 11, label, color, WHITE)
-        x += 28
+        x += badge(d, (x, cy), 11, label, color, WHITE) + 6
     if rel:
         draw_text(d, (x, cy), rel, 14, DARK if turn else MUTED, anchor="lm")
 

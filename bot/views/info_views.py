@@ -52,7 +52,7 @@ def calc_answer(raw: str, lang: str) -> str:
             near = e.doc[e.pos : e.pos + 20].split("\n")[0] or e.doc[max(0, e.pos - 20) : e.pos]
             return t("calc_bad_json", lang, line=e.lineno, column=e.colno, near=near)
         except (ValueError, RecursionError) as e:
-            raise CalcError(f"not valid JSON: {e}") from None
+            raise CalcError(f"not valid JSON: {e}", "calc_err_json_limits") from None
         settlement = calculate(obj)
     except CalcError as e:
         return t("calc_error", lang, error=t(e.code, lang, **e.fields)[:MAX_ERROR])

@@ -1,18 +1,25 @@
 """The texts bot.views.game_views builds (issue 14): a concealed kong told without its tile, a league table's lobby
 without an empty creator, title changes in the results (promotions only for the group), a fled player's name in
-the final totals, chows named in words."""
+the final totals, chows named in words, /calc's errors in the asker's language."""
 
 from __future__ import annotations
+
+import json
+import re
+
+import pytest
 
 from bot.i18n import pick, t
 from bot.play.table_state import Table
 from bot.views.game_views import action_label, event_notices, lobby_content, result_content, stopped_text
+from bot.views.info_views import calc_answer
 from game.match import Match
 from game.rules import Rules
 from game.table import Action, Event
 from game.tiles import parse_tile
 from game.titles import title_for
 from tests.e2e.policy import pick as pick_action
+from tests.game.test_calc import MALFORMED
 
 
 def _table(lang: str = "zh") -> Table:
@@ -78,3 +85,15 @@ def test_chows_are_named_in_words() -> None:
     chow = Action(0, "chi", parse_tile("3m"))
     assert action_label(chow, "en") == t("btn_chi", "en", tiles="3-4-5 Characters")
     assert action_label(chow, "zh") == t("btn_chi", "zh", tiles="345万")
+
+
+ENGLISH = re.compile(r"\b(a|an|the|is|must|needs?|not|one of|such as|expected|of|only)\b")
+
+
+@pytest.mark.parametrize("name", list(MALFORMED))
+def test_every_calc_error_reads_in_the_askers_language(name: str) -> None:
+    raw = MALFORMED[name] if isinstance(MALFORMED[name], str) else json.dumps(MALFORMED[name])
+    zh, en = calc_answer(raw, "zh"), calc_answer(raw, "en")
+    assert zh.startswith("⚠️") and en.startswith("⚠️") and zh != en
+    # What the asker typed is quoted in 「」 and keys are JSON names: outside those, no English word.
+    assert not ENGLISH.search(re.sub(r"「[^」]*」", "", zh)), zh
