@@ -12,14 +12,19 @@ bot offers them now — choosing with ``tests.e2e.policy.pick`` — until a cond
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from bot.play.callback_data import BadCallback, decode, parse_action_code
 from game.actions import Action
@@ -168,3 +173,49 @@ class Players:
                 raise TimeoutError(f"not done after {timeout} s; the group shows: {group_texts(self.tg, self.group)}")
             if not self.step():
                 time.sleep(poll)
+
+
+def webhook_address() -> tuple[str, str]:
+    """(url, listen) on a free loopback port, for MAHJONG_WEBHOOK_URL and MAHJONG_WEBHOOK_LISTEN."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    return f"http://127.0.0.1:{port}/telegram-hook", f"127.0.0.1:{port}"
+
+
+def private_command(user: SimUser, text: str) -> dict[str, Any]:
+    """An update carrying ``text`` as a command the user sent the bot in private, as Telegram would post it."""
+    return {
+        "update_id": 1,
+        "message": {
+            "message_id": 1,
+            "date": 0,
+            "chat": {"id": user.id, "type": "private", "first_name": user.first_name},
+            "from": user.to_api(),
+            "text": text,
+            "entities": [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}],
+        },
+    }
+
+
+def post_update(url: str, update: dict[str, Any], secret: str, *, wait: float = 0.0) -> int:
+    """POST an update as Telegram would; the HTTP status, 0 while nothing listens (retried for ``wait`` seconds:
+    PTB registers the webhook first, then starts listening)."""
+    request = urllib.request.Request(
+        url,
+        json.dumps(update).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json", "X-Telegram-Bot-Api-Secret-Token": secret},
+    )
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            with direct.open(request, timeout=5) as response:
+                return int(response.status)
+        except urllib.error.HTTPError as e:
+            return e.code
+        except urllib.error.URLError:
+            if time.monotonic() >= deadline:
+                return 0
+            time.sleep(0.05)

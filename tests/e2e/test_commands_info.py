@@ -8,19 +8,15 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from bot.i18n import commands, t
-from tests.e2e.players import BotProcess
+from tests.e2e.players import BotProcess, post_update, private_command, webhook_address
 from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.records import Chat
 from tests.fake_telegram.users import SimUser
@@ -161,62 +157,20 @@ def test_check_config_validates_without_connecting(tmp_path: Path) -> None:
     assert "Traceback" not in good.stderr + missing.stderr + listen.stderr
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _post(url: str, update: dict[str, object], secret: str) -> int:
-    """POST an update as Telegram would; the HTTP status, 0 while nothing listens yet."""
-    request = urllib.request.Request(
-        url,
-        json.dumps(update).encode(),
-        method="POST",
-        headers={"Content-Type": "application/json", "X-Telegram-Bot-Api-Secret-Token": secret},
-    )
-    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    try:
-        with direct.open(request, timeout=5) as response:
-            return int(response.status)
-    except urllib.error.HTTPError as e:
-        return e.code
-    except urllib.error.URLError:
-        return 0
-
-
 def test_webhook_mode_registers_the_url_and_takes_updates_with_the_secret(
     fake_telegram: FakeTelegram, tmp_path: Path
 ) -> None:
     tg = fake_telegram
     emma = tg.add_user("Emma", language_code="en")
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}/telegram-hook"
-    with BotProcess(
-        tg,
-        tmp_path / "db.sqlite3",
-        MAHJONG_WEBHOOK_URL=url,
-        MAHJONG_WEBHOOK_LISTEN=f"127.0.0.1:{port}",
-        MAHJONG_WEBHOOK_SECRET="s3cret-token",
-    ):
+    url, listen = webhook_address()
+    secret = "s3cret-token"
+    env = {"MAHJONG_WEBHOOK_URL": url, "MAHJONG_WEBHOOK_LISTEN": listen, "MAHJONG_WEBHOOK_SECRET": secret}
+    with BotProcess(tg, tmp_path / "db.sqlite3", **env):
         registered = tg.wait_until(lambda: tg.calls("setWebhook"), timeout=15, what="setWebhook")[-1]
-        assert registered.params["url"] == url and registered.params["secret_token"] == "s3cret-token"
-        update = {
-            "update_id": 1,
-            "message": {
-                "message_id": 1,
-                "date": 0,
-                "chat": {"id": emma.id, "type": "private", "first_name": "Emma"},
-                "from": emma.to_api(),
-                "text": "/rank",
-                "entities": [{"type": "bot_command", "offset": 0, "length": 5}],
-            },
-        }
-        deadline = time.monotonic() + 10
-        while not (refused := _post(url, update, "wrong")) and time.monotonic() < deadline:
-            time.sleep(0.05)  # PTB registers the webhook first, then starts listening
-        assert refused == 403
-        assert _post(url, update, "s3cret-token") == 200
+        assert registered.params["url"] == url and registered.params["secret_token"] == secret
+        update = private_command(emma, "/rank")
+        assert post_update(url, update, "wrong", wait=10) == 403
+        assert post_update(url, update, secret) == 200
         answer = emma.wait_for_private_message(lambda m: "Titles" in (m.text or ""), timeout=10)
         assert "Undergraduate" in (answer.text or "")
         assert tg.calls("getUpdates") == []  # no polling beside the webhook

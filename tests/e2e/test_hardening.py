@@ -13,8 +13,15 @@ from bot.i18n import t
 from bot.play.callback_data import decode
 from storage.database import Database
 from storage.matches import Seat as StoredSeat
-from tests.e2e.players import BotProcess, Players, game_buttons, group_texts
-from tests.e2e.test_commands_info import _free_port, _post
+from tests.e2e.players import (
+    BotProcess,
+    Players,
+    game_buttons,
+    group_texts,
+    post_update,
+    private_command,
+    webhook_address,
+)
 from tests.e2e.test_full_game import SEED, _rob_only
 from tests.e2e.test_robustness import _open_table
 from tests.fake_telegram import FakeTelegram
@@ -260,28 +267,14 @@ def test_webhook_without_a_configured_secret_still_checks_one(fake_telegram: Fak
     (403), one with it is taken."""
     tg = fake_telegram
     emma = tg.add_user("Emma", language_code="en")
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}/telegram-hook"
-    with BotProcess(tg, tmp_path / "db.sqlite3", MAHJONG_WEBHOOK_URL=url, MAHJONG_WEBHOOK_LISTEN=f"127.0.0.1:{port}"):
+    url, listen = webhook_address()
+    with BotProcess(tg, tmp_path / "db.sqlite3", MAHJONG_WEBHOOK_URL=url, MAHJONG_WEBHOOK_LISTEN=listen):
         registered = tg.wait_until(lambda: tg.calls("setWebhook"), timeout=15, what="setWebhook")[-1]
         secret = str(registered.params.get("secret_token") or "")
         assert len(secret) >= 32
-        update = {
-            "update_id": 1,
-            "message": {
-                "message_id": 1,
-                "date": 0,
-                "chat": {"id": emma.id, "type": "private", "first_name": "Emma"},
-                "from": emma.to_api(),
-                "text": "/rank",
-                "entities": [{"type": "bot_command", "offset": 0, "length": 5}],
-            },
-        }
-        deadline = time.monotonic() + 10
-        while not (refused := _post(url, update, "")) and time.monotonic() < deadline:
-            time.sleep(0.05)  # PTB registers the webhook first, then starts listening
-        assert refused == 403
-        assert _post(url, update, secret) == 200
+        update = private_command(emma, "/rank")
+        assert post_update(url, update, "", wait=10) == 403
+        assert post_update(url, update, secret) == 200
         emma.wait_for_private_message(lambda m: "Titles" in (m.text or ""), timeout=10)
 
 
