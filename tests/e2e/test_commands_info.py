@@ -20,24 +20,7 @@ from tests.e2e.players import BotProcess, post_update, private_command, webhook_
 from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.records import Chat
 from tests.fake_telegram.users import SimUser
-
-# RULES.md §12 example A, the calculator's own example.
-EXAMPLE_A = {
-    "rules": "kaikoufan",
-    "dealer": 0,
-    "laizi": "9s",
-    "winner": 1,
-    "how": "discard",
-    "from": 2,
-    "tile": "5m",
-    "concealed": "234678p345s5m",
-    "players": [
-        {"melds": [{"type": "peng", "tile": "1z", "from": 3}], "hongzhong_gangs": 1},
-        {"melds": [{"type": "chi", "tiles": "345m", "from": 0}]},
-        {},
-        {"melds": [{"type": "an_gang", "tile": "9p"}], "laizi_gangs": 0},
-    ],
-}
+from tests.game.test_calc import EXAMPLE_A  # RULES.md §12 example A, the calculator's own example
 
 
 class World:
