@@ -4,7 +4,8 @@
    appears, one whole hand (match seed 852), Telegram's pacing as in production. ``calls_per_action`` counts
    every Bot API call the bot makes during the hand (getUpdates aside): the answers to presses
    (answerCallbackQuery, one per press) as well as the writes; the lines above it break the calls down by
-   method and by cause, and give the writes alone (what Telegram's flood limits count).
+   method and by cause, and give the writes alone (what Telegram's flood limits count). The same hand again
+   for people who look at each picture ``THINK_S`` seconds before pressing (``writes_per_action_thinking``).
 2. Many tables at once: 100 groups, each one person and three automatic players (no thinking delay),
    all dealt together; actions stored per second over the measured window, and the longest any person
    waited between pressing a button and the bot's answer (max_table_wait_ms: a table held up by another
@@ -47,6 +48,7 @@ from tests.fake_telegram.users import SimUser  # noqa: E402
 
 TABLES = 100
 WINDOW_S = 15.0
+THINK_S = 1.0  # phase 1 again, for people who look at each picture a second before pressing
 JUNK_S = float(os.environ.get("BENCH_JUNK_SECONDS", "60"))
 JUNK_RATE = float(os.environ.get("BENCH_JUNK_RATE", "50"))
 # Production pacing (bot.config defaults), only the timers made long enough never to fire.
@@ -105,20 +107,21 @@ def cause(call: ApiCall) -> str:
     return "group picture" if call.method in ("sendPhoto", "editMessageMedia") else "group lobby"
 
 
-def calls_per_action(work: Path) -> tuple[list[ApiCall], int]:
-    """Every call the bot made during one four-human hand (getUpdates aside), and the hand's actions."""
+def calls_per_action(work: Path, think: float = 0.0) -> tuple[list[ApiCall], int]:
+    """Every call the bot made during one four-human hand (getUpdates aside), and the hand's actions, for
+    people who press ``think`` seconds after a picture appears."""
     with FakeTelegram() as tg:
         users = [tg.add_user(n) for n in ("Alice", "Bob", "Carol", "Dan")]
         group = tg.add_group("bench", members=users)
-        db = work / "calls.sqlite3"
+        db = work / f"calls-{think}.sqlite3"
         with BotProcess(tg, db, MAHJONG_SEED="852", **PRODUCTION):
             _open(tg, group, users)
             tg.wait_until(lambda: "Dan" in str([m.text for m in tg.messages(group.id)]), timeout=30, what="seated")
             time.sleep(4)  # let the lobby's writes go out before counting
             start = len(tg.calls())
             users[0].say(group, "/begin")
-            players = Players(tg, group, users, allow_hu=lambda caption: "抢杠" in caption)
-            players.play_until(lambda: _hands_done(db) >= 1, timeout=120)
+            players = Players(tg, group, users, allow_hu=lambda caption: "抢杠" in caption, think=think)
+            players.play_until(lambda: _hands_done(db) >= 1, timeout=120 + 120 * think)
             # Counted until the group shows the result (its writes are paced: they trail the hand) and a bit more.
             tg.wait_until(
                 lambda: any("第 1 局结果" in (m.caption or "") for m in tg.messages(group.id)),
@@ -182,17 +185,13 @@ def one_against_bots(work: Path, think: float, hands: int = 2) -> tuple[float, f
             person.say(group, "/newgame")
             tg.wait_until(lambda: len(tg.calls("sendMessage")) >= 2, timeout=30, what="the table open")
             person.say(group, "/begin")
-            players = Players(tg, group, [person])
+            players = Players(tg, group, [person], think=think)
             presses: list[tuple[float, str]] = []
             deadline = time.monotonic() + 240
-            shown, seen = None, 0.0
             while _hands_done(db) < hands and time.monotonic() < deadline:
-                current = players.current(person)
-                if current is not None and (current.message_id, current.edits) != shown:
-                    shown, seen = (current.message_id, current.edits), time.monotonic()
                 before = len(players.presses)
                 at = time.monotonic()
-                if at - seen >= think and players.step():
+                if players.step():
                     presses += [(at, data) for _, data, _ in players.presses[before:] if data.startswith("v1|")]
                 time.sleep(0.01)
             time.sleep(2)
@@ -311,6 +310,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         per_action, writes = report(*calls_per_action(work))
+        _, writes_thinking = report(*calls_per_action(work, think=THINK_S))
         own_p90, next_median, _ = one_against_bots(work, think=0.5)
         instant_p90, _, _ = one_against_bots(work, think=0.0)
         rate, max_wait, presses = many_tables(work)
@@ -327,6 +327,7 @@ def main() -> None:
                 "actions_per_s": round(rate, 1),
                 "max_table_wait_ms": round(max_wait, 1),
                 "writes_per_action": round(writes, 3),
+                "writes_per_action_thinking": round(writes_thinking, 3),
                 "own_view_p90_s": round(own_p90, 2),
                 "own_view_p90_instant_s": round(instant_p90, 2),
                 "next_decision_median_s": round(next_median, 2),

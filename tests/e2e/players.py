@@ -113,11 +113,14 @@ class Players:
         *,
         allow_hu: Callable[[str], bool] = lambda caption: True,
         idle: Iterable[SimUser] = (),
+        think: float = 0.0,
     ) -> None:
         self.tg, self.group = tg, group
         self.users = list(users)
         self.allow_hu = allow_hu
         self.idle = {u.id for u in idle}  # these never press anything (they time out)
+        self.think = think  # seconds a person looks at a new picture before pressing
+        self._seen: dict[int, tuple[tuple[int, int], float]] = {}  # user -> (message id, edits), first seen
         self._pressed: set[tuple[int, str]] = set()  # (user, stamp or message version) already answered
         self.presses: list[tuple[SimUser, str, str]] = []  # (user, callback data, query id)
 
@@ -135,7 +138,7 @@ class Players:
             if user.id in self.idle:
                 continue
             message = self.current(user)
-            if message is None:
+            if message is None or not self._looked_at(user, message):
                 continue
             choice = self.choose(user, message)
             if choice is None:
@@ -144,6 +147,13 @@ class Players:
             self.presses.append((user, data, user.press(message, data)))
             pressed += 1
         return pressed
+
+    def _looked_at(self, user: SimUser, message: Message) -> bool:
+        """Whether the user has seen this version of the message for ``think`` seconds."""
+        version, now = (message.message_id, message.edits), time.monotonic()
+        if self._seen.get(user.id, (None, 0.0))[0] != version:
+            self._seen[user.id] = (version, now)
+        return now - self._seen[user.id][1] >= self.think
 
     def choose(self, user: SimUser, message: Message) -> Button | None:
         buttons = game_buttons(message, self.group)
