@@ -142,12 +142,17 @@ def _chip_labels(s: Settlement, lang: Lang) -> list[Chip]:
     if not s.valid:
         reason = REASON_NAMES[s.reason][LANG_INDEX[lang]] if s.reason in REASON_NAMES else (s.reason or "")
         return [(f"{text('invalid', lang)}: {reason}", HIGHLIGHT, WHITE, 20)]
-    chips: list[Chip] = [(pattern_name(p, lang), GOLD, DARK, 22) for p in s.patterns]
+    # A pattern's English name is written to run on in a sentence ("plain win"); a chip is a label of its own.
+    chips: list[Chip] = [(_label_case(pattern_name(p, lang)), GOLD, DARK, 22) for p in s.patterns]
     chips.append((text("soft" if s.soft else "hard", lang), PLATE, TEXT, 20))
     chips.append((text("base", lang).format(n=s.base), PLATE, TEXT, 20))
     if s.cap != "none":
         chips.append((text(f"cap_{s.cap}", lang), HIGHLIGHT, WHITE, 20))
     return chips
+
+
+def _label_case(name: str) -> str:
+    return name[:1].upper() + name[1:]
 
 
 def _chip_places(chips: list[Chip]) -> list[tuple[int, int, Chip]]:
