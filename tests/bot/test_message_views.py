@@ -5,6 +5,7 @@ the final totals, chows named in words."""
 from __future__ import annotations
 
 from bot.i18n import pick, t
+from bot.play.table_key import TableKey
 from bot.play.table_state import Table
 from bot.views.game_views import action_label, event_notices, lobby_content, result_content, stopped_text
 from game.match import Match
@@ -16,7 +17,7 @@ from tests.e2e.policy import pick as pick_action
 
 
 def _table(lang: str = "zh") -> Table:
-    table = Table(chat_id=-100, title="g", creator_id=1, creator_name="Ann", lang=lang)
+    table = Table(key=TableKey(-100), title="g", creator_id=1, creator_name="Ann", lang=lang)
     for user, name in enumerate(("Ann", "Bob", "Cai", "Dee"), 1):
         table.sit(user, name)
     return table
@@ -42,7 +43,7 @@ def test_a_concealed_kong_is_told_as_such_and_without_its_tile() -> None:
 
 
 def test_a_league_tables_lobby_names_no_empty_creator() -> None:
-    table = Table(chat_id=-100, title="g", creator_id=0, creator_name="", state="playing")
+    table = Table(key=TableKey(-100), title="g", creator_id=0, creator_name="", state="playing")
     text = lobby_content(table, "bot").text
     assert text.startswith(t("lobby_started_league", "zh", seats="").strip()) and "发起人" not in text
 
