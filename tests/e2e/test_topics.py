@@ -19,17 +19,21 @@ from tests.fake_telegram.records import Button, Chat, Message
 from tests.fake_telegram.users import SimUser
 
 
-def _open_in_topic(tg: FakeTelegram, group: Chat, topic: int, users: list[SimUser]) -> None:
+def _open_in_topic(tg: FakeTelegram, group: Chat, topic: int, users: list[SimUser], *, by_link: bool) -> None:
+    """The first user opens the topic's table; the others sit down with /join there, or (``by_link``) through the
+    lobby's Join button, a deep link naming the topic's table."""
     first = users[0]
     first.say(group, "/newgame", topic=topic)
     tg.wait_for_message(
         group.id, lambda m: m.thread_id == topic and f"{first.first_name} 入座" in m.content, timeout=15
     )
     for u in users[1:]:
-        u.say(group, "/join", topic=topic)
-        tg.wait_for_message(
-            group.id, lambda m, u=u: m.thread_id == topic and f"{u.first_name} 入座" in m.content, timeout=15
-        )
+        if by_link:
+            lobby = tg.wait_for_message(group.id, lambda m: m.thread_id == topic and bool(m.buttons))
+            u.open_link(lobby.button("入座").url or "")
+        else:
+            u.say(group, "/join", topic=topic)
+        tg.wait_for_message(group.id, lambda m, u=u: m.thread_id == topic and u.first_name in m.content, timeout=15)
     first.say(group, "/begin", topic=topic)
 
 
@@ -67,8 +71,8 @@ def test_two_topics_of_a_forum_play_a_table_each(fake_telegram: FakeTelegram, tm
     db = tmp_path / "db.sqlite3"
     bot = BotProcess(tg, db, MAHJONG_SEED="7", MAHJONG_GROUP_INTERVAL="0.5").start()
     try:
-        _open_in_topic(tg, group, east, [alice, bob])
-        _open_in_topic(tg, group, west, [carol, dan])
+        _open_in_topic(tg, group, east, [alice, bob], by_link=False)
+        _open_in_topic(tg, group, west, [carol, dan], by_link=True)
         alice.wait_for_private_message(lambda m: bool(game_buttons(m, group, east)), timeout=15)
         hers = carol.wait_for_private_message(lambda m: bool(game_buttons(m, group, west)), timeout=15)
         west_picture = tg.wait_for_message(group.id, lambda m: m.thread_id == west and m.photo is not None)
