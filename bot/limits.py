@@ -80,7 +80,7 @@ class Throttle:
 
 def final_refusal(e: TelegramError) -> bool:
     """A refusal that will not change by retrying (400, 403, …): not a 429, a timeout or a lost connection, nor
-    a group become a supergroup (what waits for it is sent there)."""
+    a group that became a supergroup (what waits for it is sent there)."""
     return isinstance(e, BadRequest) or not isinstance(e, (RetryAfter, NetworkError, ChatMigrated))
 
 

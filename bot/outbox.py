@@ -101,7 +101,7 @@ class Outbox:
         if reply_to is not None:
             # The same answer already waiting (a command sent again and again) is told once: a burst of them
             # never holds the chat's other writes back.
-            if not any(r.text == text and r.markup == markup for r in chat.replies):
+            if not any((r.text, r.markup, r.thread) == (text, markup, thread) for r in chat.replies):
                 chat.replies.append(Content(text, markup, reply_to=reply_to, thread=thread))
         else:
             chat.announcements.append((text, markup, thread))
@@ -307,9 +307,9 @@ class Outbox:
         return True
 
     async def _send_announcements(self, chat: ChatQueue) -> None:
-        """Send the oldest waiting announcements as one message: consecutive plain texts of one topic merged up to
-        Telegram's 4,096 characters (a text repeated in it told once), one with buttons alone. A refusal that retrying
-        will not change drops them (and is logged by the caller): it never blocks the writes behind it."""
+        """Send the oldest waiting announcements as one message: consecutive plain texts of one forum topic merged
+        up to Telegram's 4,096 characters (a text repeated in it told once), one with buttons alone. A refusal that
+        retrying will not change drops them (and is logged by the caller): it never blocks the writes behind it."""
         if chat.replies:  # the answers to commands first, each alone
             await self._send_reply(chat)
             return

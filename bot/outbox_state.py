@@ -47,7 +47,8 @@ class ChatQueue:
     chat_id: int
     interval: float
     slots: dict[str, Slot] = field(default_factory=dict)
-    announcements: list[tuple[str, InlineKeyboardMarkup | None, int | None]] = field(default_factory=list)  # +topic
+    # (text, buttons, forum topic) of each announcement waiting
+    announcements: list[tuple[str, InlineKeyboardMarkup | None, int | None]] = field(default_factory=list)
     replies: list[Content] = field(default_factory=list)  # answers to commands: never merged, each alone
     announced_at: float = 0.0  # when the oldest waiting announcement arrived
     last_write: float = float("-inf")
