@@ -71,11 +71,17 @@ def reply(update: Update, context: BotContext, text: str, markup: InlineKeyboard
         context.outbox.announce(chat.id, text, markup, reply_to=command_id(update), thread=topic_of(update))
 
 
+def here(update: Update, slot: str) -> str:
+    """The name of a slot of the chat the update came from: one per forum topic, so a menu's buttons in one topic
+    edit that topic's message."""
+    return table_key(update).slot(slot)
+
+
 def show_here(update: Update, context: BotContext, slot: str, content: Content, *, fresh: bool = False) -> None:
-    """Show ``content`` in a slot of the chat the update came from, a new message in its forum topic."""
+    """Show ``content`` in a slot (``here``) of the chat the update came from, a new message in its forum topic."""
     chat = update.effective_chat
     if chat is not None:
-        context.outbox.show(chat.id, slot, replace(content, thread=topic_of(update)), fresh=fresh)
+        context.outbox.show(chat.id, here(update, slot), replace(content, thread=topic_of(update)), fresh=fresh)
 
 
 async def is_member(context: BotContext, chat_id: int, user_id: int) -> bool:

@@ -19,7 +19,7 @@ from typing import Final
 from telegram import MessageEntity, Update
 
 from bot.context import BotContext
-from bot.handlers.chat_checks import command_id, in_group, may_see_hand, reply, show_here
+from bot.handlers.chat_checks import command_id, here, in_group, may_see_hand, reply, show_here
 from bot.i18n import language_for, private_language, t
 from bot.outbox import Content
 from bot.play.callback_data import fields
@@ -197,7 +197,7 @@ async def standings_press(update: Update, context: BotContext) -> None:
             notice = t("replay_not_allowed", lang)
         for n, part in enumerate(chunks(text) if text else ()):
             show_here(update, context, f"replay{value}.{n}", Content(part), fresh=True)
-            context.outbox.forget(chat.id, f"replay{value}.{n}")  # one message each: nothing kept once sent
+            context.outbox.forget(chat.id, here(update, f"replay{value}.{n}"))  # one message each: nothing kept
     else:
         notice = t("settings_stale", await private_language(context.db, query.from_user))
     await query.answer(notice)

@@ -111,6 +111,8 @@ def test_two_topics_of_a_forum_play_a_table_each(fake_telegram: FakeTelegram, tm
         tg.wait_for_message(group.id, lambda m: m.thread_id == west and "只有开桌的人" in m.content, timeout=10)
         alice.say(group, "/stop", topic=east)
         tg.wait_for_message(group.id, lambda m: m.thread_id == east and "牌局结束" in m.content, timeout=15)
+        asked = carol.say(group, "/top", topic=west)  # a leaderboard, a message with buttons of its own: in the topic
+        tg.wait_for_message(group.id, lambda m: m.reply_to_message_id == asked.message_id and bool(m.buttons))
         stored = _stored_by_topic(db)[west]
         tables[1].play_until(lambda: _stored_by_topic(db)[west] >= stored + 4, timeout=60)
         assert "Traceback" not in bot.log()
