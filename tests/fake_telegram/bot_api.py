@@ -235,6 +235,8 @@ class BotApi:
                 raise ValueError(f"chat {chat.id} is the supergroup {chat.migrated_to} now")
             if topic is not None and topic not in chat.topics:
                 raise ValueError(f"chat {chat.id} has no topic {topic}")
+            if topic is None and reply_to is not None:  # a reply is where what it answers is, as on Telegram
+                topic = reply_to.thread_id
             if not chat.is_group and chat.id != user.id:
                 raise ValueError(f"{user.first_name} can only write in their own private chat with the bot")
             if not chat.is_group and not user.started:
