@@ -14,7 +14,7 @@ import time
 import warnings
 from typing import Final
 
-from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
+from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter, TelegramError
 from telegram.warnings import PTBDeprecationWarning
 
 MAX_TEXT: Final = 4096  # Telegram's limits, counted in UTF-16 code units
@@ -79,8 +79,9 @@ class Throttle:
 
 
 def final_refusal(e: TelegramError) -> bool:
-    """A refusal that will not change by retrying (400, 403, …): not a 429, a timeout or a lost connection."""
-    return isinstance(e, BadRequest) or not isinstance(e, (RetryAfter, NetworkError))
+    """A refusal that will not change by retrying (400, 403, …): not a 429, a timeout or a lost connection, nor
+    a group that became a supergroup (what waits for it is sent there)."""
+    return isinstance(e, BadRequest) or not isinstance(e, (RetryAfter, NetworkError, ChatMigrated))
 
 
 def retry_seconds(e: RetryAfter) -> float:

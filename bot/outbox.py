@@ -34,7 +34,7 @@ from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 
 from bot.limits import MAX_CAPTION, MAX_TEXT, Throttle, final_refusal, fit, length, retry_seconds, with_lines
-from bot.outbox_state import ChatQueue, Content, Remember, Slot, replying
+from bot.outbox_state import ChatQueue, Content, Remember, Slot, send_new
 
 __all__ = ["Content", "Outbox", "Remember"]
 
@@ -83,9 +83,16 @@ class Outbox:
         self._kick(chat)
 
     def announce(
-        self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None, *, reply_to: int | None = None
+        self,
+        chat_id: int,
+        text: str,
+        markup: InlineKeyboardMarkup | None = None,
+        *,
+        reply_to: int | None = None,
+        thread: int | None = None,
     ) -> None:
-        """Post ``text`` as a new message; with ``reply_to``, as a reply to that message, alone."""
+        """Post ``text`` as a new message (in the forum topic ``thread``); with ``reply_to``, as a reply to that
+        message, alone."""
         if chat_id in self.unreachable:  # it answered 403: nothing more until they come back (``came_back``)
             return
         chat = self._chat(chat_id)
@@ -94,22 +101,22 @@ class Outbox:
         if reply_to is not None:
             # The same answer already waiting (a command sent again and again) is told once: a burst of them
             # never holds the chat's other writes back.
-            if not any(r.text == text and r.markup == markup for r in chat.replies):
-                chat.replies.append(Content(text, markup, reply_to=reply_to))
+            if not any((r.text, r.markup, r.thread) == (text, markup, thread) for r in chat.replies):
+                chat.replies.append(Content(text, markup, reply_to=reply_to, thread=thread))
         else:
-            chat.announcements.append((text, markup))
+            chat.announcements.append((text, markup, thread))
         self._kick(chat)
 
-    def tell(self, chat_id: int, slot: str, text: str) -> None:
+    def tell(self, chat_id: int, slot: str, text: str, *, thread: int | None = None) -> None:
         """Tell ``text`` in the caption of ``slot``'s next write instead of a message of its own (the slot is
         rewritten with it if nothing newer is on its way); the write after that shows the table's state alone,
-        so news never lingers. A slot not shown yet: an announcement."""
+        so news never lingers. A slot not shown yet: an announcement (in the forum topic ``thread``)."""
         if chat_id in self.unreachable:
             return
         chat = self._chat(chat_id)
         s = chat.slots.get(slot)
         if s is None or (s.shown is None and s.pending is None):
-            self.announce(chat_id, text)
+            self.announce(chat_id, text, thread=thread)
             return
         s.news.append(text)
         del s.news[:-_MAX_NEWS]
@@ -132,13 +139,15 @@ class Outbox:
         return len(self._chats)
 
     def move(self, old: int, new: int, slots: dict[int, tuple[str, str]]) -> None:
-        """The group ``old`` is the supergroup ``new``: its waiting announcements go there, its messages stay
-        behind (new slots there); ``slots`` renames, per private chat, a table's slot."""
+        """The group ``old`` is the supergroup ``new``: its waiting announcements and answers go there (the
+        commands answered stay behind), its messages too (new slots there); ``slots`` renames, per private chat,
+        a table's slot."""
         chat = self._chats.pop(old, None)
         if chat is not None and chat.task is not None and chat.task is not asyncio.current_task():
             chat.task.cancel()
-        for text, markup in chat.announcements if chat is not None else ():
-            self.announce(new, text, markup)
+        waiting = [(r.text, r.markup, r.thread) for r in chat.replies] + chat.announcements if chat else []
+        for text, markup, thread in waiting:
+            self.announce(new, text, markup, thread=thread)
         for chat_id, (before, after) in slots.items():
             private = self._chats.get(chat_id)
             if private is not None and before in private.slots:
@@ -241,11 +250,8 @@ class Outbox:
 
     async def _send_reply(self, chat: ChatQueue) -> None:
         reply = chat.replies[0]
-        where = replying(reply.reply_to)
         try:
-            await self.bot.send_message(
-                chat.chat_id, fit(reply.text, MAX_TEXT), reply_markup=reply.markup, reply_parameters=where
-            )
+            await send_new(self.bot, chat.chat_id, replace(reply, text=fit(reply.text, MAX_TEXT)))
         except TelegramError as e:
             if final_refusal(e):  # a refusal that will not change never blocks the writes behind it
                 del chat.replies[0]
@@ -301,18 +307,19 @@ class Outbox:
         return True
 
     async def _send_announcements(self, chat: ChatQueue) -> None:
-        """Send the oldest waiting announcements as one message: consecutive plain texts merged up to Telegram's
-        4,096 characters (a text repeated in it told once), one with buttons alone. A refusal that retrying
-        will not change drops them (and is logged by the caller): it never blocks the writes behind it."""
+        """Send the oldest waiting announcements as one message: consecutive plain texts of one forum topic merged
+        up to Telegram's 4,096 characters (a text repeated in it told once), one with buttons alone. A refusal that
+        retrying will not change drops them (and is logged by the caller): it never blocks the writes behind it."""
         if chat.replies:  # the answers to commands first, each alone
             await self._send_reply(chat)
             return
         texts: list[str] = []
         markup: InlineKeyboardMarkup | None = None
         taken = size = 0
-        for text, m in chat.announcements:
+        thread = chat.announcements[0][2]
+        for text, m, topic in chat.announcements:
             part = fit(text, MAX_TEXT)
-            if texts and (m is not None or size + 1 + length(part) > MAX_TEXT):
+            if texts and (m is not None or topic != thread or size + 1 + length(part) > MAX_TEXT):
                 break
             taken += 1
             if part not in texts:
@@ -322,7 +329,7 @@ class Outbox:
                 markup = m
                 break
         try:
-            await self.bot.send_message(chat.chat_id, "\n".join(texts), reply_markup=markup)
+            await send_new(self.bot, chat.chat_id, Content("\n".join(texts), markup, thread=thread))
         except TelegramError as e:
             if final_refusal(e):
                 del chat.announcements[:taken]
@@ -332,9 +339,9 @@ class Outbox:
         self.writes += 1
 
     async def _send_slot(self, chat: ChatQueue, name: str) -> None:
-        s = chat.slots[name]
-        content = s.pending
-        if content is None:
+        s = chat.slots.get(name)  # None: renamed while this write waited (a group migrated): chosen anew
+        content = s.pending if s is not None else None
+        if s is None or content is None:
             return
         # A fresh request made while this write is on its way is kept for the next write (it is another message).
         s.pending, s.urgent, fresh, s.fresh = None, False, s.fresh, False
@@ -365,17 +372,7 @@ class Outbox:
 
     async def _write(self, chat_id: int, s: Slot, content: Content, fresh: bool) -> None:
         photo = await asyncio.to_thread(content.render) if content.render is not None else None
-        if content.animated and photo is not None:
-            msg = await self.bot.send_animation(
-                chat_id,
-                photo,
-                caption=content.text,
-                reply_markup=content.markup,
-                reply_parameters=replying(content.reply_to),
-            )
-            s.message_id, s.is_photo = msg.message_id, True
-            return
-        if s.message_id is not None and not fresh and s.is_photo == (photo is not None):
+        if s.message_id is not None and not fresh and not content.animated and s.is_photo == (photo is not None):
             try:
                 if photo is not None:
                     media = InputMediaPhoto(photo, caption=content.text)
@@ -387,13 +384,5 @@ class Outbox:
                 if "not modified" in e.message.lower():
                     return
                 log.info("chat %s: cannot edit message %s (%s); sending a new one", chat_id, s.message_id, e.message)
-        where = replying(content.reply_to)
-        if photo is not None:
-            msg = await self.bot.send_photo(
-                chat_id, photo, caption=content.text, reply_markup=content.markup, reply_parameters=where
-            )
-        else:
-            msg = await self.bot.send_message(
-                chat_id, content.text, reply_markup=content.markup, reply_parameters=where
-            )
+        msg = await send_new(self.bot, chat_id, content, photo)
         s.message_id, s.is_photo = msg.message_id, photo is not None

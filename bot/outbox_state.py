@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from telegram import InlineKeyboardMarkup, ReplyParameters
+from telegram import Bot, InlineKeyboardMarkup, Message, ReplyParameters
 
 # (chat id, slot, message id, is a photo): a slot is shown by a new message.
 Remember = Callable[[int, str, int, bool], Awaitable[None]]
@@ -20,6 +20,7 @@ class Content:
     render: Callable[[], bytes] | None = None  # a picture, rendered only when sent; None = a text message
     animated: bool = False  # the picture is an animation (a replay), always sent as a new message
     reply_to: int | None = None  # a new message answers this one (a command's): a reply in the group
+    thread: int | None = None  # the forum topic a new message goes to (None: the General topic, or no topics)
 
     @property
     def is_photo(self) -> bool:
@@ -46,7 +47,8 @@ class ChatQueue:
     chat_id: int
     interval: float
     slots: dict[str, Slot] = field(default_factory=dict)
-    announcements: list[tuple[str, InlineKeyboardMarkup | None]] = field(default_factory=list)
+    # (text, buttons, forum topic) of each announcement waiting
+    announcements: list[tuple[str, InlineKeyboardMarkup | None, int | None]] = field(default_factory=list)
     replies: list[Content] = field(default_factory=list)  # answers to commands: never merged, each alone
     announced_at: float = 0.0  # when the oldest waiting announcement arrived
     last_write: float = float("-inf")
@@ -60,3 +62,21 @@ class ChatQueue:
 def replying(message_id: int | None) -> ReplyParameters | None:
     """A reply to ``message_id`` (sent even if that message was deleted meanwhile)."""
     return None if message_id is None else ReplyParameters(message_id, allow_sending_without_reply=True)
+
+
+async def send_new(bot: Bot, chat_id: int, content: Content, photo: bytes | None = None) -> Message:
+    """Send ``content`` as a new message (``photo``: its rendered picture), in its reply and forum topic."""
+    where, topic = replying(content.reply_to), content.thread
+    if photo is None:
+        return await bot.send_message(
+            chat_id, content.text, reply_markup=content.markup, reply_parameters=where, message_thread_id=topic
+        )
+    send = bot.send_animation if content.animated else bot.send_photo
+    return await send(
+        chat_id,
+        photo,
+        caption=content.text,
+        reply_markup=content.markup,
+        reply_parameters=where,
+        message_thread_id=topic,
+    )

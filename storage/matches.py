@@ -1,4 +1,5 @@
-"""Matches: a run of hands at one table (one group chat), with its seats and running totals.
+"""Matches: a run of hands at one table (one group chat, or one topic of a forum group), with its seats and
+running totals.
 
 Seats hold a player id, or an automatic player: stored as player_id NULL with its level in auto_level.
 """
@@ -76,6 +77,7 @@ class Match:
     league_night_id: int | None
     started_at: datetime
     ended_at: datetime | None
+    thread_id: int | None = None  # the forum topic the table plays in; None: the General topic or no topics
 
 
 async def load_match(tx: aiosqlite.Connection, match_id: int) -> Match:
@@ -101,6 +103,7 @@ async def load_match(tx: aiosqlite.Connection, match_id: int) -> Match:
         league_night_id=row["league_night_id"],
         started_at=parse_timestamp(row["started_at"]),
         ended_at=parse_timestamp(row["ended_at"]) if row["ended_at"] else None,
+        thread_id=row["thread_id"],
     )
 
 
@@ -126,9 +129,13 @@ class Matches:
         seats: Sequence[Seat],
         hands_planned: int,
         league_night_id: int | None = None,
+        *,
+        thread_id: int | None = None,
     ) -> Match:
-        """A running match; every human seat must be a registered player."""
+        """A running match (in the forum topic ``thread_id``); every human seat must be a registered player."""
         check_int(chat_id, "chat id")
+        if thread_id is not None:
+            check_int(thread_id, "thread id", 1)
         check_int(seed, "seed", 0, SQLITE_INT_MAX)
         check_int(hands_planned, "hands planned", 1, MAX_MATCH_HANDS)
         rules_json = dump_rules(rules)
@@ -140,9 +147,10 @@ class Matches:
                 if not found:
                     raise NotFoundError(f"no league night {league_night_id}")
             cursor = await tx.execute(
-                """INSERT INTO matches (chat_id, seed, rules, hands_planned, status, started_at, league_night_id)
-                   VALUES (?, ?, ?, ?, 'running', ?, ?)""",
-                (chat_id, seed, rules_json, hands_planned, timestamp(self._db.now()), league_night_id),
+                """INSERT INTO matches (chat_id, seed, rules, hands_planned, status, started_at, league_night_id,
+                       thread_id)
+                   VALUES (?, ?, ?, ?, 'running', ?, ?, ?)""",
+                (chat_id, seed, rules_json, hands_planned, timestamp(self._db.now()), league_night_id, thread_id),
             )
             match_id = cursor.lastrowid
             assert match_id is not None

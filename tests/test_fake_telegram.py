@@ -14,9 +14,26 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 from PIL import Image
-from telegram import Bot, BotCommand, InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto, Update
+from telegram import (
+    Bot,
+    BotCommand,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InputMediaPhoto,
+    ReplyParameters,
+    Update,
+)
 from telegram.constants import ChatMemberStatus
-from telegram.error import BadRequest, Conflict, EndPointNotFound, Forbidden, InvalidToken, NetworkError, RetryAfter
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Conflict,
+    EndPointNotFound,
+    Forbidden,
+    InvalidToken,
+    NetworkError,
+    RetryAfter,
+)
 from telegram.ext import ApplicationBuilder, CallbackQueryHandler, CommandHandler, ContextTypes
 
 from tests.fake_telegram import FakeTelegram, FaultKind
@@ -402,6 +419,38 @@ async def test_chat_members_administrators_and_commands(fake_telegram: FakeTeleg
     assert fake_telegram.calls("setMyDescription")[-1].params == {"description": "武汉麻将 · 红中赖子杠"}
     with rejected("BOT_COMMAND_INVALID"):
         await bot.set_my_commands([BotCommand("NewGame", "大写不行")])
+
+
+async def test_forum_topics_and_a_group_migrated_to_a_supergroup(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    """A forum's topics: a user's message carries its topic, the bot's writes land in the topic they name (a reply
+    where what it answers is), an unknown topic is refused. A migrated group answers with the new id."""
+    tg = fake_telegram
+    alice = tg.add_user("Alice")
+    forum = tg.add_group("论坛群", members=[alice], forum=True)
+    topic = tg.create_topic(forum, "一号桌", by=alice)
+    asked = alice.say(forum, "/ping", topic=topic)
+    update = (await bot.get_updates())[-1]
+    assert update.message is not None and update.message.chat.is_forum
+    assert (update.message.message_thread_id, update.message.is_topic_message) == (topic, True)
+    await bot.send_message(forum.id, "in the topic", message_thread_id=topic)
+    await bot.send_message(forum.id, "a reply", reply_parameters=ReplyParameters(asked.message_id))
+    await bot.send_message(forum.id, "in General")
+    assert [(m.text, m.thread_id) for m in tg.messages(forum.id)] == [
+        ("in the topic", topic),
+        ("a reply", topic),
+        ("in General", None),
+    ]
+    with rejected("message thread not found"):
+        await bot.send_message(forum.id, "x", message_thread_id=topic + 100)
+
+    old = tg.add_group("小群", members=[alice], supergroup=False)
+    new = tg.migrate_group(old)
+    assert new.type == "supergroup" and alice.id in new.member_ids
+    with pytest.raises(ChatMigrated) as refused:
+        await bot.send_message(old.id, "x")
+    assert refused.value.new_chat_id == new.id
+    with pytest.raises(ValueError):
+        alice.say(old, "hello?")
 
 
 def test_plain_http_json_and_query_requests(fake_telegram: FakeTelegram) -> None:

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 from typing import Final
 
-from telegram import Chat, InlineKeyboardMarkup, Update
+from telegram import Chat, InlineKeyboardMarkup, Message, Update
 from telegram.constants import ChatMemberStatus
 from telegram.error import TelegramError
 
 from bot.context import BotContext
 from bot.i18n import t
+from bot.outbox import Content
+from bot.play.table_key import TableKey
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +43,21 @@ async def is_admin(context: BotContext, chat_id: int, user_id: int) -> bool:
     return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
 
 
+def topic_of(update: Update) -> int | None:
+    """The forum topic a command was sent in, or the message a button was pressed on is in; None in a forum's
+    General topic and in every group without topics (a reply thread there is no topic)."""
+    message, chat = update.effective_message, update.effective_chat
+    if not isinstance(message, Message) or chat is None or not chat.is_forum or not message.is_topic_message:
+        return None
+    return message.message_thread_id
+
+
+def table_key(update: Update) -> TableKey:
+    """The table a group command is for: the group's, or its forum topic's."""
+    assert update.effective_chat is not None
+    return TableKey(update.effective_chat.id, topic_of(update))
+
+
 def command_id(update: Update) -> int | None:
     """In a group, the id of the command's message (the bot's answer replies to it); None elsewhere."""
     message = update.effective_message
@@ -50,7 +68,20 @@ def reply(update: Update, context: BotContext, text: str, markup: InlineKeyboard
     """Answer a command: in a group, as a reply to the command's message, never merged with other texts."""
     chat = update.effective_chat
     if chat is not None:
-        context.outbox.announce(chat.id, text, markup, reply_to=command_id(update))
+        context.outbox.announce(chat.id, text, markup, reply_to=command_id(update), thread=topic_of(update))
+
+
+def here(update: Update, slot: str) -> str:
+    """The name of a slot of the chat the update came from: one per forum topic, so a menu's buttons in one topic
+    edit that topic's message."""
+    return table_key(update).slot(slot)
+
+
+def show_here(update: Update, context: BotContext, slot: str, content: Content, *, fresh: bool = False) -> None:
+    """Show ``content`` in a slot (``here``) of the chat the update came from, a new message in its forum topic."""
+    chat = update.effective_chat
+    if chat is not None:
+        context.outbox.show(chat.id, here(update, slot), replace(content, thread=topic_of(update)), fresh=fresh)
 
 
 async def is_member(context: BotContext, chat_id: int, user_id: int) -> bool:
@@ -108,4 +139,4 @@ async def sent_as_chat(update: Update, context: BotContext) -> None:
     chat = update.effective_chat
     if chat is not None:
         settings = await context.db.chats.get(chat.id)
-        context.outbox.announce(chat.id, t("sent_as_chat", settings.language))
+        context.outbox.announce(chat.id, t("sent_as_chat", settings.language), thread=topic_of(update))

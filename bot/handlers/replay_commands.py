@@ -13,7 +13,7 @@ from __future__ import annotations
 from telegram import Update
 
 from bot.context import BotContext
-from bot.handlers.chat_checks import reply
+from bot.handlers.chat_checks import reply, show_here
 from bot.handlers.standings_commands import replay_for
 from bot.i18n import language_for, private_language, t
 from bot.outbox import Content
@@ -51,14 +51,13 @@ async def replay_command(update: Update, context: BotContext) -> None:
     args = context.args or []
     mode = args[1].lower() if len(args) > 1 else ""
     if mode == "gif":
-        context.outbox.show(
-            chat.id, f"gif{shared.code}", animation_content(shared, None, lang, context.bot_data.pool), fresh=True
-        )
+        animation = animation_content(shared, None, lang, context.bot_data.pool)
+        show_here(update, context, f"gif{shared.code}", animation, fresh=True)
     elif mode == "text":
         for n, part in enumerate(chunks(await replay_for(context.db, shared.hand.id, user.id, lang))):
-            context.outbox.show(chat.id, f"replay{shared.code}.{n}", Content(part), fresh=True)
+            show_here(update, context, f"replay{shared.code}.{n}", Content(part), fresh=True)
     else:
-        context.outbox.show(chat.id, _slot(shared.code), replay_content(shared, 0, None, lang), fresh=True)
+        show_here(update, context, _slot(shared.code), replay_content(shared, 0, None, lang), fresh=True)
 
 
 async def verify_command(update: Update, context: BotContext) -> None:
@@ -87,8 +86,8 @@ async def replay_press(update: Update, context: BotContext) -> None:
     seat = None if seat_field == "a" else int(seat_field)
     if step == "gif":
         animation = animation_content(shared, seat, lang, context.bot_data.pool)
-        context.outbox.show(chat_id, f"gif{code}", animation, fresh=True)
+        show_here(update, context, f"gif{code}", animation, fresh=True)
         await query.answer(t("replay_gif_coming", presser))
         return
-    context.outbox.show(chat_id, _slot(code), replay_content(shared, int(step), seat, lang))
+    show_here(update, context, _slot(code), replay_content(shared, int(step), seat, lang))
     await query.answer()

@@ -15,7 +15,7 @@ from typing import Final
 from telegram import Update
 
 from bot.context import BotContext
-from bot.handlers.chat_checks import command_id, in_group, is_admin, reply
+from bot.handlers.chat_checks import command_id, in_group, is_admin, reply, show_here, topic_of
 from bot.i18n import language_for, private_language, t
 from bot.play.callback_data import fields
 from bot.settings_options import OPTIONS, Option, SettingRefused, changes_for, current, shown
@@ -39,7 +39,7 @@ async def settings_command(update: Update, context: BotContext) -> None:
     if not await is_admin(context, chat.id, user.id):
         reply(update, context, t("settings_admins_only", settings.language))
         return
-    context.outbox.show(chat.id, SLOT, replace(menu(settings, "main"), reply_to=command_id(update)), fresh=True)
+    show_here(update, context, SLOT, replace(menu(settings, "main"), reply_to=command_id(update)), fresh=True)
 
 
 async def settings_press(update: Update, context: BotContext) -> None:
@@ -55,10 +55,10 @@ async def settings_press(update: Update, context: BotContext) -> None:
     if not await is_admin(context, chat_id, query.from_user.id):
         notice = t("settings_admins_only", presser)
     elif len(parts) == 2 and parts[0] == "p" and (parts[1] in ("main", "rules") or parts[1] in OPTIONS):
-        context.outbox.show(chat_id, SLOT, menu(settings, parts[1]))
+        show_here(update, context, SLOT, menu(settings, parts[1]))
     elif len(parts) == 3 and parts[0] == "s" and parts[1] in OPTIONS:
         change = Change(OPTIONS[parts[1]], parts[2], query.from_user.full_name, presser)
-        notice = await _set(context, chat_id, settings, change)
+        notice = await _set(update, context, settings, change)
     else:
         notice = t("settings_stale", presser)
     await query.answer(notice)
@@ -74,9 +74,11 @@ class Change:
     lang: str
 
 
-async def _set(context: BotContext, chat_id: int, settings: ChatSettings, change: Change) -> str:
-    """Store one change, announce it, refresh the menu; the press's short answer."""
+async def _set(update: Update, context: BotContext, settings: ChatSettings, change: Change) -> str:
+    """Store one change, announce it (in the menu's forum topic), refresh the menu; the press's short answer.
+    The settings are the group's: a lobby in any of its topics follows them."""
     option, choice, who = change.option, change.choice, change.who
+    chat_id = settings.chat_id
     try:
         updated = await context.db.chats.update(chat_id, **changes_for(settings, option, choice))
     except (SettingRefused, StorageError) as e:
@@ -97,9 +99,10 @@ async def _set(context: BotContext, chat_id: int, settings: ChatSettings, change
                 setting=t(f"set_{option.key}", lang),
                 value=shown(option, current(updated, option), lang),
             ),
+            thread=topic_of(update),
         )
-        table = context.manager.tables.get(chat_id)
-        if table is not None and table.state == "lobby":  # nothing dealt yet: the next hand is the first
-            await context.manager.follow_settings(table)
-    context.outbox.show(chat_id, SLOT, menu(updated, option.key))
+        for table in [tb for key, tb in context.manager.tables.items() if key.chat_id == chat_id]:
+            if table.state == "lobby":  # nothing dealt yet: the next hand is the first
+                await context.manager.follow_settings(table)
+    show_here(update, context, SLOT, menu(updated, option.key))
     return t("settings_saved", change.lang)

@@ -19,7 +19,7 @@ from typing import Final
 from telegram import MessageEntity, Update
 
 from bot.context import BotContext
-from bot.handlers.chat_checks import command_id, in_group, may_see_hand, reply
+from bot.handlers.chat_checks import command_id, here, in_group, may_see_hand, reply, show_here
 from bot.i18n import language_for, private_language, t
 from bot.outbox import Content
 from bot.play.callback_data import fields
@@ -60,11 +60,14 @@ _PATTERN_WORDS: Final = {
 }
 
 
-async def _show_card(context: BotContext, chat_id: int, player_id: int, lang: str, reply_to: int | None) -> None:
+async def _show_card(update: Update, context: BotContext, player_id: int, lang: str) -> None:
+    """The player's card in the chat of the command, as its reply."""
+    assert update.effective_chat is not None
+    chat_id = update.effective_chat.id
     card = await context.db.standings.card(player_id)
     stats = await context.db.stats.player(player_id, context.db.now(), chat_id if chat_id < 0 else None)
-    content = replace(card_content(card, stats, lang), reply_to=reply_to)
-    context.outbox.show(chat_id, f"me{player_id}", content, fresh=True)
+    content = replace(card_content(card, stats, lang), reply_to=command_id(update))
+    show_here(update, context, f"me{player_id}", content, fresh=True)
 
 
 async def me_command(update: Update, context: BotContext) -> None:
@@ -73,7 +76,7 @@ async def me_command(update: Update, context: BotContext) -> None:
         return
     lang = await language_for(context.db, chat.id, user)
     await context.db.players.upsert(user.id, user.full_name)  # the card shows their name as it is now
-    await _show_card(context, chat.id, user.id, lang, command_id(update))
+    await _show_card(update, context, user.id, lang)
 
 
 async def _stats_target(update: Update, context: BotContext) -> int | None:
@@ -102,7 +105,7 @@ async def stats_command(update: Update, context: BotContext) -> None:
     if target is None or await context.db.players.get(target) is None:
         reply(update, context, t("stats_unknown", lang))
         return
-    await _show_card(context, chat.id, target, lang, command_id(update))
+    await _show_card(update, context, target, lang)
 
 
 async def _period(db: Database, chat_id: int, period: str) -> Period:
@@ -131,7 +134,7 @@ async def top_command(update: Update, context: BotContext) -> None:
     period = next((p for p, words in _PERIOD_WORDS.items() if word in words), "all" if not word else None)
     if period is not None:
         content = await _top(context.db, chat.id, chat.title or "", period, lang)
-        context.outbox.show(chat.id, "top", replace(content, reply_to=command_id(update)), fresh=True)
+        show_here(update, context, "top", replace(content, reply_to=command_id(update)), fresh=True)
     elif word in _PATTERN_WORDS:
         entries = await context.db.stats.pattern_board(chat.id, _PATTERN_WORDS[word])
         reply(update, context, pattern_board_text(entries, _PATTERN_WORDS[word], lang))
@@ -182,7 +185,7 @@ async def standings_press(update: Update, context: BotContext) -> None:
     kind, value = fields(query.data)
     notice: str | None = None
     if kind == "top" and value in PERIODS and chat.id < 0:
-        context.outbox.show(chat.id, "top", await _top(context.db, chat.id, chat.title or "", value, lang))
+        show_here(update, context, "top", await _top(context.db, chat.id, chat.title or "", value, lang))
     elif kind == "h":
         try:
             allowed = await may_see_hand(context, int(value), query.from_user.id)
@@ -193,8 +196,8 @@ async def standings_press(update: Update, context: BotContext) -> None:
         if not text:
             notice = t("replay_not_allowed", lang)
         for n, part in enumerate(chunks(text) if text else ()):
-            context.outbox.show(chat.id, f"replay{value}.{n}", Content(part), fresh=True)
-            context.outbox.forget(chat.id, f"replay{value}.{n}")  # one message each: nothing kept once sent
+            show_here(update, context, f"replay{value}.{n}", Content(part), fresh=True)
+            context.outbox.forget(chat.id, here(update, f"replay{value}.{n}"))  # one message each: nothing kept
     else:
         notice = t("settings_stale", await private_language(context.db, query.from_user))
     await query.answer(notice)

@@ -14,10 +14,11 @@ from telegram import ChatMember, Update
 from telegram.error import TelegramError
 
 from bot.context import BotContext
-from bot.handlers.chat_checks import in_group, in_private, is_admin, is_member, reply
+from bot.handlers.chat_checks import in_group, in_private, is_admin, is_member, reply, table_key, topic_of
 from bot.i18n import language_for, private_language, t
 from bot.play.callback_data import BadCallback, decode
 from bot.play.manager import Reply
+from bot.play.table_key import TableKey
 
 log = logging.getLogger(__name__)
 
@@ -31,28 +32,26 @@ def _say(update: Update, context: BotContext, answer: Reply) -> None:
 
 
 async def start(update: Update, context: BotContext) -> None:
-    """/start in private: a plain hello, or ``join_<chat>`` from the lobby's Join button."""
+    """/start in private: a plain hello, or ``join_<table>`` from the lobby's Join button."""
     user, chat = update.effective_user, update.effective_chat
     if user is None or chat is None:
         return
     payload = context.args[0] if context.args else ""
     if payload.startswith(JOIN_PREFIX) and in_private(update):
         try:
-            group_id = int(payload[len(JOIN_PREFIX) :])
+            key = TableKey.parse(payload[len(JOIN_PREFIX) :])
         except ValueError:
-            group_id = 0
+            key = TableKey(0)
         lang = await private_language(context.db, user)  # someone new sits down speaking their Telegram language
-        table = context.manager.tables.get(group_id)
-        if table is not None and not await is_member(context, group_id, user.id):  # a link forwarded outside
+        table = context.manager.tables.get(key)
+        if table is not None and not await is_member(context, key.chat_id, user.id):  # a link forwarded outside
             reply(update, context, t("join_not_member", lang, group=table.title))
             return
-        _say(
-            update, context, await context.manager.join(group_id, user.id, user.full_name, from_private=True, lang=lang)
-        )
+        _say(update, context, await context.manager.join(key, user.id, user.full_name, from_private=True, lang=lang))
         return
-    key = "start_hello" if in_private(update) else "help"
+    hello = "start_hello" if in_private(update) else "help"
     lang = await language_for(context.db, chat.id, user)  # in private: the player's own language
-    reply(update, context, t(key, lang) + "\n\n" + t("help", lang))
+    reply(update, context, t(hello, lang) + "\n\n" + t("help", lang))
 
 
 async def _group_only(update: Update, context: BotContext) -> bool:
@@ -70,7 +69,8 @@ async def newgame(update: Update, context: BotContext) -> None:
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     await private_language(context.db, user)  # someone new sits down speaking their Telegram language
-    _say(update, context, await context.manager.new_table(chat.id, chat.title or "", user.id, user.full_name))
+    answer = await context.manager.new_table(table_key(update), chat.title or "", user.id, user.full_name)
+    _say(update, context, answer)
 
 
 async def join(update: Update, context: BotContext) -> None:
@@ -79,15 +79,15 @@ async def join(update: Update, context: BotContext) -> None:
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     await private_language(context.db, user)
-    _say(update, context, await context.manager.join(chat.id, user.id, user.full_name))
+    _say(update, context, await context.manager.join(table_key(update), user.id, user.full_name))
 
 
-async def _group_caller(update: Update, context: BotContext) -> tuple[int, int] | None:
-    """(group id, user id) of a group command; None (and the reason said) anywhere else."""
+async def _group_caller(update: Update, context: BotContext) -> tuple[TableKey, int] | None:
+    """(table, user id) of a group command; None (and the reason said) anywhere else."""
     if not await _group_only(update, context):
         return None
-    assert update.effective_user is not None and update.effective_chat is not None
-    return update.effective_chat.id, update.effective_user.id
+    assert update.effective_user is not None
+    return table_key(update), update.effective_user.id
 
 
 async def leave(update: Update, context: BotContext) -> None:
@@ -108,11 +108,11 @@ async def begin(update: Update, context: BotContext) -> None:
 async def stop(update: Update, context: BotContext) -> None:
     if not await _group_only(update, context):
         return
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
-    table = context.manager.tables.get(chat.id)
-    admin = table is not None and table.creator_id != user.id and await is_admin(context, chat.id, user.id)
-    _say(update, context, await context.manager.stop(chat.id, user.id, admin))
+    user, key = update.effective_user, table_key(update)
+    assert user is not None
+    table = context.manager.tables.get(key)
+    admin = table is not None and table.creator_id != user.id and await is_admin(context, key.chat_id, user.id)
+    _say(update, context, await context.manager.stop(key, user.id, admin))
 
 
 async def _answer(update: Update, notice: str | None) -> None:
@@ -186,4 +186,4 @@ async def on_error(update: object, context: BotContext) -> None:
     if update.callback_query is not None:
         await _answer(update, t("error_apology", lang))
     else:
-        context.outbox.announce(chat.id, t("error_apology", lang))
+        context.outbox.announce(chat.id, t("error_apology", lang), thread=topic_of(update))

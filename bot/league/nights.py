@@ -37,6 +37,7 @@ from bot.league.schedule import (
 )
 from bot.outbox import Content
 from bot.play.manager import TableManager
+from bot.play.table_key import TableKey
 from bot.play.table_state import Seat, Table
 from bot.views.league_views import local_when, names_text, signup_markup
 from bot.views.standings_views import board_content
@@ -232,7 +233,7 @@ class LeagueNights:
         elif len(players) < SEATS:
             extra = t("league_filled", lang, count=SEATS - len(players))
         opened = await self.manager.open_table(
-            league.chat_id,
+            TableKey(league.chat_id),  # a league night plays in the group's General topic
             league.name,
             session.first_seating(),
             league.rules,
@@ -266,7 +267,7 @@ class LeagueNights:
     async def _recover_running(self, night: LeagueNight, league: League) -> None:
         """A night found running at start-up: re-attach its resumed table, open it, or close the night."""
         match = await self.db.leagues.night_match(night.id)
-        table = self.manager.tables.get(league.chat_id)
+        table = self.manager.tables.get(TableKey(league.chat_id))
         if match is None:  # stopped between claiming the night and opening its table
             if self.clock() < night.starts_at + LATE_START_LIMIT:
                 await self._open(night, league)
@@ -277,7 +278,7 @@ class LeagueNights:
             players = await self.db.leagues.signups(night.id)
             session = NightSession(self, night, league, [Seat(p.id, p.display_name) for p in players])
             session.adopt(table)
-            self.manager.sessions[league.chat_id] = session
+            self.manager.sessions[TableKey(league.chat_id)] = session
             return
         if match.status == "running":  # its hand was not resumable: the night ends with what was played
             await self.db.matches.finish(match.id, "abandoned")

@@ -11,13 +11,14 @@
 | review    | ``rv1|<code>``                          | ``REVIEW_PATTERN``      |
 
 ``bot.app`` routes each kind with ``CallbackQueryHandler(pattern=...)``; a press matching none is stale.
-Play buttons: ``table`` is the group chat id, ``stamp`` says which prompt the button belongs to
+Play buttons: ``table`` is the table's key (``bot.play.table_key``: the group chat id, with ``_<topic>`` in a
+forum topic), ``stamp`` says which prompt the button belongs to
 (``<hand>.<counter>.<seat>``, or ``0`` for buttons outside a hand), ``code`` is the action or command.
 
->>> encode(-1001234567890, "7.42.1", action_code("discard", 4))
+>>> encode(TableKey(-1001234567890), "7.42.1", action_code("discard", 4))
 'v1|-1001234567890|7.42.1|d5m'
->>> decode('v1|-1001234567890|7.42.1|d5m')
-Press(table=-1001234567890, stamp='7.42.1', code='d5m')
+>>> decode('v1|-1001234567890_42|7.42.1|d5m')
+Press(table=TableKey(chat_id=-1001234567890, thread_id=42), stamp='7.42.1', code='d5m')
 >>> parse_action_code("c3p", seat=2)
 Action(seat=2, kind='chi', tile=11)
 >>> settings_data("s", "cap", "500"), league_data(12, "in"), standings_data("top", "month")
@@ -30,6 +31,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from bot.play.table_key import TableKey
 from game.actions import TILE_ACTIONS, Action, ActionKind
 from game.tiles import TileError, parse_tile, tile_name
 from storage.hands import SHARE_ALPHABET, SHARE_CODE_LEN
@@ -61,7 +63,6 @@ _KIND_CODE: Final[dict[str, str]] = {
 }  # fmt: skip
 _CODE_KIND: Final[dict[str, str]] = {v: k for k, v in _KIND_CODE.items()}
 _STAMP = re.compile(r"^[0-9]{1,12}(\.[0-9]{1,6}\.[0-3])?$")
-_TABLE = re.compile(r"^-?[0-9]{1,18}$")  # a chat id: fits in 64 bits, so a forged one cannot overflow anything
 
 
 class BadCallback(ValueError):
@@ -70,7 +71,7 @@ class BadCallback(ValueError):
 
 @dataclass(frozen=True)
 class Press:
-    table: int
+    table: TableKey
     stamp: str
     code: str
 
@@ -81,9 +82,9 @@ def _checked(data: str) -> str:
     return data
 
 
-def encode(table: int, stamp: str, code: str) -> str:
+def encode(table: TableKey, stamp: str, code: str) -> str:
     """A play button's data."""
-    return _checked(_SEP.join((VERSION, str(table), stamp, code)))
+    return _checked(_SEP.join((VERSION, table.token, stamp, code)))
 
 
 def settings_data(*parts: str) -> str:
@@ -121,11 +122,13 @@ def decode(data: str | None) -> Press:
     if len(parts) != 4 or parts[0] != VERSION:
         raise BadCallback(f"not {VERSION} callback data: {data!r}")
     _, table, stamp, code = parts
-    if not _TABLE.match(table):
-        raise BadCallback(f"bad table id in {data!r}")
+    try:
+        key = TableKey.parse(table)
+    except ValueError:
+        raise BadCallback(f"bad table id in {data!r}") from None
     if not _STAMP.match(stamp) or not code:
         raise BadCallback(f"bad stamp or code in {data!r}")
-    return Press(int(table), stamp, code)
+    return Press(key, stamp, code)
 
 
 def action_code(kind: ActionKind, tile: int | None = None) -> str:

@@ -12,6 +12,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import Executor
+from dataclasses import replace
 from typing import Any, Protocol
 
 from telegram import Bot
@@ -21,6 +22,7 @@ from bot.config import Config
 from bot.i18n import t
 from bot.logs import log_action, log_event
 from bot.outbox import Content, Outbox
+from bot.play.table_key import TableKey
 from bot.play.table_state import Seat, Table
 from bot.play.timers import TableTimers
 from bot.views.game_views import (
@@ -72,16 +74,16 @@ class HandFlow:
         self.outbox = outbox
         self.bot = bot
         self.timers = TableTimers(jobs, config, self.tick)
-        self.tables: dict[int, Table] = {}
-        self._locks: dict[int, tuple[asyncio.Lock, list[int]]] = {}  # chat → its lock, [holders and waiters]
-        self.sessions: dict[int, TableSession] = {}  # per table opened by open_table
+        self.tables: dict[TableKey, Table] = {}
+        self._locks: dict[TableKey, tuple[asyncio.Lock, list[int]]] = {}  # table → its lock, [holders and waiters]
+        self.sessions: dict[TableKey, TableSession] = {}  # per table opened by open_table
         self.max_wait_ms = 0.0  # the longest any update waited for its table's lock (the bench reads it)
 
     @contextlib.asynccontextmanager
-    async def locked(self, chat_id: int) -> AsyncIterator[None]:
-        """The chat's table to oneself. The lock lives while someone holds or awaits it or the chat has a table:
-        a press naming a forged id, or a closed table, leaves nothing behind."""
-        lock, users = self._locks.setdefault(chat_id, (asyncio.Lock(), [0]))
+    async def locked(self, key: TableKey) -> AsyncIterator[None]:
+        """The table to oneself. The lock lives while someone holds or awaits it or the table is open: a press
+        naming a forged id, or a closed table, leaves nothing behind."""
+        lock, users = self._locks.setdefault(key, (asyncio.Lock(), [0]))
         users[0] += 1
         started = time.monotonic()
         try:
@@ -90,8 +92,8 @@ class HandFlow:
                 yield
         finally:
             users[0] -= 1
-            if not users[0] and chat_id not in self.tables:
-                del self._locks[chat_id]
+            if not users[0] and key not in self.tables:
+                del self._locks[key]
 
     def state_size(self) -> dict[str, int]:
         """How much per-id state is kept (logged at shutdown; the tests and the bench read it)."""
@@ -102,10 +104,18 @@ class HandFlow:
             "outbox_chats": self.outbox.chats(),
         }
 
+    def show_group(self, table: Table, slot: str, content: Content, *, fresh: bool = False) -> None:
+        """One of the table's messages in its group, in the table's forum topic."""
+        self.outbox.show(table.chat_id, table.key.slot(slot), replace(content, thread=table.thread_id), fresh=fresh)
+
+    def announce(self, table: Table, text: str) -> None:
+        """A message to the table's group, in the table's forum topic."""
+        self.outbox.announce(table.chat_id, text, thread=table.thread_id)
+
     # --- a new hand ---------------------------------------------------------------------------------------
     async def start_hand(self, table: Table) -> None:
         assert table.match is not None and table.match_id is not None
-        session = self.sessions.get(table.chat_id)
+        session = self.sessions.get(table.key)
         if session is not None:
             for seat, new in enumerate(session.seating(table)):
                 if new is None or new.user_id != table.seat(seat).user_id:
@@ -175,9 +185,9 @@ class HandFlow:
         log_action(table.chat_id, table.hand_id, len(hand.actions) - 1, action)
         for kind, notice in event_notices(table, events):
             if kind == "tell":  # the group's picture is edited after every action anyway: its caption tells it
-                self.outbox.tell(table.chat_id, "spectator", notice)
+                self.outbox.tell(table.chat_id, table.key.slot("spectator"), notice, thread=table.thread_id)
             else:
-                self.outbox.announce(table.chat_id, notice)
+                self.announce(table, notice)
         if hand.finished:
             try:
                 await self.end_hand(table)
@@ -200,8 +210,9 @@ class HandFlow:
                 # hand has a message of its own: the last one's result stays readable above it.
                 urgent = seat in table.prompts or s.auto or seat == actor
                 content = seat_content(table, seat)
-                self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", content, urgent=urgent, fresh=new_hand)
-        self.outbox.show(table.chat_id, "spectator", spectator_content(table), fresh=new_hand)
+                slot = table.key.private_slot("hand")
+                self.outbox.show(s.user_id or 0, slot, content, urgent=urgent, fresh=new_hand)
+        self.show_group(table, "spectator", spectator_content(table), fresh=new_hand)
 
     async def _automatic_action(self, table: Table, seat: int) -> Action:
         hand = table.hand
@@ -213,18 +224,18 @@ class HandFlow:
             return await asyncio.get_running_loop().run_in_executor(self.pool, choose, view, "hard", seed)
         return await asyncio.to_thread(choose, view, table.auto_level, seed)
 
-    async def tick(self, chat_id: int, job: Job[Any] | None = None) -> None:
+    async def tick(self, key: TableKey, job: Job[Any] | None = None) -> None:
         """The table's timer: play every decision that is due (automatic players, timeouts), start hands."""
-        async with self.locked(chat_id):
-            table = self.tables.get(chat_id)
+        async with self.locked(key):
+            table = self.tables.get(key)
             if table is None:
                 return
-            self.timers.fired(chat_id, job)
+            self.timers.fired(key, job)
             try:
                 await self._play_due(table)
             except Exception:  # a bug or a storage failure must not leave the table without a timer
-                log.exception("table %s: a timed step failed; trying again in %.0f s", chat_id, _RETRY_SECONDS)
-                if self.tables.get(chat_id) is table:
+                log.exception("table %s: a timed step failed; trying again in %.0f s", key.token, _RETRY_SECONDS)
+                if self.tables.get(key) is table:
                     self.timers.arm(table, not_before=time.monotonic() + _RETRY_SECONDS)
 
     async def _play_due(self, table: Table) -> None:
@@ -243,7 +254,7 @@ class HandFlow:
                 break
             if not await self.play(table, *await self._due_action(table, due[1])):
                 return  # storage refused it: tried again by the timer play() armed
-        if self.tables.get(table.chat_id) is table:
+        if self.tables.get(table.key) is table:
             self.timers.arm(table)
 
     async def _due_action(self, table: Table, seat: int) -> tuple[Action, tuple[int, ...]]:
@@ -257,7 +268,7 @@ class HandFlow:
             return Action(seat, "pass"), ()
         s.auto = True
         table.tuoguan[seat] += 1
-        self.outbox.announce(table.chat_id, t("announce_tuoguan", table.lang, seat=seat_label(table, seat)))
+        self.announce(table, t("announce_tuoguan", table.lang, seat=seat_label(table, seat)))
         return await self._automatic_action(table, seat), (seat,)
 
     # --- the end of a hand, seats changing hands, closing ---------------------------------------------------
@@ -293,15 +304,15 @@ class HandFlow:
             for r in closed.results
             if r.title_changed and r.title_before is not None and r.title_after is not None
         }
-        session = self.sessions.get(table.chat_id)
+        session = self.sessions.get(table.key)
         last = match.hands_played >= table.hands_planned or (session is not None and session.over(table))
-        self.outbox.show(table.chat_id, "spectator", spectator_content(table))  # its end: nobody is waited for
-        self.outbox.show(table.chat_id, "result", result_content(table, None), fresh=True)
+        self.show_group(table, "spectator", spectator_content(table))  # its end: nobody is waited for
+        self.show_group(table, "result", result_content(table, None), fresh=True)
         for seat, s in table.humans():
             # The hand's last picture loses its buttons; the result is a message of its own that stays.
-            self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", seat_content(table, seat))
+            self.outbox.show(s.user_id or 0, table.key.private_slot("hand"), seat_content(table, seat))
             content = result_content(table, None if last else self.config.next_hand_seconds, s.lang, seat)
-            self.outbox.show(s.user_id or 0, f"result{table.chat_id}", content, urgent=True, fresh=True)
+            self.outbox.show(s.user_id or 0, table.key.private_slot("result"), content, urgent=True, fresh=True)
         if last:
             await self.finish(table, "done")
         else:
@@ -325,13 +336,13 @@ class HandFlow:
             await self.db.matches.replace_seat(table.match_id, seat, record)
         if old.user_id is not None and table.state == "playing" and table.hand is not None:
             # Their picture keeps its last state without buttons; the seat is no longer theirs to play.
-            self.outbox.show(old.user_id, f"hand{table.chat_id}", seat_content(table, seat, stopped=True))
+            self.outbox.show(old.user_id, table.key.private_slot("hand"), seat_content(table, seat, stopped=True))
         table.seats[seat] = new or Seat(None, automatic_name(seat, table.lang))
         if new is None and old.user_id is not None:
             table.left_by.setdefault(seat, old.name)
         if old.user_id is not None:
             self.outbox.announce(old.user_id, t(farewell, old.lang, name=old.name))
-            self.outbox.forget(old.user_id, f"hand{table.chat_id}")
+            self.outbox.forget(old.user_id, table.key.private_slot("hand"))
 
     async def end_if_no_humans(self, table: Table) -> bool:
         if table.humans():
@@ -341,19 +352,20 @@ class HandFlow:
 
     async def finish(self, table: Table, status: str) -> None:
         """End the table: storage's match closed, the summary in the group, every private message closed."""
-        self.timers.cancel(table.chat_id)
-        self.tables.pop(table.chat_id, None)
-        session = self.sessions.pop(table.chat_id, None)
+        self.timers.cancel(table.key)
+        self.tables.pop(table.key, None)
+        session = self.sessions.pop(table.key, None)
         if table.match is None or table.match_id is None:
-            self.outbox.show(table.chat_id, "lobby", Content(t("closed", table.lang)))
+            self.show_group(table, "lobby", Content(t("closed", table.lang)))
         else:
             if table.state == "playing" and table.hand is not None:  # every picture of the hand: its last state
-                self.outbox.show(table.chat_id, "spectator", spectator_content(table, stopped=True))
+                self.show_group(table, "spectator", spectator_content(table, stopped=True))
                 for seat, s in table.humans():
-                    self.outbox.show(s.user_id or 0, f"hand{table.chat_id}", seat_content(table, seat, stopped=True))
+                    slot = table.key.private_slot("hand")
+                    self.outbox.show(s.user_id or 0, slot, seat_content(table, seat, stopped=True))
             status = await self._close_match(table, status)
             if session is None:  # a session's seats change hands, so it tells the results its own way
-                self.outbox.announce(table.chat_id, stopped_text(table))
+                self.announce(table, stopped_text(table))
             for _, s in table.humans():  # in each one's own language
                 self.outbox.announce(s.user_id or 0, stopped_text(table, s.lang))
         self._forget(table)
@@ -363,9 +375,9 @@ class HandFlow:
     def _forget(self, table: Table) -> None:
         """A closed table's messages keep no state in the outbox once their last writes are out."""
         for _, s in table.humans():
-            self.outbox.forget(s.user_id or 0, f"hand{table.chat_id}")
+            self.outbox.forget(s.user_id or 0, table.key.private_slot("hand"))
         for slot in ("lobby", "spectator", "result"):
-            self.outbox.forget(table.chat_id, slot)
+            self.outbox.forget(table.chat_id, table.key.slot(slot))
 
     async def _close_match(self, table: Table, status: str) -> str:
         """Close the match in storage; the status it closed with."""

@@ -8,8 +8,8 @@ a crash loses no move, and a slow Telegram never holds a table. What each chat i
 
     manager = TableManager(config, db, outbox, job_queue, bot)
     await resume_tables(manager)                         # at start-up: every unfinished hand goes on
-    reply = await manager.new_table(chat_id, title, user_id, name)
-    notice = await manager.press(chat_id, user_id, stamp, code, lang)    # lang: the presser's own
+    reply = await manager.new_table(TableKey(chat_id, topic), title, user_id, name)
+    notice = await manager.press(key, user_id, stamp, code, lang)        # lang: the presser's own
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from telegram.error import Forbidden, TelegramError
 from bot.i18n import t
 from bot.play.callback_data import BadCallback, parse_action_code
 from bot.play.hand_flow import HandFlow, TableSession
+from bot.play.table_key import TableKey
 from bot.play.table_state import Seat, Table, short_name
 from bot.views.game_views import automatic_name, join_markup, lobby_content, seat_label
 from game.match import Match, flee_amounts
@@ -47,33 +48,34 @@ class TableManager(HandFlow):
     """The lobby, dealing and presses; the hand in motion is ``HandFlow``."""
 
     # --- the lobby ----------------------------------------------------------------------------------------
-    async def new_table(self, chat_id: int, title: str, user_id: int, name: str) -> Reply:
-        """Open the group's table, its creator seated (if the bot can reach them privately)."""
-        async with self.locked(chat_id):
-            table = self.tables.get(chat_id)
+    async def new_table(self, key: TableKey, title: str, user_id: int, name: str) -> Reply:
+        """Open the table of a group (or of its forum topic), its creator seated (if the bot can reach them
+        privately)."""
+        async with self.locked(key):
+            table = self.tables.get(key)
             if table is not None:
                 return Reply(t("table_exists", table.lang))
-            settings = await self.db.chats.get(chat_id)
+            settings = await self.db.chats.get(key.chat_id)
             table = Table(
-                chat_id=chat_id,
+                key=key,
                 title=title,
                 creator_id=user_id,
                 creator_name=short_name(name),
                 hands_planned=settings.hands_per_game,
             )
             table.follow(settings, self.config)
-            self.tables[chat_id] = table
+            self.tables[key] = table
             reply = await self._join(table, user_id, name, from_private=False)  # the creator sits down first
             self._show_lobby(table)
             return reply
 
     async def join(
-        self, chat_id: int, user_id: int, name: str, *, from_private: bool = False, lang: str | None = None
+        self, key: TableKey, user_id: int, name: str, *, from_private: bool = False, lang: str | None = None
     ) -> Reply:
         """Seat a player. From the group, only once a private message reached them (else: how to start me).
         From a private chat (``from_private``), the reply is in ``lang``, the player's own."""
-        async with self.locked(chat_id):
-            table = self.tables.get(chat_id)
+        async with self.locked(key):
+            table = self.tables.get(key)
             if table is None:
                 return Reply(t("start_no_table" if from_private else "no_table", lang or self.config.lang))
             return await self._join(table, user_id, name, from_private)
@@ -111,11 +113,11 @@ class TableManager(HandFlow):
             return False
         return True
 
-    async def leave(self, chat_id: int, user_id: int, *, flee: bool = False) -> Reply:
+    async def leave(self, key: TableKey, user_id: int, *, flee: bool = False) -> Reply:
         """/leave frees a seat when no hand is running; /flee (``flee``) leaves even a running hand, with the
         flee penalty (RULES.md §10)."""
-        async with self.locked(chat_id):
-            table = self.tables.get(chat_id)
+        async with self.locked(key):
+            table = self.tables.get(key)
             if table is None:
                 return Reply(t("no_table", self.config.lang))
             seat = table.seat_of(user_id)
@@ -137,7 +139,7 @@ class TableManager(HandFlow):
         # storage): a crash leaves either both or neither, and the seat, given away, cannot flee twice.
         await self.db.hands.flee(table.hand_id, seat, flee_amounts(penalty, seat), table.auto_level)
         await self.seat_automatic(table, seat, stored=True)
-        self.outbox.announce(table.chat_id, t("announce_flee", table.lang, seat=label, penalty=penalty))
+        self.announce(table, t("announce_flee", table.lang, seat=label, penalty=penalty))
         if not await self.end_if_no_humans(table) and table.state == "playing":
             self._publish(table, set())
             self.timers.arm(table)
@@ -154,12 +156,12 @@ class TableManager(HandFlow):
         return Reply(t("left", table.lang, name=name))
 
     def _show_lobby(self, table: Table) -> None:
-        self.outbox.show(table.chat_id, "lobby", lobby_content(table, self.bot.username))
+        self.show_group(table, "lobby", lobby_content(table, self.bot.username))
 
     # --- starting -----------------------------------------------------------------------------------------
-    async def begin(self, chat_id: int, user_id: int) -> Reply:
-        async with self.locked(chat_id):
-            table = self.tables.get(chat_id)
+    async def begin(self, key: TableKey, user_id: int) -> Reply:
+        async with self.locked(key):
+            table = self.tables.get(key)
             if table is None:
                 return Reply(t("no_table", self.config.lang))
             return Reply(await self._begin(table, user_id, table.lang))
@@ -186,14 +188,16 @@ class TableManager(HandFlow):
             StoredSeat.human(s.user_id) if s.user_id is not None else StoredSeat.auto(table.auto_level)
             for s in (table.seat(i) for i in range(4))
         ]
-        record = await self.db.matches.create(table.chat_id, seed, rules, seats, table.hands_planned, league_night_id)
+        record = await self.db.matches.create(
+            table.chat_id, seed, rules, seats, table.hands_planned, league_night_id, thread_id=table.thread_id
+        )
         table.match, table.match_id = Match(rules, seed), record.id
         await self.start_hand(table)
         self._show_lobby(table)  # the seats as dealt, without the buttons
 
     async def open_table(
         self,
-        chat_id: int,
+        key: TableKey,
         title: str,
         seats: Sequence[Seat | None],
         rules: Rules,
@@ -201,18 +205,18 @@ class TableManager(HandFlow):
         session: TableSession,
         league_night_id: int | None = None,
     ) -> bool:
-        """Open a table with these seats (None: an automatic player) and deal at once; False if the chat has one.
+        """Open a table with these seats (None: an automatic player) and deal at once; False if one is open there.
 
         Every human must be a stored player the bot can write to privately. The session is asked for the
         seats before each hand and whether to stop after each, and told when the table has finished.
         """
-        async with self.locked(chat_id):
-            if chat_id in self.tables:
+        async with self.locked(key):
+            if key in self.tables:
                 return False
-            settings = await self.db.chats.get(chat_id)
+            settings = await self.db.chats.get(key.chat_id)
             # Nobody's table (creator 0): only group admins may /stop it.
             table = Table(
-                chat_id=chat_id,
+                key=key,
                 title=title,
                 creator_id=0,
                 creator_name="",
@@ -221,17 +225,17 @@ class TableManager(HandFlow):
             )
             table.follow(settings, self.config)
             table.fill_with_automatic(lambda seat: automatic_name(seat, table.lang))
-            self.tables[chat_id] = table
-            self.sessions[chat_id] = session
+            self.tables[key] = table
+            self.sessions[key] = session
             await self._deal(table, rules, league_night_id)
             return True
 
     # --- presses ------------------------------------------------------------------------------------------
-    async def press(self, chat_id: int, user_id: int, stamp: str, code: str, lang: str) -> str | None:
+    async def press(self, key: TableKey, user_id: int, stamp: str, code: str, lang: str) -> str | None:
         """Handle a button press; the short notice to answer it with, in ``lang``, the presser's own language
         (None = no notice)."""
-        async with self.locked(chat_id):
-            table = self.tables.get(chat_id)
+        async with self.locked(key):
+            table = self.tables.get(key)
             if table is None:
                 return t("press_stale", lang)
             if code == "start":
@@ -280,9 +284,9 @@ class TableManager(HandFlow):
             self.timers.arm(table)
         return t("back_ok", lang)
 
-    async def stop(self, chat_id: int, user_id: int, is_admin: bool) -> Reply:
-        async with self.locked(chat_id):
-            table = self.tables.get(chat_id)
+    async def stop(self, key: TableKey, user_id: int, is_admin: bool) -> Reply:
+        async with self.locked(key):
+            table = self.tables.get(key)
             if table is None:
                 return Reply(t("no_table", self.config.lang))
             if user_id != table.creator_id and not is_admin:
@@ -293,23 +297,30 @@ class TableManager(HandFlow):
     # --- a group upgraded to a supergroup -----------------------------------------------------------------
     async def migrate(self, old: int, new: int) -> None:
         """The group ``old`` is the supergroup ``new`` now: storage first (one transaction), then the table,
-        its session, timer and messages follow; play goes on there (old buttons are stale, new ones come)."""
-        async with self.locked(old), self.locked(new):
-            if new in self.tables:
-                return  # already followed (Telegram tells both chats)
+        its session, timer and messages follow; play goes on there (old buttons are stale, new ones come).
+        A group that can be upgraded has no topics: its one table is keyed by the group alone."""
+        before, after = TableKey(old), TableKey(new)
+        async with self.locked(before), self.locked(after):
+            if after in self.tables:  # already followed (Telegram tells both chats): late writes follow too
+                self.outbox.move(old, new, {})
+                return
             moved = await self.db.chats.migrate(old, new)
-            table = self.tables.pop(old, None)
-            self.timers.cancel(old)
-            slots = {s.user_id: (f"hand{old}", f"hand{new}") for _, s in table.humans() if s.user_id} if table else {}
+            table = self.tables.pop(before, None)
+            self.timers.cancel(before)
+            slots = {
+                s.user_id: (before.private_slot("hand"), after.private_slot("hand"))
+                for _, s in (table.humans() if table else [])
+                if s.user_id
+            }
             self.outbox.move(old, new, slots)
             log.info("chat %s migrated to %s (stored: %s, table: %s)", old, new, moved, table is not None)
             if table is None:
                 return
-            table.chat_id = new
-            self.tables[new] = table
-            session = self.sessions.pop(old, None)
+            table.key = after
+            self.tables[after] = table
+            session = self.sessions.pop(before, None)
             if session is not None:
-                self.sessions[new] = session
+                self.sessions[after] = session
             if table.state == "lobby":
                 self._show_lobby(table)
             elif table.state == "playing" and table.hand is not None:
@@ -320,12 +331,13 @@ class TableManager(HandFlow):
         """The bot was removed from the group or may no longer write there: nothing more is written to it, and
         its table closes cleanly (a running hand stored as abandoned, without payments)."""
         self.outbox.drop(chat_id)
-        async with self.locked(chat_id):
-            table = self.tables.get(chat_id)
-            if table is None:
-                return
-            log.info("chat %s: the bot can no longer write there; closing its table", chat_id)
-            await self.finish(table, "abandoned" if table.state == "playing" else "done")
+        for key in [k for k in self.tables if k.chat_id == chat_id]:  # a forum group: a table per topic
+            async with self.locked(key):
+                table = self.tables.get(key)
+                if table is None:
+                    continue
+                log.info("table %s: the bot can no longer write there; closing it", key.token)
+                await self.finish(table, "abandoned" if table.state == "playing" else "done")
 
     async def unreachable(self, chat_id: int) -> None:
         """A chat refused the bot's write (403). A group: ``removed``. A player who blocked the bot: 托管 at each
@@ -335,13 +347,11 @@ class TableManager(HandFlow):
             await self.removed(chat_id)
             return
         for table in list(self.tables.values()):
-            async with self.locked(table.chat_id):
+            async with self.locked(table.key):
                 seat = table.seat_of(chat_id)
-                if seat is None or table.state != "playing" or self.tables.get(table.chat_id) is not table:
+                if seat is None or table.state != "playing" or self.tables.get(table.key) is not table:
                     continue
                 if not table.seat(seat).auto:
                     table.seat(seat).auto = True
-                    self.outbox.announce(
-                        table.chat_id, t("announce_unreachable", table.lang, seat=seat_label(table, seat))
-                    )
+                    self.announce(table, t("announce_unreachable", table.lang, seat=seat_label(table, seat)))
                     self.timers.arm(table)

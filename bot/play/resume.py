@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from telegram.error import TelegramError
 
 from bot.i18n import t
+from bot.play.table_key import TableKey
 from bot.play.table_state import Seat, Table
 from bot.views.game_views import automatic_name, result_content, seat_content, spectator_content
 from game.actions import Action
@@ -44,7 +45,7 @@ async def resume_tables(manager: TableManager) -> int:
             log.error("hand %s of chat %s cannot be resumed (%s); abandoning it", record.id, record.chat_id, e)
             await _abandon(manager, match_record)
     for match_record in await manager.db.matches.all_running():
-        if match_record.chat_id in manager.tables:
+        if _key(match_record) in manager.tables:
             continue
         try:
             resumed += await _resume_between(manager, match_record)
@@ -56,11 +57,18 @@ async def resume_tables(manager: TableManager) -> int:
     return resumed
 
 
+def _key(match_record: StoredMatch) -> TableKey:
+    return TableKey(match_record.chat_id, match_record.thread_id)
+
+
 async def _adopt_messages(manager: TableManager, table: Table) -> None:
     """The outbox takes up the table's messages sent before the restart (the group's and its players')."""
+    key = table.key
+    group = {key.slot(name) for name in ("lobby", "spectator", "result")}
+    private = {key.private_slot(name) for name in ("hand", "result")}
     chats = [table.chat_id, *(s.user_id or 0 for _, s in table.humans())]
     for m in await manager.db.live_messages.of_chats(chats):
-        if m.chat_id == table.chat_id or str(table.chat_id) in m.slot:
+        if m.slot in (group if m.chat_id == table.chat_id else private):
             manager.outbox.adopt(m.chat_id, m.slot, m.message_id, is_photo=m.is_photo)
 
 
@@ -94,7 +102,7 @@ async def _rebuilt_table(
     humans = [s for s in seats if s is not None and s.user_id is not None]
     creator = humans[0] if humans else None  # who opened it is not stored: the first human may /stop it
     table = Table(
-        chat_id=chat_id,
+        key=_key(match_record),
         title=title,
         creator_id=creator.user_id or 0 if creator else 0,
         creator_name=creator.name if creator else "",
@@ -115,28 +123,28 @@ async def _rebuilt_table(
 async def _resume_hand(
     manager: TableManager, match_record: StoredMatch, record: HandRecord, actions: list[Action]
 ) -> None:
-    chat_id = record.chat_id
-    async with manager.locked(chat_id):
+    key = _key(match_record)
+    async with manager.locked(key):
         table = await _rebuilt_table(manager, match_record, record, actions)
         assert table.hand is not None
-        manager.tables[chat_id] = table
+        manager.tables[key] = table
         if table.hand.finished:  # stored to the last action, stopped before the settlement
             await manager.end_hand(table)
             return
-        manager.outbox.announce(chat_id, t("resumed", table.lang))
+        manager.announce(table, t("resumed", table.lang))
         # The messages from before the restart are edited in place: one live message per chat, fresh buttons.
         await _adopt_messages(manager, table)
         for seat, s in table.humans():
             content = seat_content(table, seat)
-            manager.outbox.show(s.user_id or 0, f"hand{chat_id}", content, urgent=seat in table.prompts)
-        manager.outbox.show(chat_id, "spectator", spectator_content(table))
+            manager.outbox.show(s.user_id or 0, key.private_slot("hand"), content, urgent=seat in table.prompts)
+        manager.show_group(table, "spectator", spectator_content(table))
         manager.timers.arm(table)
 
 
 async def _resume_between(manager: TableManager, match_record: StoredMatch) -> int:
     """A match stopped between two hands: its last result shown again, the next hand on its way (1 if so)."""
-    chat_id = match_record.chat_id
-    async with manager.locked(chat_id):
+    key = _key(match_record)
+    async with manager.locked(key):
         last = await manager.db.hands.latest(match_record.id)
         if last is None or last.status != "done":  # stopped before its first deal: nothing to take up
             await manager.db.matches.finish(match_record.id, "abandoned")
@@ -147,16 +155,16 @@ async def _resume_between(manager: TableManager, match_record: StoredMatch) -> i
         table.match.finish_hand(table.hand)  # the dealer rotates as it did before the restart
         reveal = await manager.db.hands.reveal(last.id)
         table.proof = (last.share_code or "", reveal.text if reveal is not None else "")
-        manager.tables[chat_id] = table
+        manager.tables[key] = table
         if table.match.hands_played >= table.hands_planned:
             await manager.finish(table, "done")
             return 0
         table.state, table.between_since, table.prompts = "between", time.monotonic(), {}
         seconds = round(manager.config.next_hand_seconds)
-        manager.outbox.announce(chat_id, t("resumed_between", table.lang, seconds=seconds))
+        manager.announce(table, t("resumed_between", table.lang, seconds=seconds))
         await _adopt_messages(manager, table)
         for seat, s in table.humans():
             content = result_content(table, manager.config.next_hand_seconds, s.lang, seat)
-            manager.outbox.show(s.user_id or 0, f"result{chat_id}", content, urgent=True)
+            manager.outbox.show(s.user_id or 0, key.private_slot("result"), content, urgent=True)
         manager.timers.arm(table)
         return 1

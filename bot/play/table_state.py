@@ -4,7 +4,7 @@ No I/O here: ``bot.play.manager`` feeds it presses and timer ticks under the tab
 returns into messages. A *prompt* is one decision a seat is asked to make; its stamp goes into the
 buttons' callback data, so a press of an older prompt's button is recognised as stale.
 
-    table = Table(chat_id=-100, title="Friends", creator_id=1, creator_name="Ann")
+    table = Table(key=TableKey(-100), title="Friends", creator_id=1, creator_name="Ann")
     table.sit(1, "Ann")
     ...
     table.start_hand(hand, hand_id=7, now=time.monotonic())
@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from bot.config import Config
+from bot.play.table_key import TableKey
 from game.actions import Action
 from game.match import Match
 from game.table import Event, Hand
@@ -64,7 +65,7 @@ class Prompt:
 
 @dataclass
 class Table:
-    chat_id: int
+    key: TableKey  # the group and its forum topic: the one name of the table everywhere
     title: str
     creator_id: int
     creator_name: str
@@ -91,6 +92,14 @@ class Table:
     title_changes: dict[int, tuple[Title, Title]] = field(default_factory=dict)
     # Seats a human left to an automatic player during the match: seat -> their name (the totals are theirs).
     left_by: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def chat_id(self) -> int:
+        return self.key.chat_id
+
+    @property
+    def thread_id(self) -> int | None:
+        return self.key.thread_id
 
     def promotions(self) -> list[int]:
         """The seats whose title the last hand raised (the group hears only of these)."""

@@ -15,6 +15,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from bot.i18n import pick, t
 from bot.outbox import Content
 from bot.play.callback_data import code_of, encode, review_data
+from bot.play.table_key import TableKey
 from bot.play.table_state import Table
 from game.actions import Action
 from game.patterns import PATTERNS
@@ -77,7 +78,7 @@ def action_keyboard(table: Table, seat: int, lang: str) -> list[list[InlineKeybo
     stamp = table.stamp(seat)
 
     def button(action: Action, label: str) -> InlineKeyboardButton:
-        return InlineKeyboardButton(label, callback_data=encode(table.chat_id, stamp, code_of(action)))
+        return InlineKeyboardButton(label, callback_data=encode(table.key, stamp, code_of(action)))
 
     special = sorted((a for a in prompt.legal if a.kind != "discard"), key=lambda a: (_ORDER.index(a.kind), a.tile))
     discards = sorted((a for a in prompt.legal if a.kind == "discard"), key=lambda a: a.tile or 0)
@@ -89,7 +90,7 @@ def action_keyboard(table: Table, seat: int, lang: str) -> list[list[InlineKeybo
 
 def command_button(table: Table, code: str, label_key: str, lang: str | None = None) -> InlineKeyboardButton:
     label = t(label_key, lang or table.lang)
-    return InlineKeyboardButton(label, callback_data=encode(table.chat_id, "0", code))
+    return InlineKeyboardButton(label, callback_data=encode(table.key, "0", code))
 
 
 def _prompt_line(table: Table, seat: int, lang: str) -> str:
@@ -249,18 +250,18 @@ def lobby_content(table: Table, bot_username: str) -> Content:
     key = "lobby" if table.auto_players else "lobby_no_bots"
     caption = t(key, lang, creator=table.creator_name, seats=seats)
     rows = [
-        [InlineKeyboardButton(t("btn_join", lang), url=join_link(bot_username, table.chat_id))],
+        [InlineKeyboardButton(t("btn_join", lang), url=join_link(bot_username, table.key))],
         [command_button(table, "start", "btn_start")],
     ]
     return Content(caption, InlineKeyboardMarkup(rows))
 
 
-def join_link(bot_username: str, chat_id: int) -> str:
-    return f"https://t.me/{bot_username}?start=join_{chat_id}"
+def join_link(bot_username: str, key: TableKey) -> str:
+    return f"https://t.me/{bot_username}?start=join_{key.token}"
 
 
 def join_markup(table: Table, bot_username: str) -> InlineKeyboardMarkup:
-    url = join_link(bot_username, table.chat_id)
+    url = join_link(bot_username, table.key)
     return InlineKeyboardMarkup([[InlineKeyboardButton(t("btn_join_private", table.lang), url=url)]])
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from bot.config import Config, ConfigError, load_dotenv
 from bot.play.callback_data import MAX_BYTES, BadCallback, code_of, decode, encode, parse_action_code
+from bot.play.table_key import TableKey
 from game.actions import ACTION_KINDS, TILE_ACTIONS, Action
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,7 +88,7 @@ def _every_action() -> list[Action]:
 
 
 def test_every_action_round_trips_within_64_bytes() -> None:
-    table = -1001234567890123  # longer than any real chat id
+    table = TableKey(-1001234567890123, 2147483647)  # longer than any real chat id, in the last topic there can be
     for action in _every_action():
         data = encode(table, "999999999999.999999.3", code_of(action))
         assert len(data.encode()) <= MAX_BYTES
@@ -106,6 +107,9 @@ def test_every_action_round_trips_within_64_bytes() -> None:
         "v1|-1|1.2.0|",
         "v1|-1|x|d5m",
         "v1|-1|1.2.0|d5m|extra",
+        "v1|-1_|1.2.0|d5m",
+        "v1|-1_99999999999|1.2.0|d5m",
+        "v1|-1_-5|1.2.0|d5m",
     ],
 )
 def test_foreign_data_is_refused(data: str | None) -> None:

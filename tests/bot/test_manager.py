@@ -13,6 +13,7 @@ from bot.config import Config
 from bot.outbox import Outbox
 from bot.play.manager import TableManager
 from bot.play.resume import resume_tables
+from bot.play.table_key import TableKey
 from storage.database import Database
 from tests.fake_telegram import FakeTelegram
 
@@ -28,14 +29,14 @@ async def test_a_flight_then_stop_settles_the_penalty(fake_telegram: FakeTelegra
         assert app.job_queue is not None
         await app.job_queue.start()
         manager = TableManager(config, db, Outbox(app.bot), app.job_queue, app.bot)
-        await manager.new_table(group.id, "g", alice.id, "Alice")
-        await manager.join(group.id, bob.id, "Bob")
-        await manager.begin(group.id, alice.id)
-        assert manager.tables[group.id].state == "playing"
-        penalty = manager.tables[group.id].match.rules.flee_penalty  # type: ignore[union-attr]
-        await manager.leave(group.id, bob.id, flee=True)
-        assert manager.tables[group.id].seat(1).user_id is None  # an automatic player sits there now
-        await manager.stop(group.id, alice.id, is_admin=False)
+        await manager.new_table(TableKey(group.id), "g", alice.id, "Alice")
+        await manager.join(TableKey(group.id), bob.id, "Bob")
+        await manager.begin(TableKey(group.id), alice.id)
+        assert manager.tables[TableKey(group.id)].state == "playing"
+        penalty = manager.tables[TableKey(group.id)].match.rules.flee_penalty  # type: ignore[union-attr]
+        await manager.leave(TableKey(group.id), bob.id, flee=True)
+        assert manager.tables[TableKey(group.id)].seat(1).user_id is None  # an automatic player sits there now
+        await manager.stop(TableKey(group.id), alice.id, is_admin=False)
         await app.job_queue.stop()
         await manager.outbox.close()
     bob_now = await db.players.get(bob.id)
@@ -60,15 +61,15 @@ async def test_a_flight_survives_a_crash_before_its_hand_ends(fake_telegram: Fak
             await app.job_queue.start()
             manager = TableManager(config, db, Outbox(app.bot), app.job_queue, app.bot)
             if life == "before the crash":
-                await manager.new_table(group.id, "g", alice.id, "Alice")
-                await manager.join(group.id, bob.id, "Bob")
-                await manager.begin(group.id, alice.id)
-                await manager.leave(group.id, bob.id, flee=True)  # then the process dies: nothing settled yet
-                hand_id = manager.tables[group.id].hand_id
+                await manager.new_table(TableKey(group.id), "g", alice.id, "Alice")
+                await manager.join(TableKey(group.id), bob.id, "Bob")
+                await manager.begin(TableKey(group.id), alice.id)
+                await manager.leave(TableKey(group.id), bob.id, flee=True)  # then the process dies: nothing settled yet
+                hand_id = manager.tables[TableKey(group.id)].hand_id
                 assert hand_id is not None and (await db.hands.get(hand_id)).status == "playing"
             else:
                 assert await resume_tables(manager) == 1
-                await manager.stop(group.id, alice.id, is_admin=False)
+                await manager.stop(TableKey(group.id), alice.id, is_admin=False)
             await app.job_queue.stop()
             await manager.outbox.close()
         if life == "after the restart":
@@ -100,9 +101,9 @@ async def test_a_settlement_that_fails_is_retried_until_it_is_stored(
         assert app.job_queue is not None
         await app.job_queue.start()
         manager = TableManager(config, db, Outbox(app.bot), app.job_queue, app.bot)
-        await manager.new_table(group.id, "g", alice.id, "Alice")
-        await manager.begin(group.id, alice.id)
-        table = manager.tables[group.id]
+        await manager.new_table(TableKey(group.id), "g", alice.id, "Alice")
+        await manager.begin(TableKey(group.id), alice.id)
+        table = manager.tables[TableKey(group.id)]
         for _ in range(300):  # until the hand is over and its settlement has failed
             if table.hand is not None and table.hand.finished:
                 break
@@ -117,7 +118,7 @@ async def test_a_settlement_that_fails_is_retried_until_it_is_stored(
             await asyncio.sleep(0.05)
         assert (await db.hands.get(table.hand_id or 0)).status == "done"
         assert table.state == "between" and table.match is not None and table.match.hands_played == 1
-        await manager.stop(group.id, alice.id, is_admin=False)
+        await manager.stop(TableKey(group.id), alice.id, is_admin=False)
         await app.job_queue.stop()
         await manager.outbox.close()
     await db.close()

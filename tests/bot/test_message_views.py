@@ -10,6 +10,7 @@ import re
 import pytest
 
 from bot.i18n import pick, t
+from bot.play.table_key import TableKey
 from bot.play.table_state import Table
 from bot.views.game_views import action_label, event_notices, lobby_content, result_content, stopped_text
 from bot.views.info_views import calc_answer
@@ -23,7 +24,7 @@ from tests.game.test_calc import MALFORMED
 
 
 def _table(lang: str = "zh") -> Table:
-    table = Table(chat_id=-100, title="g", creator_id=1, creator_name="Ann", lang=lang)
+    table = Table(key=TableKey(-100), title="g", creator_id=1, creator_name="Ann", lang=lang)
     for user, name in enumerate(("Ann", "Bob", "Cai", "Dee"), 1):
         table.sit(user, name)
     return table
@@ -49,7 +50,7 @@ def test_a_concealed_kong_is_told_as_such_and_without_its_tile() -> None:
 
 
 def test_a_league_tables_lobby_names_no_empty_creator() -> None:
-    table = Table(chat_id=-100, title="g", creator_id=0, creator_name="", state="playing")
+    table = Table(key=TableKey(-100), title="g", creator_id=0, creator_name="", state="playing")
     text = lobby_content(table, "bot").text
     assert text.startswith(t("lobby_started_league", "zh", seats="").strip()) and "发起人" not in text
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.play.table_key import TableKey
 from bot.play.table_state import Table
 from game.actions import Action
 from game.match import Match
@@ -10,7 +11,7 @@ from tests.e2e.policy import pick
 
 
 def _table(humans: int = 4, seed: int = 852) -> Table:
-    table = Table(chat_id=-100, title="g", creator_id=1, creator_name="A", claim_seconds=10, turn_seconds=30)
+    table = Table(key=TableKey(-100), title="g", creator_id=1, creator_name="A", claim_seconds=10, turn_seconds=30)
     for user in range(1, humans + 1):
         table.sit(user, f"P{user}")
     table.fill_with_automatic(lambda seat: f"Bot {seat + 1}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from bot.i18n import t
 from bot.play.callback_data import decode, parse_action_code
+from bot.play.table_key import TableKey
 from bot.play.table_state import Table
 from bot.views.game_views import seat_content, spectator_content
 from game.match import Match
@@ -14,7 +15,7 @@ from tests.e2e.policy import pick
 
 
 def _table_in_claim_phase() -> Table:
-    table = Table(chat_id=-100, title="g", creator_id=1, creator_name="A")
+    table = Table(key=TableKey(-100), title="g", creator_id=1, creator_name="A")
     for user in range(1, 5):
         table.sit(user, f"P{user}")
     table.match = Match(Rules(), 852)

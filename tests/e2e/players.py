@@ -2,7 +2,8 @@
 
 ``BotProcess(tg, db_path, **env)`` runs ``python -m bot`` against a FakeTelegram server (``kill()`` sends
 SIGKILL, ``start()`` again resumes). ``Players(tg, group, users)`` presses, for every user, the buttons the
-bot offers them now — choosing with ``tests.e2e.policy.pick`` — until a condition holds.
+bot offers them now — choosing with ``tests.e2e.policy.pick`` — until a condition holds (``topic=``: the
+table of that forum topic).
 
     with BotProcess(tg, tmp_path / "db.sqlite3", MAHJONG_SEED="852") as bot:
         alice.say(group, "/newgame") ...
@@ -27,6 +28,7 @@ from types import TracebackType
 from typing import Any
 
 from bot.play.callback_data import BadCallback, decode, parse_action_code
+from bot.play.table_key import TableKey
 from game.actions import Action
 from tests.e2e.policy import pick
 from tests.fake_telegram import FakeTelegram
@@ -90,12 +92,12 @@ def group_texts(tg: FakeTelegram, group: Chat) -> list[str]:
     return [m.text or m.caption or "" for m in tg.messages(group.id)]
 
 
-def game_buttons(message: Message, group: Chat) -> list[Button]:
-    """The message's buttons that belong to the table in ``group``."""
+def game_buttons(message: Message, group: Chat, topic: int | None = None) -> list[Button]:
+    """The message's buttons that belong to the table in ``group`` (in its forum topic ``topic``)."""
     out = []
     for b in message.buttons:
         try:
-            if b.callback_data is not None and decode(b.callback_data).table == group.id:
+            if b.callback_data is not None and decode(b.callback_data).table == TableKey(group.id, topic):
                 out.append(b)
         except BadCallback:
             continue
@@ -114,8 +116,9 @@ class Players:
         allow_hu: Callable[[str], bool] = lambda caption: True,
         idle: Iterable[SimUser] = (),
         think: float = 0.0,
+        topic: int | None = None,
     ) -> None:
-        self.tg, self.group = tg, group
+        self.tg, self.group, self.topic = tg, group, topic
         self.users = list(users)
         self.allow_hu = allow_hu
         self.idle = {u.id for u in idle}  # these never press anything (they time out)
@@ -127,7 +130,7 @@ class Players:
     def current(self, user: SimUser) -> Message | None:
         """The user's newest private message from the bot that has buttons for this table."""
         for message in reversed(user.private_messages()):
-            if game_buttons(message, self.group):
+            if game_buttons(message, self.group, self.topic):
                 return message
         return None
 
@@ -156,7 +159,7 @@ class Players:
         return now - self._seen[user.id][1] >= self.think
 
     def choose(self, user: SimUser, message: Message) -> Button | None:
-        buttons = game_buttons(message, self.group)
+        buttons = game_buttons(message, self.group, self.topic)
         first = decode(buttons[0].callback_data)
         if first.stamp == "0":  # Ready / I'm back: once per version of the message
             key = (user.id, f"m{message.message_id}.{message.edits}")

@@ -35,6 +35,15 @@ Building a world and acting in it
     query_id = bob.press(hand, "打 5万")                  # a callback button, by its text or callback_data
     assert tg.wait_for_callback_answer(query_id).text is None
 
+Forum groups: ``tg.add_group("论坛", forum=True)``, ``topic = tg.create_topic(group, "一号桌", by=alice)``
+(the topic's id is its message_thread_id), ``alice.say(group, "/newgame", topic=topic)`` (the update carries
+``message_thread_id`` and ``is_topic_message``). The bot's sends land in the topic named by
+``message_thread_id`` (an unknown one: 400 "message thread not found"), a reply without one where what it
+answers is, anything else in General; each `Message` has the ``thread_id`` it landed in (None: General).
+A group upgraded to a supergroup: ``new = tg.migrate_group(old)``; every later call naming the old id answers
+400 with ``parameters.migrate_to_chat_id`` (PTB raises ChatMigrated). No service message is sent: a test posts
+one with ``tg.post_update`` when the bot should hear of it that way.
+
 In groups the bot only receives commands (bare or ``@`` this bot), mentions and replies to its messages —
 Telegram's privacy mode, on by default (``FakeTelegram(privacy_mode=False)`` to receive everything).
 ``press`` takes the message as the user saw it: pressing a button on an older snapshot sends that

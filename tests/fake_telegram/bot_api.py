@@ -166,8 +166,12 @@ class BotApi:
         owner: SimUser | None = None,
         supergroup: bool = True,
         bot_is_admin: bool = False,
+        forum: bool = False,
     ) -> Chat:
-        """A group the bot is in. Owner and admins count as members; anyone who writes there becomes one."""
+        """A group the bot is in. Owner and admins count as members; anyone who writes there becomes one.
+        `forum`: a supergroup with topics (`create_topic`)."""
+        if forum and not supergroup:
+            raise ValueError("only a supergroup can have topics")
         number = next(self._group_numbers)
         with self._changed:
             chat = Chat(
@@ -177,11 +181,39 @@ class BotApi:
                 owner_id=owner.id if owner else None,
                 admin_ids={user.id for user in admins},
                 bot_is_admin=bot_is_admin,
+                is_forum=forum,
             )
             chat.member_ids = {user.id for user in members} | chat.admin_ids | ({owner.id} if owner else set())
             self._chats[chat.id] = chat
             self._changed.notify_all()
             return chat
+
+    def create_topic(self, chat: Chat, name: str, *, by: SimUser) -> int:
+        """`by` opens a topic in a forum group, as createForumTopic does: its id (message_thread_id) is the id of
+        the service message that opens it."""
+        with self._changed:
+            if not chat.is_forum:
+                raise ValueError(f"chat {chat.id} is not a forum")
+            opened = self._store_new(
+                Message(chat_id=chat.id, message_id=0, sender_id=by.id, from_bot=False, date=int(time.time()))
+            )
+            self._messages[chat.id][opened.message_id] = replace(opened, thread_id=opened.message_id)
+            chat.topics[opened.message_id] = name
+            return opened.message_id
+
+    def migrate_group(self, chat: Chat) -> Chat:
+        """A group becomes a supergroup: a new chat with its title and people; from now on a call naming the old
+        id answers 400 with parameters.migrate_to_chat_id (no service message is sent: tests post one if they
+        want the bot to hear of it that way)."""
+        if chat.type != "group":
+            raise ValueError(f"chat {chat.id} is not a basic group")
+        owner = self._users.get(chat.owner_id or 0)
+        new = self.add_group(chat.title or "", owner=owner, bot_is_admin=chat.bot_is_admin)
+        with self._changed:
+            new.admin_ids, new.member_ids = set(chat.admin_ids), set(chat.member_ids)
+            chat.migrated_to = new.id
+            self._changed.notify_all()
+        return new
 
     def chat(self, chat_id: int) -> Chat:
         with self._lock:
@@ -192,10 +224,19 @@ class BotApi:
 
     # ----- what the users do (called through SimUser) ------------------------------------------------------
 
-    def post_user_message(self, user: SimUser, chat_id: int, text: str, reply_to: Message | None) -> Message:
-        """`user` writes `text` in a chat; the bot gets the update if Telegram would deliver it."""
+    def post_user_message(
+        self, user: SimUser, chat_id: int, text: str, reply_to: Message | None, topic: int | None = None
+    ) -> Message:
+        """`user` writes `text` in a chat (in the forum topic `topic`); the bot gets the update if Telegram would
+        deliver it."""
         with self._changed:
             chat = self.chat(chat_id)
+            if chat.migrated_to is not None:
+                raise ValueError(f"chat {chat.id} is the supergroup {chat.migrated_to} now")
+            if topic is not None and topic not in chat.topics:
+                raise ValueError(f"chat {chat.id} has no topic {topic}")
+            if topic is None and reply_to is not None:  # a reply is where what it answers is, as on Telegram
+                topic = reply_to.thread_id
             if not chat.is_group and chat.id != user.id:
                 raise ValueError(f"{user.first_name} can only write in their own private chat with the bot")
             if not chat.is_group and not user.started:
@@ -216,6 +257,7 @@ class BotApi:
                     text=text,
                     entities=entities,
                     reply_to_message_id=reply_to.message_id if reply_to else None,
+                    thread_id=topic,
                 )
             )
             if self._bot_receives(chat, message):
@@ -272,7 +314,8 @@ class BotApi:
     # ----- what tests read ---------------------------------------------------------------------------
 
     def messages(self, chat_id: int, *, from_bot: bool | None = True, include_deleted: bool = False) -> list[Message]:
-        """The chat's messages, oldest first: the bot's by default, `from_bot=None` for everyone's."""
+        """The chat's messages, oldest first: the bot's by default, `from_bot=None` for everyone's (in a forum,
+        each message's `thread_id` is the topic it landed in)."""
         with self._lock:
             return [
                 message
@@ -540,6 +583,8 @@ class BotApi:
             "caption": message.caption,
             "reply_markup": message.reply_markup,
             "edit_date": message.edit_date,
+            "message_thread_id": message.thread_id,
+            "is_topic_message": True if message.thread_id is not None else None,
         }
         answer.update({key: value for key, value in optional.items() if value is not None})
         replied = self._messages[message.chat_id].get(message.reply_to_message_id or 0)
@@ -551,6 +596,10 @@ class BotApi:
         chat = self._chats.get(self._chat_id_of(params.values) or 0)
         if chat is None:
             raise bad_request("chat not found")
+        if chat.migrated_to is not None:
+            raise ApiError(
+                400, "Bad Request: group chat was upgraded to a supergroup chat", migrate_to_chat_id=chat.migrated_to
+            )
         return chat
 
     def _writable_chat(self, params: Params) -> Chat:
@@ -588,6 +637,11 @@ class BotApi:
         reply_to = reply_to or params.optional_integer("reply_to_message_id")
         if reply_to is not None and reply_to not in self._messages[chat.id]:
             raise bad_request("message to be replied not found")
+        thread = params.optional_integer("message_thread_id")
+        if thread is not None and thread not in chat.topics:
+            raise bad_request("message thread not found")
+        if thread is None and reply_to is not None:  # a reply goes where what it answers is
+            thread = self._messages[chat.id][reply_to].thread_id
         message = self._store_new(
             Message(
                 chat_id=chat.id,
@@ -597,6 +651,7 @@ class BotApi:
                 date=int(time.time()),
                 reply_markup=limits.reply_markup(params.structure("reply_markup")),
                 reply_to_message_id=reply_to,
+                thread_id=thread,
                 **content,
             )
         )

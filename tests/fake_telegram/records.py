@@ -15,18 +15,23 @@ JSON = dict[str, Any]
 
 
 class ApiError(Exception):
-    """A Bot API error answer: HTTP status, Telegram's description and, for 429, retry_after seconds."""
+    """A Bot API error answer: HTTP status, Telegram's description and its parameters: for 429 retry_after
+    seconds, for a group that became a supergroup the new chat's id (PTB raises ChatMigrated)."""
 
-    def __init__(self, status: int, description: str, *, retry_after: int | None = None) -> None:
+    def __init__(
+        self, status: int, description: str, *, retry_after: int | None = None, migrate_to_chat_id: int | None = None
+    ) -> None:
         super().__init__(description)
         self.status = status
         self.description = description
         self.retry_after = retry_after
+        self.migrate_to_chat_id = migrate_to_chat_id
 
     def to_api(self) -> JSON:
         answer: JSON = {"ok": False, "error_code": self.status, "description": self.description}
-        if self.retry_after is not None:
-            answer["parameters"] = {"retry_after": self.retry_after}
+        parameters = {"retry_after": self.retry_after, "migrate_to_chat_id": self.migrate_to_chat_id}
+        if any(v is not None for v in parameters.values()):
+            answer["parameters"] = {k: v for k, v in parameters.items() if v is not None}
         return answer
 
 
@@ -98,6 +103,7 @@ class Message:
     reply_markup: JSON | None = None
     entities: tuple[JSON, ...] = ()
     reply_to_message_id: int | None = None
+    thread_id: int | None = None  # the forum topic it is in (message_thread_id); None: General, or no topics
     edit_date: int | None = None
     edits: int = 0
     deleted: bool = False
@@ -131,7 +137,8 @@ class Message:
 
 @dataclass
 class Chat:
-    """A chat the server knows. Private chats have the user's id; groups have negative ids."""
+    """A chat the server knows. Private chats have the user's id; groups have negative ids. A forum supergroup
+    has topics (thread id -> name); a group upgraded to a supergroup names it in `migrated_to`."""
 
     id: int
     type: str
@@ -142,6 +149,9 @@ class Chat:
     admin_ids: set[int] = field(default_factory=set)
     member_ids: set[int] = field(default_factory=set)
     bot_is_admin: bool = False
+    is_forum: bool = False
+    topics: dict[int, str] = field(default_factory=dict)
+    migrated_to: int | None = None
 
     @property
     def is_group(self) -> bool:
@@ -149,7 +159,8 @@ class Chat:
 
     def to_api(self) -> JSON:
         if self.is_group:
-            return {"id": self.id, "type": self.type, "title": self.title}
+            forum: JSON = {"is_forum": True} if self.is_forum else {}
+            return {"id": self.id, "type": self.type, "title": self.title, **forum}
         chat: JSON = {"id": self.id, "type": self.type, "first_name": self.first_name}
         if self.username:
             chat["username"] = self.username

@@ -41,10 +41,11 @@ class SimUser:
             user["username"] = self.username
         return user
 
-    def say(self, chat: Chat | int, text: str, *, reply_to: Message | None = None) -> Message:
-        """Sends `text` to a group or to the bot privately (`chat=user.id`); commands get their entity."""
+    def say(self, chat: Chat | int, text: str, *, reply_to: Message | None = None, topic: int | None = None) -> Message:
+        """Sends `text` to a group (in its forum topic `topic`) or to the bot privately (`chat=user.id`);
+        commands get their entity."""
         chat_id = chat.id if isinstance(chat, Chat) else chat
-        return self._api.post_user_message(self, chat_id, text, reply_to)
+        return self._api.post_user_message(self, chat_id, text, reply_to, topic)
 
     def start(self, payload: str | None = None) -> Message:
         """Presses START in the private chat (the bot receives `/start` or `/start <payload>`)."""

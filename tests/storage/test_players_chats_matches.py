@@ -134,6 +134,12 @@ async def test_match_arguments_are_checked(db: Database) -> None:
     custom = await db.matches.create(-100, 1, {"preset": "kaikoufan", "bright_cap": True}, seats, 8)
     assert custom.rules.bright_cap == 500
     assert (await db.hands.start(custom.id, seed=1, dealer=0)).rules == custom.rules
+    with pytest.raises(InvalidInputError, match="thread id"):
+        await db.matches.create(-100, 1, "kaikoufan", seats, 8, thread_id=0)
+    assert custom.thread_id is None  # a group's own table
+    in_topic = await db.matches.create(-100, 1, "kaikoufan", seats, 8, thread_id=42)
+    assert [m.thread_id for m in await db.matches.all_running()] == [None, 42]
+    assert (await db.matches.get(in_topic.id)).thread_id == 42
 
 
 async def test_a_migrated_group_takes_everything_along_once(db: Database) -> None:

@@ -1,0 +1,75 @@
+"""bot.outbox in a forum group, against the fake Bot API on loopback: each write lands in its topic, texts of two
+topics are never merged, the same answer asked in two topics is given in both, and a group that became a
+supergroup gets what was waiting for it."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+from telegram import Bot
+
+from bot.outbox import Content, Outbox
+from tests.fake_telegram import FakeTelegram
+
+
+@pytest.fixture
+async def bot(fake_telegram: FakeTelegram) -> AsyncIterator[Bot]:
+    async with Bot(fake_telegram.token, base_url=fake_telegram.base_url) as b:
+        yield b
+
+
+async def _drain(outbox: Outbox, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while outbox.pending():
+        assert time.monotonic() < deadline, "the outbox did not drain"
+        await asyncio.sleep(0.02)
+
+
+async def test_each_write_lands_in_its_topic(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    tg = fake_telegram
+    ann = tg.add_user("Ann")
+    group = tg.add_group("论坛", members=[ann], forum=True)
+    east, west = tg.create_topic(group, "东", by=ann), tg.create_topic(group, "西", by=ann)
+    asked = [ann.say(group, "/rules", topic=topic) for topic in (east, west)]
+    outbox = Outbox(bot, group_interval=0.05)
+    for n in range(3):
+        outbox.announce(group.id, f"east {n}", thread=east)
+        outbox.announce(group.id, f"west {n}", thread=west)
+    outbox.announce(group.id, "general")
+    for message in asked:  # the same answer, asked in both topics: one in each
+        outbox.announce(group.id, "the rules", reply_to=message.message_id, thread=message.thread_id)
+    outbox.show(group.id, "spectator_west", Content("west table", thread=west))
+    await _drain(outbox)
+    outbox.show(group.id, "spectator_west", Content("west table, edited", thread=west))
+    await _drain(outbox)
+    landed = [(m.text, m.thread_id) for m in tg.messages(group.id)]
+    expected = [(f"{side} {n}", topic) for n in range(3) for side, topic in (("east", east), ("west", west))]
+    assert sorted(landed) == sorted(
+        [*expected, ("general", None), ("the rules", east), ("the rules", west), ("west table, edited", west)]
+    )  # nothing merged across topics, the picture edited in its topic
+    await outbox.close()
+
+
+async def test_what_waits_for_a_migrated_group_goes_to_the_new_one(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    tg = fake_telegram
+    ann = tg.add_user("Ann")
+    old = tg.add_group("小群", members=[ann], supergroup=False)
+    asked = ann.say(old, "/help")
+    new = tg.migrate_group(old)
+    outbox = Outbox(bot, group_interval=0.05)
+    followed: list[tuple[int, int]] = []
+
+    async def migrated(before: int, after: int) -> None:
+        followed.append((before, after))
+        outbox.move(before, after, {})
+
+    outbox.migrated = migrated
+    outbox.announce(old.id, "the help", reply_to=asked.message_id)
+    outbox.announce(old.id, "a notice")
+    await _drain(outbox)
+    assert followed == [(old.id, new.id)]
+    assert [m.text for m in tg.messages(new.id)] == ["the help\na notice"]
+    await outbox.close()

@@ -1,0 +1,164 @@
+"""Issue 17, forum groups and a group migrated under the bot, against the real bot process and the loopback Bot
+API: a table per forum topic, every write for it in its topic, presses, commands and a restart reaching the right
+one; a group upgraded to a supergroup that the bot learns of only from a refused write."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from bot.play.callback_data import decode
+from storage.database import Database
+from tests.e2e.players import BotProcess, Players, game_buttons
+from tests.e2e.test_robustness import _open_table
+from tests.fake_telegram import FakeTelegram
+from tests.fake_telegram.records import Button, Chat, Message
+from tests.fake_telegram.users import SimUser
+
+
+def _open_in_topic(tg: FakeTelegram, group: Chat, topic: int, users: list[SimUser], *, by_link: bool) -> None:
+    """The first user opens the topic's table; the others sit down with /join there, or (``by_link``) through the
+    lobby's Join button, a deep link naming the topic's table."""
+    first = users[0]
+    first.say(group, "/newgame", topic=topic)
+    tg.wait_for_message(
+        group.id, lambda m: m.thread_id == topic and f"{first.first_name} 入座" in m.content, timeout=15
+    )
+    for u in users[1:]:
+        if by_link:
+            lobby = tg.wait_for_message(group.id, lambda m: m.thread_id == topic and bool(m.buttons))
+            u.open_link(lobby.button("入座").url or "")
+        else:
+            u.say(group, "/join", topic=topic)
+        tg.wait_for_message(group.id, lambda m, u=u: m.thread_id == topic and u.first_name in m.content, timeout=15)
+    first.say(group, "/begin", topic=topic)
+
+
+def _stored_by_topic(db: Path) -> dict[int | None, int]:
+    """Stored actions per forum topic of their match."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT m.thread_id, COUNT(a.seq) FROM matches m JOIN hands h ON h.match_id = m.id "
+            "LEFT JOIN actions a ON a.hand_id = h.id GROUP BY m.thread_id"
+        )
+        return {thread: count for thread, count in rows}
+
+
+def _play(tables: list[Players], done: Callable[[], object], timeout: float) -> None:
+    """Every table's people press what they are offered, all at once, until ``done``."""
+    deadline = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < deadline, "the tables did not get there in time"
+        if not sum(p.step() for p in tables):
+            time.sleep(0.02)
+
+
+def _in_topic(tg: FakeTelegram, group: Chat, topic: int) -> list[Message]:
+    return [m for m in tg.messages(group.id) if m.thread_id == topic]
+
+
+def test_two_topics_of_a_forum_play_a_table_each(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    """Two topics of one forum group each open and play a table at once. A press at one table never touches the
+    other; /stop in a topic stops its own table only; after a SIGKILL both resume in their topics, their pictures
+    edited in place; every message the bot writes in the group is in the topic of its table."""
+    tg = fake_telegram
+    alice, bob, carol, dan = (tg.add_user(name) for name in ("Alice", "Bob", "Carol", "Dan"))
+    group = tg.add_group("论坛群", members=[alice, bob, carol, dan], forum=True)
+    east, west = tg.create_topic(group, "东桌", by=alice), tg.create_topic(group, "西桌", by=carol)
+    db = tmp_path / "db.sqlite3"
+    bot = BotProcess(tg, db, MAHJONG_SEED="7", MAHJONG_GROUP_INTERVAL="0.5").start()
+    try:
+        _open_in_topic(tg, group, east, [alice, bob], by_link=False)
+        _open_in_topic(tg, group, west, [carol, dan], by_link=True)
+        alice.wait_for_private_message(lambda m: bool(game_buttons(m, group, east)), timeout=15)
+        hers = carol.wait_for_private_message(lambda m: bool(game_buttons(m, group, west)), timeout=15)
+        west_picture = tg.wait_for_message(group.id, lambda m: m.thread_id == west and m.photo is not None)
+
+        # Carol, at the west table, presses her own button as if it were the east table's: refused, nothing played.
+        data = next(b.callback_data or "" for b in game_buttons(hers, group, west))
+        forged = data.replace(f"_{west}|", f"_{east}|", 1)
+        assert decode(forged).table.thread_id == east
+        query = tg.press_button(carol, hers, Button(text="x", callback_data=forged))
+        assert tg.wait_for_callback_answer(query, timeout=10).text == "这不是你的按钮。"
+
+        # The east table plays while the west one waits for Carol (its dealer): nothing moves in the west.
+        Players(tg, group, [alice, bob], topic=east).play_until(
+            lambda: _stored_by_topic(db).get(east, 0) >= 12, timeout=60
+        )
+        assert _stored_by_topic(db).get(west, 0) == 0
+        assert tg.message(group.id, west_picture.message_id).edits == west_picture.edits
+
+        Players(tg, group, [carol, dan], topic=west).play_until(lambda: _stored_by_topic(db)[west] >= 8, timeout=60)
+        pictures = {topic: [m.message_id for m in _in_topic(tg, group, topic) if m.photo] for topic in (east, west)}
+        before = _stored_by_topic(db)
+        bot.kill()
+        bot.start()
+        for topic in (east, west):
+            tg.wait_for_message(
+                group.id, lambda m, topic=topic: m.thread_id == topic and "重启" in m.content, timeout=20
+            )
+        alice.wait_for_private_message(lambda m: bool(game_buttons(m, group, east)), timeout=20)
+        carol.wait_for_private_message(lambda m: bool(game_buttons(m, group, west)), timeout=20)
+        tables = [Players(tg, group, [alice, bob], topic=east), Players(tg, group, [carol, dan], topic=west)]
+        _play(tables, lambda: all(_stored_by_topic(db)[t] >= before[t] + 6 for t in (east, west)), timeout=60)
+        for topic in (east, west):  # the picture from before the restart was taken up, not sent again
+            assert [m.message_id for m in _in_topic(tg, group, topic) if m.photo] == pictures[topic]
+
+        bob.say(group, "/stop", topic=west)  # not his table: refused there, nothing stops
+        tg.wait_for_message(group.id, lambda m: m.thread_id == west and "只有开桌的人" in m.content, timeout=10)
+        alice.say(group, "/stop", topic=east)
+        tg.wait_for_message(group.id, lambda m: m.thread_id == east and "牌局结束" in m.content, timeout=15)
+        asked = carol.say(group, "/top", topic=west)  # a leaderboard, a message with buttons of its own: in the topic
+        tg.wait_for_message(group.id, lambda m: m.reply_to_message_id == asked.message_id and bool(m.buttons))
+        stored = _stored_by_topic(db)[west]
+        tables[1].play_until(lambda: _stored_by_topic(db)[west] >= stored + 4, timeout=60)
+        assert "Traceback" not in bot.log()
+    finally:
+        bot.stop()
+    everything = tg.messages(group.id)
+    assert {m.thread_id for m in everything} == {east, west}  # nothing in General
+    for topic, others in ((east, ("Carol", "Dan")), (west, ("Alice", "Bob"))):
+        assert not any(name in m.content for m in _in_topic(tg, group, topic) for name in others)
+    with sqlite3.connect(db) as conn:
+        statuses = dict(conn.execute("SELECT thread_id, status FROM matches"))
+    assert statuses == {east: "abandoned", west: "running"}
+
+
+async def _group_settings(db: Path, chat_id: int) -> None:
+    async with await Database.open(db) as store:
+        await store.chats.update(chat_id, base_unit=5, hands_per_game=3)
+
+
+def test_a_group_migrated_under_the_bot_follows_the_refusal(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    """The group becomes a supergroup and the bot is not told (no service message): its next write to the old id
+    is refused with migrate_to_chat_id, and from that alone the table, its match, the group's settings and league
+    follow to the new chat, in one move; play goes on there, its timers too, and /stop there reaches the table."""
+    tg = fake_telegram
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+    old = tg.add_group("升级群", members=[alice, bob], admins=[alice], supergroup=False)
+    db = tmp_path / "db.sqlite3"
+    asyncio.run(_group_settings(db, old.id))
+    with BotProcess(tg, db, MAHJONG_SEED="7") as bot:
+        alice.say(old, "/league create Friday | fri 20:00 | Asia/Shanghai | 8 hands | kaikoufan")
+        tg.wait_for_message(old.id, lambda m: "Friday" in m.content, timeout=15)
+        _open_table(tg, old, [alice, bob])
+        alice.wait_for_private_message(lambda m: bool(game_buttons(m, old)), timeout=15)
+        new = tg.migrate_group(old)
+        # Alice plays on: the group picture's next write to the old id is refused, and the table moves.
+        Players(tg, old, [alice, bob]).play_until(lambda: any(m.photo for m in tg.messages(new.id)), timeout=30)
+        refused = [c for c in tg.calls(chat_id=old.id) if c.status == 400]
+        assert refused and all("upgraded to a supergroup" in (c.description or "") for c in refused)
+        stored = sum(_stored_by_topic(db).values())
+        Players(tg, new, [alice, bob]).play_until(lambda: sum(_stored_by_topic(db).values()) >= stored + 10, timeout=60)
+        alice.say(new, "/stop")
+        tg.wait_for_message(new.id, lambda m: "牌局结束" in m.content, timeout=15)
+        assert len(refused) <= 2  # the writes in flight when it moved: nothing more is sent to the old id
+        assert len([c for c in tg.calls(chat_id=old.id) if c.status == 400]) == len(refused)
+        assert "Traceback" not in bot.log()
+    with sqlite3.connect(db) as conn:
+        assert [row[0] for row in conn.execute("SELECT chat_id FROM matches")] == [new.id]
+        assert list(conn.execute("SELECT id, base_unit, hands_per_game FROM chats")) == [(new.id, 5, 3)]
+        assert [row[0] for row in conn.execute("SELECT chat_id FROM leagues")] == [new.id]
