@@ -167,6 +167,7 @@ async def _start(application: BotApplication) -> None:
     data.reviews = Reviews(db, outbox, pool, config.review_samples)
     outbox.migrated = manager.migrate  # a write refused with ChatMigrated: the table follows the supergroup
     outbox.lost = manager.unreachable  # 403: a group's table closes, a player who blocked the bot is 托管
+    outbox.topic_gone = manager.topic_gone  # a forum topic closed or deleted: its table closes
     await publish_commands(application)
     resumed = await resume_tables(manager)
     log.info("bot @%s started; %d unfinished hand(s) resumed", application.bot.username, resumed)

@@ -34,7 +34,7 @@ from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 
 from bot.limits import MAX_CAPTION, MAX_TEXT, Throttle, final_refusal, fit, length, retry_seconds, with_lines
-from bot.outbox_state import ChatQueue, Content, Remember, Slot, send_new
+from bot.outbox_state import ChatQueue, Content, Remember, Slot, TopicGone, send_new
 
 __all__ = ["Content", "Outbox", "Remember"]
 
@@ -59,6 +59,7 @@ class Outbox:
         self._remember = remember  # told of every slot's new message, so a restart can edit it in place
         self.migrated: Callable[[int, int], Awaitable[None]] | None = None  # (old, new): a group migrated
         self.lost: Callable[[int], Awaitable[None]] | None = None  # a chat that answered 403
+        self.topic_gone: Callable[[int, int], Awaitable[None]] | None = None  # (group, topic) closed or deleted
         self.group_interval = group_interval
         self.private_interval = private_interval
         self.passive_interval = passive_interval
@@ -161,6 +162,10 @@ class Outbox:
         if chat is not None and chat.task is not None and chat.task is not asyncio.current_task():
             chat.task.cancel()
 
+    def drop_topic(self, chat_id: int, thread: int) -> None:
+        if chat_id in self._chats:
+            self._chats[chat_id].drop_topic(thread)
+
     def adopt(self, chat_id: int, slot: str, message_id: int, *, is_photo: bool) -> None:
         """Take up a message sent before a restart: the slot's next write edits it instead of adding one."""
         s = self._chat(chat_id).slots.setdefault(slot, Slot())
@@ -261,8 +266,8 @@ class Outbox:
         self.writes += 1
 
     async def _refused(self, chat: ChatQueue, e: TelegramError) -> bool:
-        """Handle a write Telegram refused: retried later (429, network), dropped (400), the chat given up (403)
-        or followed (migrated); True to end the chat's worker."""
+        """Handle a write Telegram refused: retried later (429, network), dropped (400), the chat given up (403),
+        its topic's table closed (a topic closed or deleted) or followed (migrated); True to end the chat's worker."""
         if isinstance(e, ChatMigrated):  # the group is a supergroup now: everything follows it there
             log.info("chat %s migrated to %s", chat.chat_id, e.new_chat_id)
             if self.migrated is not None:
@@ -272,14 +277,11 @@ class Outbox:
             log.warning("chat %s: flood control, retrying in %.0f s", chat.chat_id, retry_seconds(e))
             chat.resume_at = time.monotonic() + retry_seconds(e)
         elif isinstance(e, Forbidden):
-            log.info("chat %s unreachable (%s); dropping its messages", chat.chat_id, e.message)
-            self.unreachable.add(chat.chat_id)
-            chat.announcements.clear()
-            chat.replies.clear()
-            for s in chat.slots.values():
-                s.pending = None
-            if self.lost is not None:
-                await self.lost(chat.chat_id)
+            await self._lost(chat, e)
+        elif isinstance(e, TopicGone):
+            log.info("chat %s: topic %s closed or deleted (%s)", chat.chat_id, e.thread, e.message)
+            if self.topic_gone is not None:
+                await self.topic_gone(chat.chat_id, e.thread)
         elif isinstance(e, BadRequest):
             log.error("chat %s: write refused and dropped: %s", chat.chat_id, e.message)
         elif isinstance(e, NetworkError):  # a timeout or a lost connection
@@ -289,6 +291,16 @@ class Outbox:
         else:
             log.error("chat %s: write dropped: %s", chat.chat_id, e)
         return False
+
+    async def _lost(self, chat: ChatQueue, e: Forbidden) -> None:
+        log.info("chat %s unreachable (%s); dropping its messages", chat.chat_id, e.message)
+        self.unreachable.add(chat.chat_id)
+        chat.announcements.clear()
+        chat.replies.clear()
+        for s in chat.slots.values():
+            s.pending = None
+        if self.lost is not None:
+            await self.lost(chat.chat_id)
 
     async def _idle(self, chat: ChatQueue) -> bool:
         """Nothing waits in the chat: True to end its worker. A chat with no slot left is dropped, once its

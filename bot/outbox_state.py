@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from telegram import Bot, InlineKeyboardMarkup, Message, ReplyParameters
+from telegram.error import BadRequest
 
 # (chat id, slot, message id, is a photo): a slot is shown by a new message.
 Remember = Callable[[int, str, int, bool], Awaitable[None]]
@@ -58,14 +59,43 @@ class ChatQueue:
     resume_at: float = float("-inf")  # no write before this (after a 429 or a network error)
     in_flight: int = 0
 
+    def drop_topic(self, thread: int) -> None:
+        """Nothing more to the forum topic ``thread`` (closed or deleted): what waits for it is dropped."""
+        self.announcements = [a for a in self.announcements if a[2] != thread]
+        self.replies = [r for r in self.replies if r.thread != thread]
+        for s in self.slots.values():
+            if s.pending is not None and s.pending.thread == thread:
+                s.pending = None
+
 
 def replying(message_id: int | None) -> ReplyParameters | None:
     """A reply to ``message_id`` (sent even if that message was deleted meanwhile)."""
     return None if message_id is None else ReplyParameters(message_id, allow_sending_without_reply=True)
 
 
+class TopicGone(BadRequest):
+    """A new message refused because its forum topic was closed or deleted: that topic's table is over."""
+
+    def __init__(self, message: str, thread: int) -> None:
+        super().__init__(message)
+        self.thread = thread
+
+
+_TOPIC_GONE = ("topic_closed", "topic_deleted", "message thread not found")
+
+
 async def send_new(bot: Bot, chat_id: int, content: Content, photo: bytes | None = None) -> Message:
-    """Send ``content`` as a new message (``photo``: its rendered picture), in its reply and forum topic."""
+    """Send ``content`` as a new message (``photo``: its rendered picture), in its reply and forum topic;
+    TopicGone when that topic is closed or deleted."""
+    try:
+        return await _send(bot, chat_id, content, photo)
+    except BadRequest as e:
+        if content.thread is not None and any(words in e.message.lower() for words in _TOPIC_GONE):
+            raise TopicGone(e.message, content.thread) from e
+        raise
+
+
+async def _send(bot: Bot, chat_id: int, content: Content, photo: bytes | None) -> Message:
     where, topic = replying(content.reply_to), content.thread
     if photo is None:
         return await bot.send_message(

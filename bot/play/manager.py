@@ -332,12 +332,21 @@ class TableManager(HandFlow):
         its table closes cleanly (a running hand stored as abandoned, without payments)."""
         self.outbox.drop(chat_id)
         for key in [k for k in self.tables if k.chat_id == chat_id]:  # a forum group: a table per topic
-            async with self.locked(key):
-                table = self.tables.get(key)
-                if table is None:
-                    continue
-                log.info("table %s: the bot can no longer write there; closing it", key.token)
-                await self.finish(table, "abandoned" if table.state == "playing" else "done")
+            await self._close_unwritable(key)
+
+    async def topic_gone(self, chat_id: int, thread: int) -> None:
+        """The forum topic of a table was closed or deleted: that table closes as if the bot had been removed
+        (the group's other topics play on)."""
+        await self._close_unwritable(TableKey(chat_id, thread))
+        self.outbox.drop_topic(chat_id, thread)  # the closing's own notices there would only be refused
+
+    async def _close_unwritable(self, key: TableKey) -> None:
+        async with self.locked(key):
+            table = self.tables.get(key)
+            if table is None:
+                return
+            log.info("table %s: the bot can no longer write there; closing it", key.token)
+            await self.finish(table, "abandoned" if table.state == "playing" else "done")
 
     async def unreachable(self, chat_id: int) -> None:
         """A chat refused the bot's write (403). A group: ``removed``. A player who blocked the bot: 托管 at each

@@ -162,3 +162,45 @@ def test_a_group_migrated_under_the_bot_follows_the_refusal(fake_telegram: FakeT
         assert [row[0] for row in conn.execute("SELECT chat_id FROM matches")] == [new.id]
         assert list(conn.execute("SELECT id, base_unit, hands_per_game FROM chats")) == [(new.id, 5, 3)]
         assert [row[0] for row in conn.execute("SELECT chat_id FROM leagues")] == [new.id]
+
+
+def test_a_closed_or_deleted_topic_closes_its_table_only(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    """An admin deletes one table's topic and closes another's: each table closes (its match stored as over)
+    at the first new message its topic refuses, its player told in private, and nothing more is tried there; the
+    third topic's table plays on."""
+    tg = fake_telegram
+    alice, bob, carol = (tg.add_user(name) for name in ("Alice", "Bob", "Carol"))
+    group = tg.add_group("关帖群", members=[alice, bob, carol], admins=[alice], forum=True)
+    topics = [tg.create_topic(group, name, by=alice) for name in ("删", "关", "留")]
+    deleted, closed, kept = topics
+    db = tmp_path / "db.sqlite3"
+    with BotProcess(tg, db, MAHJONG_SEED="7", MAHJONG_GROUP_INTERVAL="0.5") as bot:
+        for person, topic in zip((alice, bob, carol), topics, strict=True):
+            _open_in_topic(tg, group, topic, [person], by_link=False)
+            person.wait_for_private_message(lambda m, t=topic: bool(game_buttons(m, group, t)), timeout=15)
+        tables = [Players(tg, group, [p], topic=t) for p, t in zip((alice, bob, carol), topics, strict=True)]
+        tg.close_topic(group, deleted, deleted=True)  # its messages are gone: the next edit is refused
+        tg.close_topic(group, closed)  # edits go on; the next new message there is refused
+        alice.say(group, "/rules", topic=closed)  # an admin still writes there: the answer is refused
+
+        def running() -> set[int]:
+            with sqlite3.connect(db) as conn:
+                return {row[0] for row in conn.execute("SELECT thread_id FROM matches WHERE status = 'running'")}
+
+        _play(tables, lambda: running() == {kept}, timeout=60)  # abandoned in mid-hand, done between hands
+        for person in (alice, bob):
+            person.wait_for_private_message(lambda m: "牌局结束" in m.content, timeout=15)
+
+        def refused(topic: int) -> int:
+            return sum(
+                c.status == 400 and str(c.params.get("message_thread_id")) == str(topic)
+                for c in tg.calls(chat_id=group.id)
+            )
+
+        tried = {topic: refused(topic) for topic in (deleted, closed)}
+        played = _stored_by_topic(db)[kept]
+        _play(tables[2:], lambda: _stored_by_topic(db)[kept] >= played + 10, timeout=60)
+        time.sleep(2)  # a retry would show by now
+        assert all(1 <= n <= 3 for n in tried.values()), tried  # what was on its way when the table closed
+        assert {topic: refused(topic) for topic in tried} == tried  # and nothing since
+        assert "Traceback" not in bot.log()

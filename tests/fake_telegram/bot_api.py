@@ -201,6 +201,20 @@ class BotApi:
             chat.topics[opened.message_id] = name
             return opened.message_id
 
+    def close_topic(self, chat: Chat, topic: int, *, deleted: bool = False) -> None:
+        """An admin closes a topic (the bot's new messages there: 400 TOPIC_CLOSED) or deletes it (400 message
+        thread not found, its messages gone)."""
+        with self._changed:
+            if topic not in chat.topics:
+                raise ValueError(f"chat {chat.id} has no topic {topic}")
+            if not deleted:
+                chat.closed_topics.add(topic)
+                return
+            del chat.topics[topic]
+            for message_id, message in list(self._messages[chat.id].items()):
+                if message.thread_id == topic:
+                    self._messages[chat.id][message_id] = replace(message, deleted=True)
+
     def migrate_group(self, chat: Chat) -> Chat:
         """A group becomes a supergroup: a new chat with its title and people; from now on a call naming the old
         id answers 400 with parameters.migrate_to_chat_id (no service message is sent: tests post one if they
@@ -640,6 +654,8 @@ class BotApi:
         thread = params.optional_integer("message_thread_id")
         if thread is not None and thread not in chat.topics:
             raise bad_request("message thread not found")
+        if thread in chat.closed_topics:
+            raise bad_request("TOPIC_CLOSED")
         if thread is None and reply_to is not None:  # a reply goes where what it answers is
             thread = self._messages[chat.id][reply_to].thread_id
         message = self._store_new(

@@ -138,7 +138,7 @@ class Message:
 @dataclass
 class Chat:
     """A chat the server knows. Private chats have the user's id; groups have negative ids. A forum supergroup
-    has topics (thread id -> name); a group upgraded to a supergroup names it in `migrated_to`."""
+    has topics (thread id -> name), some perhaps closed; a group upgraded to a supergroup names it in `migrated_to`."""
 
     id: int
     type: str
@@ -151,6 +151,7 @@ class Chat:
     bot_is_admin: bool = False
     is_forum: bool = False
     topics: dict[int, str] = field(default_factory=dict)
+    closed_topics: set[int] = field(default_factory=set)  # closed: new messages there are refused
     migrated_to: int | None = None
 
     @property
