@@ -52,6 +52,16 @@ def topic_of(update: Update) -> int | None:
     return message.message_thread_id
 
 
+def table_title(update: Update) -> str:
+    """What a table is called in its players' private messages: the group's title and, in a forum topic, the
+    topic's name too (a player may sit at the tables of two topics)."""
+    message, chat = update.effective_message, update.effective_chat
+    title = chat.title or "" if chat is not None else ""
+    opening = message.reply_to_message if isinstance(message, Message) and topic_of(update) is not None else None
+    created = opening.forum_topic_created if opening is not None else None
+    return f"{title} · {created.name}" if created is not None else title
+
+
 def table_key(update: Update) -> TableKey:
     """The table a group command is for: the group's, or its forum topic's."""
     assert update.effective_chat is not None

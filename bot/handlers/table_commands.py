@@ -14,7 +14,7 @@ from telegram import ChatMember, Update
 from telegram.error import TelegramError
 
 from bot.context import BotContext
-from bot.handlers.chat_checks import in_group, in_private, is_admin, is_member, reply, table_key, topic_of
+from bot.handlers.chat_checks import in_group, in_private, is_admin, is_member, reply, table_key, table_title, topic_of
 from bot.i18n import language_for, private_language, t
 from bot.play.callback_data import BadCallback, decode
 from bot.play.manager import Reply
@@ -69,7 +69,7 @@ async def newgame(update: Update, context: BotContext) -> None:
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     await private_language(context.db, user)  # someone new sits down speaking their Telegram language
-    answer = await context.manager.new_table(table_key(update), chat.title or "", user.id, user.full_name)
+    answer = await context.manager.new_table(table_key(update), table_title(update), user.id, user.full_name)
     _say(update, context, answer)
 
 

@@ -76,6 +76,7 @@ def test_two_topics_of_a_forum_play_a_table_each(fake_telegram: FakeTelegram, tm
         alice.wait_for_private_message(lambda m: bool(game_buttons(m, group, east)), timeout=15)
         hers = carol.wait_for_private_message(lambda m: bool(game_buttons(m, group, west)), timeout=15)
         west_picture = tg.wait_for_message(group.id, lambda m: m.thread_id == west and m.photo is not None)
+        assert (hers.caption or "").startswith("论坛群 · 西桌")  # which of her tables it is: the topic's name too
 
         # Carol, at the west table, presses her own button as if it were the east table's: refused, nothing played.
         data = next(b.callback_data or "" for b in game_buttons(hers, group, west))

@@ -601,7 +601,12 @@ class BotApi:
             "is_topic_message": True if message.thread_id is not None else None,
         }
         answer.update({key: value for key, value in optional.items() if value is not None})
-        replied = self._messages[message.chat_id].get(message.reply_to_message_id or 0)
+        chat = self._chats[message.chat_id]
+        if message.thread_id == message.message_id and message.thread_id in chat.topics:  # a topic's first message
+            answer["forum_topic_created"] = {"name": chat.topics[message.thread_id], "icon_color": 7322096}
+        # As on Telegram, a message in a topic that answers nothing else answers the topic's first message.
+        opening = message.thread_id if message.thread_id != message.message_id else None
+        replied = self._messages[message.chat_id].get(message.reply_to_message_id or opening or 0)
         if with_reply and replied is not None:
             answer["reply_to_message"] = self._message_json(replied, with_reply=False)
         return answer
