@@ -9,7 +9,7 @@ what the view leaves unseen; no 红中 goes into another hand, since every level
 keep good tiles, so a hand is not a uniform draw: each is the best (``game.shanten.distance``) of its size out
 of a few more random tiles, one more per two discards or melds it has made — the distance this gives matches
 that of ``normal`` players' real hands at each stage (P(ready) within a few points). A hand that would 胡 on
-a tile the seat let pass since its last discard (it did not win on it) is drawn again.
+its own last discard or on a tile it let pass since is drawn again: it would have won.
 
 ``hard`` plays ``normal``'s judgement less the danger it cannot see: on its turn, with an open seat at the
 table (only open hands may 胡), every discard is tried in each world on the real ``Hand`` machine
@@ -51,7 +51,7 @@ _MIN_WORLDS: Final = 2  # worlds every search takes, whatever the budget
 # Of a deal-in's payment, the part that not dealing in saves: the winner may still win off someone else.
 _DEAL_IN_SHARE: Final = 0.35
 _RISK_WORLDS: Final = 48  # the most a discard needs: a 5% chance of dealing in shows in two or three
-_TRIES: Final = 4  # draws of an opponent's hand before one that fits what it let pass is given up on
+_TRIES: Final = 4  # draws of an opponent's hand, at most, for one that no passed tile completes
 _Target = tuple[str, int | None]  # a plan (name, suit) a rollout player steers for
 
 
@@ -93,14 +93,15 @@ def _sample(view: SeatView, rng: random.Random) -> World:
         passed = _passed(view, s)
         # A player keeps the best of what it drew: its hand is the best ``size`` of a few more random tiles ...
         drawn = min(len(plain), size + (len(view.rivers[s]) + len(melds)) // 2)
-        for _ in range(_TRIES):
+        for attempt in range(_TRIES):
+            if attempt:
+                rng.shuffle(plain)
             kept, dropped = _keep(plain[:drawn], size, view.laizi, melds)
-            # ... and, had a tile it let pass made its 胡, it would have won: such a hand is drawn again.
+            # ... and one that a tile of ``passed`` completes would have won already: draw it again.
             if not any(
                 analyse_win(kept, t, melds, view.laizi, "discard", view.rules.hard_factor).valid for t in passed
             ):
                 break
-            rng.shuffle(plain)
         hands.append(kept)
         plain = dropped + plain[drawn:]
     wall = plain + [HONGZHONG] * pool[HONGZHONG]
@@ -112,13 +113,13 @@ def _sample(view: SeatView, rng: random.Random) -> World:
 
 
 def _passed(view: SeatView, s: int) -> list[Tile]:
-    """On this seat's turn, the tiles discarded since seat ``s`` last discarded (the last of each river in
-    between): ``s`` could have claimed each and did not 胡, so none of them completes its hand."""
+    """On this seat's turn, tiles that cannot complete open seat ``s``'s hand: its own last discard (holding it,
+    it had no 胡) and the last of each river since (it could have claimed each and did not 胡)."""
     if view.phase != "turn" or view.turn != view.seat or not any(m.opens for m in view.melds[s]):
         return []
     assert view.seat is not None
-    between = ((s + i) % 4 for i in range(1, (view.seat - s) % 4))
-    return [view.rivers[x][-1] for x in between if view.rivers[x] and view.rivers[x][-1] not in (HONGZHONG, view.laizi)]
+    since = ((s + i) % 4 for i in range((view.seat - s) % 4))
+    return [view.rivers[x][-1] for x in since if view.rivers[x] and view.rivers[x][-1] not in (HONGZHONG, view.laizi)]
 
 
 def _keep(tiles: list[Tile], size: int, laizi: Tile, melds: Sequence[Meld]) -> tuple[tuple[Tile, ...], list[Tile]]:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import pickle
 import random
+from types import SimpleNamespace
 
 import pytest
 
 from game import search
 from game.actions import Action
-from game.ai import ranked
+from game.ai import ranked, unseen_counts
 from game.automatic import LEVELS, choose
 from game.rules import Rules
 from game.search import World, choose_hard, deal_in_costs, evaluate, fast_action, rollout, sample_worlds
@@ -62,16 +63,20 @@ def test_a_rebuilt_world_looks_the_same_and_plays_on_the_same() -> None:
             assert copy.result == hand.result and copy.exhausted == hand.exhausted
 
 
-def test_sampled_worlds_agree_with_the_view() -> None:
+def test_sampled_worlds_agree_with_the_view(monkeypatch: pytest.MonkeyPatch) -> None:
     hand = play_until(3, 30)
     seat = hand.waiting_on()[0]
     view = hand.view(seat)
     worlds = sample_worlds(view, 5, seed=1)
     assert worlds == sample_worlds(view, 5, seed=1)
-    for w in worlds:
+    # Even when no draw of a hand fits the tiles its seat let pass (every one "would win"), no tile is doubled.
+    monkeypatch.setattr(search, "analyse_win", lambda *args: SimpleNamespace(valid=True))
+    for w in [*worlds, *sample_worlds(view, 5, seed=2)]:
         assert len(w.wall) == view.wall_remaining
         assert [len(h) for h in w.hands] == list(view.hand_sizes)
         assert all(HONGZHONG not in h for s, h in enumerate(w.hands) if s != seat)
+        hidden = to_counts([*(t for s, h in enumerate(w.hands) if s != seat for t in h), *w.wall])
+        assert all(n <= left for n, left in zip(hidden, unseen_counts(view), strict=True))
         assert Hand.from_view(view, w.hands, w.hidden_gangs, w.wall).view(seat) == view
 
 
