@@ -1,28 +1,31 @@
 """The ``hard`` player: determinized search over the worlds this seat cannot tell apart.
 
     action = choose_hard(view, seed, budget_ms=200)      # what choose(view, "hard", seed) calls
-    points = evaluate(view, candidates, sample_worlds(view, 16, seed))   # also what game.review uses
+    costs = deal_in_costs(view, sample_worlds(view, 32, seed))        # what each discard risks, per tile
+    points = evaluate(view, candidates, sample_worlds(view, 16, seed))   # what game.review uses
 
-A *world* is one way the unseen tiles (the other concealed hands, their 暗杠, the wall) could lie, drawn at random
-from what the view leaves unseen; no 红中 goes into another hand, since every level gangs it at once. Each candidate
-is played in the same worlds (a paired comparison) and the hand is played out to its end by the real ``Hand``
-machine (``Hand.from_view``), every seat following the fast policy below; the seat's points are the hand's own
-settlement, so caps, 金顶, 承包 and the discarder's ×2 count exactly as at the table. The candidates are ``normal``'s
-pick and the other options (below); ``hard`` leaves ``normal``'s pick only for a candidate ahead of it by more
-than the noise (``_CONFIDENCE`` paired standard errors), so a few worlds cannot talk it into a blunder; it stops
-sampling early once every other candidate clearly trails. It sees only the view: the same view, seed and sample
-count always give the same action.
+A *world* is one way the unseen tiles (the other concealed hands, their 暗杠, the wall) could lie, drawn from
+what the view leaves unseen; no 红中 goes into another hand, since every level gangs it at once. Other players
+keep good tiles, so a hand is not a uniform draw: each is the best (``game.shanten.distance``) of its size out
+of a few more random tiles, one more per two discards or melds it has made — the distance this gives matches
+that of ``normal`` players' real hands at each stage (P(ready) within a few points). A hand that would 胡 on
+its own last discard or on a tile it let pass since is drawn again: it would have won.
 
-It searches the choices where the stakes are a multiplier: claims (碰, 吃, 冲杠 or pass) and turns that offer a gang,
-weighing each of them against ``normal``'s pick; which tile to discard is left to ``normal``: searching those too,
-at 200 ms a decision (about ten worlds, a paired standard error near 100 points), measured −9 points per hand
-against 3 × ``normal`` (1,000 hands, bench/RESULTS.md): the fast policy's rollouts mislead more than they inform
-there.
+``hard`` plays ``normal``'s judgement less the danger it cannot see: on its turn, with an open seat at the
+table (only open hands may 胡), every discard is tried in each world on the real ``Hand`` machine
+(``Hand.from_view``, ``Hand.discard_win``): whoever would 胡 on it by §5 order, and what the seat would pay by
+the table's own settlement (caps, 金顶, 承包, the discarder's ×2). A discard's worth loses ``_DEAL_IN_SHARE`` of
+its mean payment — the part not dealing in saves, since the winner may still win off another seat; the share
+was chosen by measurement (bench/RESULTS.md). Claims and gangs are ``normal``'s: rolled out with the fast policy
+below, they measured −10 and −18 points a hand (wide intervals), and even in the true world only +6 ± 26.
+It sees only the view: the same view, seed and sample count always give the same action; with no sample count
+it takes worlds until the time budget (or ``_RISK_WORLDS``) runs out.
 
-Speed is this module's one dense part. The rollout policy reads the hand's live counts (no SeatView), measures
-a discard against two plans only (屁胡 and the nearest richer plan, ``game.shanten.missing_of``), gangs 红中
-and a second 赖子 at once, takes every 暗杠/蓄杠, and claims when that brings the hand closer (or keeps the
-distance of a hand still closed, which must open to win). A rollout from mid-hand costs a few ms.
+The review (``game.review``) rolls candidates out to the end of the hand in the same sampled worlds (a paired
+comparison), every seat following the fast policy: it reads the hand's live counts (no SeatView), measures a
+discard against two plans only (屁胡 and the nearest richer plan, ``game.shanten.missing_of``), gangs 红中 and
+a second 赖子 at once, takes every 暗杠/蓄杠, and claims when that brings the hand closer (or keeps the distance
+of a hand still closed, which must open to win). A rollout from mid-hand costs a few ms.
 """
 
 from __future__ import annotations
@@ -30,25 +33,25 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from game.actions import Action
 from game.ai import forced_action, ranked, unseen_counts
+from game.analysis import analyse_win
 from game.melds import Meld
-from game.shanten import PI_HU, missing_of, natural_counts, plans
+from game.shanten import PI_HU, distance, missing_of, natural_counts, plans
 from game.table import Hand
-from game.tiles import HIDDEN, HONGZHONG, NUM_KINDS, Tile
+from game.tiles import HIDDEN, HONGZHONG, NUM_KINDS, Tile, from_counts, to_counts
 from game.view import SeatView
 
 DEFAULT_BUDGET_MS: Final = 200.0
-_CANDIDATES: Final = 4  # each costs a rollout per world
-_CONFIDENCE: Final = 1.5  # paired standard errors a candidate must lead normal's pick by
-_MIN_WORLDS: Final = 2  # a standard error needs two worlds, whatever the budget
-# Stop early once every other candidate trails normal's pick by this many standard errors (after a few worlds).
-_SETTLE: Final = 1.0
-_SETTLE_WORLDS: Final = 6
+_MIN_WORLDS: Final = 2  # worlds every search takes, whatever the budget
+# Of a deal-in's payment, the part that not dealing in saves: the winner may still win off someone else.
+_DEAL_IN_SHARE: Final = 0.35
+_RISK_WORLDS: Final = 48  # the most a discard needs: a 5% chance of dealing in shows in two or three
+_TRIES: Final = 4  # draws of an opponent's hand, at most, for one that no passed tile completes
 _Target = tuple[str, int | None]  # a plan (name, suit) a rollout player steers for
 
 
@@ -79,19 +82,66 @@ def _sample(view: SeatView, rng: random.Random) -> World:
                 gangs.append(kind)
     plain = [t for t in range(HONGZHONG) for _ in range(pool[t])]
     rng.shuffle(plain)
+    kinds = iter(gangs)
     hands: list[tuple[Tile, ...]] = []
     for s in range(4):
         if s == view.seat:
             hands.append((*view.hand, *([view.drawn] if view.drawn is not None else [])))
-        else:
-            hands.append(tuple(plain[: view.hand_sizes[s]]))
-            del plain[: view.hand_sizes[s]]
+            continue
+        size = view.hand_sizes[s]
+        melds = [Meld("an_gang", (next(kinds),)) if m.tiles == (HIDDEN,) else m for m in view.melds[s]]
+        passed = _passed(view, s)
+        # A player keeps the best of what it drew: its hand is the best ``size`` of a few more random tiles ...
+        drawn = min(len(plain), size + (len(view.rivers[s]) + len(melds)) // 2)
+        for attempt in range(_TRIES):
+            if attempt:
+                rng.shuffle(plain)
+            kept, dropped = _keep(plain[:drawn], size, view.laizi, melds)
+            # ... and one that a tile of ``passed`` completes would have won already: draw it again.
+            if not any(
+                analyse_win(kept, t, melds, view.laizi, "discard", view.rules.hard_factor).valid for t in passed
+            ):
+                break
+        hands.append(kept)
+        plain = dropped + plain[drawn:]
     wall = plain + [HONGZHONG] * pool[HONGZHONG]
     rng.shuffle(wall)
     if len(wall) < view.wall_remaining:
         raise ValueError("the view shows more tiles than there are")
     # A hand-made view (tests) may leave tiles unaccounted for: they stay out of play.
     return World(tuple(hands), tuple(gangs), tuple(wall[: view.wall_remaining]))
+
+
+def _passed(view: SeatView, s: int) -> list[Tile]:
+    """On this seat's turn, tiles that cannot complete open seat ``s``'s hand: its own last discard (holding it,
+    it had no 胡) and the last of each river since (it could have claimed each and did not 胡)."""
+    if view.phase != "turn" or view.turn != view.seat or not any(m.opens for m in view.melds[s]):
+        return []
+    assert view.seat is not None
+    since = ((s + i) % 4 for i in range((view.seat - s) % 4))
+    return [view.rivers[x][-1] for x in since if view.rivers[x] and view.rivers[x][-1] not in (HONGZHONG, view.laizi)]
+
+
+def _keep(tiles: list[Tile], size: int, laizi: Tile, melds: Sequence[Meld]) -> tuple[tuple[Tile, ...], list[Tile]]:
+    """(``size`` of ``tiles``, the rest): drop tiles, in their order, that leave the hand no further from a win."""
+    counts = to_counts(tiles)
+    target = distance(counts, laizi, melds)
+    dropped: list[Tile] = []
+    for t in tiles:
+        if len(tiles) - len(dropped) == size:
+            break
+        counts[t] -= 1
+        if distance(counts, laizi, melds) <= target:
+            dropped.append(t)
+        else:
+            counts[t] += 1
+    for t in reversed(tiles):  # every tile left is of use: drop the last ones
+        if len(tiles) - len(dropped) == size:
+            break
+        if counts[t]:
+            counts[t] -= 1
+            dropped.append(t)
+    return tuple(from_counts(counts)), dropped
 
 
 def rollout(view: SeatView, world: World, action: Action) -> int:
@@ -102,6 +152,30 @@ def rollout(view: SeatView, world: World, action: Action) -> int:
     while not hand.finished:
         hand.apply(fast_action(hand, hand.waiting_on()[0]))
     return hand.result.payments[view.seat] if hand.result is not None else 0
+
+
+def deal_in_costs(view: SeatView, worlds: Iterable[World]) -> dict[Tile, float]:
+    """Per tile this seat may discard now, the mean over ``worlds`` of what it pays a seat that 胡 on it."""
+    assert view.seat is not None
+    tiles, order = _deal_in_setup(view)
+    paid = dict.fromkeys(tiles, 0.0)
+    n = 0
+    for w in worlds:
+        hand = Hand.from_view(view, w.hands, w.hidden_gangs, w.wall)
+        for t in tiles:
+            st = next((st for s in order if (st := hand.discard_win(s, view.seat, t)) is not None), None)
+            paid[t] -= st.payments[view.seat] if st is not None else 0
+        n += 1
+    return {t: p / max(1, n) for t, p in paid.items()}
+
+
+def _deal_in_setup(view: SeatView) -> tuple[list[Tile], list[int]]:
+    """The tiles this seat may discard, and the open seats that could 胡 on them in §5 order (one winner)."""
+    assert view.seat is not None
+    tiles = sorted({a.tile for a in view.legal if a.kind == "discard" and a.tile is not None})
+    first = view.dealer if view.rules.multi_win_order == "dealer" else (view.seat + 1) % 4
+    seats = ((first + k) % 4 for k in range(4))
+    return tiles, [s for s in seats if s != view.seat and any(m.opens for m in view.melds[s])]
 
 
 def evaluate(view: SeatView, candidates: Sequence[Action], worlds: Sequence[World]) -> list[list[int]]:
@@ -126,42 +200,35 @@ def choose_hard(
     forced = forced_action(view)
     if forced is not None:
         return forced
-    best_first = ranked(view, "normal", seed)
-    if all(a.kind == "discard" for a in view.legal):
-        return best_first[0][1]  # a choice of discards only: normal's judgement (see the module docstring)
-    top = best_first[0][1]
-    # Which tile to discard stays normal's call; the search weighs gangs and claims against it.
-    candidates = [top, *(a for _, a in best_first if a.kind != "discard" and a != top)][:_CANDIDATES]
     start = time.perf_counter()
+    best_first = ranked(view, "normal", seed)
+    if view.phase != "turn" or not any(_deal_in_setup(view)):
+        return best_first[0][1]  # a claim, or nobody open to 胡 on a discard: normal's judgement
     rng = random.Random(f"{seed}:{view.seat}:{view.wall_remaining}:{view.hand}:{view.drawn}:{view.rivers}")
-    points: list[list[int]] = [[] for _ in candidates]
+    costs = deal_in_costs(view, _worlds(view, rng, start, budget_ms, samples, _RISK_WORLDS))
+    guarded = (
+        w - _DEAL_IN_SHARE * costs[a.tile] if a.kind == "discard" and a.tile is not None else w for w, a in best_first
+    )
+    return max(zip(guarded, (a for _, a in best_first), strict=True), key=lambda r: r[0])[1]
+
+
+def _worlds(
+    view: SeatView, rng: random.Random, start: float, budget_ms: float, samples: int | None, most: int | None = None
+) -> Iterator[World]:
+    """Worlds one at a time: ``samples`` of them if given, else while the next one (at the mean cost of
+    those so far, the caller's work on them included) still ends within ``budget_ms`` of ``start``."""
     n = 0
-    while n < _MIN_WORLDS or (n < samples if samples is not None else _time_for_one_more(start, n, budget_ms)):
-        world = _sample(view, rng)
-        for i, a in enumerate(candidates):
-            points[i].append(rollout(view, world, a))
+    while n < _MIN_WORLDS or (
+        n < samples if samples is not None else n < (most or n + 1) and _time_for_one_more(start, n, budget_ms)
+    ):
+        yield _sample(view, rng)
         n += 1
-        if n >= _SETTLE_WORLDS and _settled(points):
-            break
-    return candidates[_pick(points)]
 
 
 def _time_for_one_more(start: float, n: int, budget_ms: float) -> bool:
     """Whether another world, at the mean cost of those so far, still ends within the budget."""
     spent = time.perf_counter() - start
     return spent * (n + 1) / n < budget_ms / 1000
-
-
-def _settled(points: list[list[int]]) -> bool:
-    """True when no candidate could still beat normal's pick: more worlds would not change the choice."""
-    return all(gain + _SETTLE * se < 0 for gain, se in (paired_gain(p, points[0]) for p in points[1:]))
-
-
-def _pick(points: list[list[int]]) -> int:
-    """Index of the candidate to play: the best mean, if it beats candidate 0 (normal's pick) beyond noise."""
-    best = max(range(len(points)), key=lambda i: sum(points[i]))
-    gain, se = paired_gain(points[best], points[0])
-    return best if gain > _CONFIDENCE * se else 0
 
 
 # -- the fast rollout policy --------------------------------------------------------------------------------

@@ -257,6 +257,12 @@ class Hand:
         """The seat's melds in the order made (read only: the live state)."""
         return self._melds[seat]
 
+    def discard_win(self, seat: int, by: int, t: Tile) -> Settlement | None:
+        """The settlement if ``seat`` could 胡 now on ``by`` discarding ``t`` (the search's deal-in check)."""
+        if t in (HONGZHONG, self.laizi):
+            return None  # never claimable (§5)
+        return self._offer(seat, "discard", by, t)
+
     def apply(self, action: Action) -> list[Event]:
         """Play ``action``; IllegalAction (and no change) unless it is in ``legal_actions(action.seat)``."""
         if action not in self._legal.get(action.seat, ()):

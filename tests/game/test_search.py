@@ -4,13 +4,20 @@ for states the seat cannot tell apart. Sample counts are small: these tests chec
 from __future__ import annotations
 
 import pickle
+import random
+from types import SimpleNamespace
 
+import pytest
+
+from game import search
 from game.actions import Action
+from game.ai import ranked, unseen_counts
 from game.automatic import LEVELS, choose
 from game.rules import Rules
-from game.search import World, choose_hard, evaluate, fast_action, rollout, sample_worlds
+from game.search import World, choose_hard, deal_in_costs, evaluate, fast_action, rollout, sample_worlds
+from game.shanten import distance
 from game.table import Hand
-from game.tiles import HONGZHONG, from_counts
+from game.tiles import HONGZHONG, from_counts, parse_tile, parse_tiles, to_counts
 from game.view import SeatView
 
 
@@ -56,22 +63,26 @@ def test_a_rebuilt_world_looks_the_same_and_plays_on_the_same() -> None:
             assert copy.result == hand.result and copy.exhausted == hand.exhausted
 
 
-def test_sampled_worlds_agree_with_the_view() -> None:
+def test_sampled_worlds_agree_with_the_view(monkeypatch: pytest.MonkeyPatch) -> None:
     hand = play_until(3, 30)
     seat = hand.waiting_on()[0]
     view = hand.view(seat)
     worlds = sample_worlds(view, 5, seed=1)
     assert worlds == sample_worlds(view, 5, seed=1)
-    for w in worlds:
+    # Even when no draw of a hand fits the tiles its seat let pass (every one "would win"), no tile is doubled.
+    monkeypatch.setattr(search, "analyse_win", lambda *args: SimpleNamespace(valid=True))
+    for w in [*worlds, *sample_worlds(view, 5, seed=2)]:
         assert len(w.wall) == view.wall_remaining
         assert [len(h) for h in w.hands] == list(view.hand_sizes)
         assert all(HONGZHONG not in h for s, h in enumerate(w.hands) if s != seat)
+        hidden = to_counts([*(t for s, h in enumerate(w.hands) if s != seat for t in h), *w.wall])
+        assert all(n <= left for n, left in zip(hidden, unseen_counts(view), strict=True))
         assert Hand.from_view(view, w.hands, w.hidden_gangs, w.wall).view(seat) == view
 
 
 def test_same_looking_states_same_decision() -> None:
     """Two tables that differ only in what the seat cannot see: the same action for the same seed."""
-    for seed, phase in ((0, "claim"), (1, "claim"), (2, "turn")):  # a claim is searched, discards alone are not
+    for seed, phase in ((0, "claim"), (1, "turn"), (2, "turn")):
         hand = play_until(seed, 24, phase)
         seat = hand.waiting_on()[0]
         view = hand.view(seat)
@@ -111,3 +122,81 @@ def test_hard_plays_whole_hands_legally_and_pickles() -> None:
         action = choose_hard(view, 11, samples=2) if seat == 0 else choose(view, "normal", 11)
         assert action in hand.legal_actions(seat)
         hand.apply(action)
+
+
+def deal_in_turns(seeds: range) -> list[tuple[Hand, dict[int, int]]]:
+    """Turns (``normal`` play) where some discard would deal in, with what each such tile would cost the seat."""
+    found = []
+    for seed in seeds:
+        hand = Hand(Rules(), seed=seed, dealer=seed % 4)
+        while not hand.finished:
+            seat = hand.waiting_on()[0]
+            view = hand.view(seat)
+            if hand.phase == "turn" and len(view.legal) > 1:
+                wins = {
+                    t: [st for s in range(4) if s != seat and (st := hand.discard_win(s, seat, t)) is not None]
+                    for t in {a.tile for a in view.legal if a.kind == "discard" and a.tile is not None}
+                }
+                # one winner at most: the test needs no §5 order
+                if any(wins.values()) and all(len(w) <= 1 for w in wins.values()):
+                    paid = {t: -w[0].payments[seat] for t, w in wins.items() if w}
+                    found.append((Hand.replay(Rules(), seed, seed % 4, hand.actions), paid))
+            hand.apply(choose(view, "normal", seed))
+    return found
+
+
+def test_deal_in_costs_are_the_tables_settlement() -> None:
+    turns = deal_in_turns(range(3))
+    assert turns
+    for hand, paid in turns:
+        seat = hand.waiting_on()[0]
+        view = hand.view(seat)
+        costs = deal_in_costs(view, [true_world(hand, seat)])
+        assert costs == {t: float(paid.get(t, 0)) for t in costs}
+        assert all(c > 0 for t, c in costs.items() if t in paid)
+
+
+def cost(paid: dict[int, int], a: Action) -> int:
+    return paid.get(a.tile, 0) if a.kind == "discard" and a.tile is not None else 0
+
+
+def test_hard_turns_down_a_deal_in_it_is_sure_of(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Shown the true world, ``hard`` leaves normal's discard when it deals in, for one that costs less."""
+    changed = 0
+    for hand, paid in deal_in_turns(range(6)):
+        seat = hand.waiting_on()[0]
+        view = hand.view(seat)
+        world = true_world(hand, seat)
+        monkeypatch.setattr(search, "_sample", lambda v, rng, w=world: w)
+        action = choose_hard(view, 0, samples=2)
+        pick = ranked(view, "normal", 0)[0][1]
+
+        assert cost(paid, action) <= cost(paid, pick)
+        changed += action != pick
+    assert changed
+
+
+def test_other_hands_are_kept_as_players_keep_them() -> None:
+    ready = list(parse_tiles("123m456m789m234p5s"))
+    junk = list(parse_tiles("1z3z5z7z"))
+    kept, dropped = search._keep(junk[:2] + ready + junk[2:], len(ready), parse_tile("9s"), ())
+    assert sorted(kept) == sorted(ready) and sorted(dropped) == sorted(junk)
+    # Late in a hand, sampled hands are nearer a win than random draws of the same tiles.
+    hand = play_until(4, 60)
+    seat = hand.waiting_on()[0]
+    view = hand.view(seat)
+    sampled = [
+        distance(to_counts(w.hands[s]), view.laizi, view.melds[s])
+        for w in sample_worlds(view, 20, 1)
+        for s in range(4)
+        if s != seat
+    ]
+    uniform = []
+    for w in sample_worlds(view, 20, 2):
+        pool = [t for h in (w.hands[s] for s in range(4) if s != seat) for t in h] + list(w.wall)
+        random.Random(0).shuffle(pool)
+        for s in range(4):
+            if s != seat:
+                uniform.append(distance(to_counts(pool[: view.hand_sizes[s]]), view.laizi, view.melds[s]))
+                del pool[: view.hand_sizes[s]]
+    assert sum(sampled) < sum(uniform)
