@@ -5,20 +5,12 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections.abc import AsyncIterator
 
-import pytest
 from telegram import Bot
 
 from bot.outbox import Content, Outbox, Throttle
 from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.records import FaultKind
-
-
-@pytest.fixture
-async def bot(fake_telegram: FakeTelegram) -> AsyncIterator[Bot]:
-    async with Bot(fake_telegram.token, base_url=fake_telegram.base_url) as b:
-        yield b
 
 
 async def _drain(outbox: Outbox, timeout: float = 10.0) -> None:

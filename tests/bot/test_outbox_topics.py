@@ -4,28 +4,11 @@ supergroup gets what was waiting for it."""
 
 from __future__ import annotations
 
-import asyncio
-import time
-from collections.abc import AsyncIterator
-
-import pytest
 from telegram import Bot
 
 from bot.outbox import Content, Outbox
+from tests.bot.test_outbox import _drain
 from tests.fake_telegram import FakeTelegram
-
-
-@pytest.fixture
-async def bot(fake_telegram: FakeTelegram) -> AsyncIterator[Bot]:
-    async with Bot(fake_telegram.token, base_url=fake_telegram.base_url) as b:
-        yield b
-
-
-async def _drain(outbox: Outbox, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while outbox.pending():
-        assert time.monotonic() < deadline, "the outbox did not drain"
-        await asyncio.sleep(0.02)
 
 
 async def test_each_write_lands_in_its_topic(fake_telegram: FakeTelegram, bot: Bot) -> None:

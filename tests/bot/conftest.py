@@ -1,0 +1,17 @@
+"""Fixtures of the bot/ tests: ``bot``, a real PTB ``Bot`` talking to the loopback fake Bot API (a test file may
+define its own, as test_ratelimit does with its rate limiter)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from telegram import Bot
+
+from tests.fake_telegram import FakeTelegram
+
+
+@pytest.fixture
+async def bot(fake_telegram: FakeTelegram) -> AsyncIterator[Bot]:
+    async with Bot(fake_telegram.token, base_url=fake_telegram.base_url) as b:
+        yield b
