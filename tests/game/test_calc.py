@@ -151,42 +151,28 @@ def test_example_c_winds_liability_and_golden_cap() -> None:
     assert (r["soft"], r["base"], r["liable"], r["cap"]) == (False, 80, 2, "golden")
 
 
+EXAMPLE_D: dict[str, Any] = {
+    "dealer": 0,
+    "laizi": "1s",
+    "winner": 2,
+    "how": "rob_gang",
+    "from": 1,
+    "tile": "5s",
+    "concealed": "678p789m46s22m",
+    "players": [{}, {"melds": [peng("5s", 3)]}, {"melds": [chi("123m", 1)]}, {"hongzhong_gangs": 1}],
+}
+
+
 def test_example_d_robbing_the_kong() -> None:
-    r = ok(
-        {
-            "dealer": 0,
-            "laizi": "1s",
-            "winner": 2,
-            "how": "rob_gang",
-            "from": 1,
-            "tile": "5s",
-            "concealed": "678p789m46s22m",
-            "players": [{}, {"melds": [peng("5s", 3)]}, {"melds": [chi("123m", 1)]}, {"hongzhong_gangs": 1}],
-        }
-    )
+    r = ok(EXAMPLE_D)
     assert r["payments"] == [0, -280, 280, 0]
     assert (r["patterns"], r["soft"], r["base"], r["liable"], r["cap"]) == (["qiang_gang"], False, 10, 1, "none")
 
 
 def test_example_d_with_the_robbed_kong_listed_as_xu_gang() -> None:
     # §6: the robbed 蓄杠 is undone and stays a peng, so listing it as xu_gang settles exactly like D.
-    r = ok(
-        {
-            "dealer": 0,
-            "laizi": "1s",
-            "winner": 2,
-            "how": "rob_gang",
-            "from": 1,
-            "tile": "5s",
-            "concealed": "678p789m46s22m",
-            "players": [
-                {},
-                {"melds": [{"type": "xu_gang", "tile": "5s", "from": 3}]},
-                {"melds": [chi("123m", 1)]},
-                {"hongzhong_gangs": 1},
-            ],
-        }
-    )
+    robbed = {"melds": [{"type": "xu_gang", "tile": "5s", "from": 3}]}
+    r = ok(with_changes(EXAMPLE_D, players=[{}, robbed, *EXAMPLE_D["players"][2:]]))
     assert r["payments"] == [0, -280, 280, 0]
     assert r["liable"] == 1
 
