@@ -101,7 +101,7 @@ async def _set(update: Update, context: BotContext, settings: ChatSettings, chan
             ),
             thread=topic_of(update),
         )
-        for table in [tb for key, tb in context.manager.tables.items() if key.chat_id == chat_id]:
+        for table in context.manager.group_tables(chat_id):
             if table.state == "lobby":  # nothing dealt yet: the next hand is the first
                 await context.manager.follow_settings(table)
     show_here(update, context, SLOT, menu(updated, option.key))

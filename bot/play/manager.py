@@ -327,12 +327,16 @@ class TableManager(HandFlow):
                 self._publish(table, set(range(4)))  # buttons naming the new chat
             self.timers.arm(table)
 
+    def group_tables(self, chat_id: int) -> list[Table]:
+        """The group's tables: one, or in a forum group one per topic."""
+        return [table for key, table in self.tables.items() if key.chat_id == chat_id]
+
     async def removed(self, chat_id: int) -> None:
         """The bot was removed from the group or may no longer write there: nothing more is written to it, and
-        its table closes cleanly (a running hand stored as abandoned, without payments)."""
+        its tables close cleanly (a running hand stored as abandoned, without payments)."""
         self.outbox.drop(chat_id)
-        for key in [k for k in self.tables if k.chat_id == chat_id]:  # a forum group: a table per topic
-            await self._close_unwritable(key)
+        for table in self.group_tables(chat_id):
+            await self._close_unwritable(table.key)
 
     async def topic_gone(self, chat_id: int, thread: int) -> None:
         """The forum topic of a table was closed or deleted: that table closes as if the bot had been removed
