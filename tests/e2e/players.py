@@ -196,19 +196,26 @@ def webhook_address() -> tuple[str, str]:
     return f"http://127.0.0.1:{port}/telegram-hook", f"127.0.0.1:{port}"
 
 
+def command_json(
+    chat: dict[str, Any], sender: dict[str, Any], text: str, message_id: int, **extra: Any
+) -> dict[str, Any]:
+    """A message carrying the command ``text``, from ``sender`` in ``chat`` (their Bot API objects), as Telegram
+    would send it; ``extra`` adds or replaces fields (edit_date, sender_chat, ...)."""
+    return {
+        "message_id": message_id,
+        "date": int(time.time()),
+        "chat": chat,
+        "from": sender,
+        "text": text,
+        "entities": [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}],
+        **extra,
+    }
+
+
 def private_command(user: SimUser, text: str) -> dict[str, Any]:
     """An update carrying ``text`` as a command the user sent the bot in private, as Telegram would post it."""
-    return {
-        "update_id": 1,
-        "message": {
-            "message_id": 1,
-            "date": 0,
-            "chat": {"id": user.id, "type": "private", "first_name": user.first_name},
-            "from": user.to_api(),
-            "text": text,
-            "entities": [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}],
-        },
-    }
+    chat = {"id": user.id, "type": "private", "first_name": user.first_name}
+    return {"update_id": 1, "message": command_json(chat, user.to_api(), text, 1)}
 
 
 def post_update(url: str, update: dict[str, Any], secret: str, *, wait: float = 0.0) -> int:

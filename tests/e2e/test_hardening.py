@@ -16,6 +16,7 @@ from storage.matches import Seat as StoredSeat
 from tests.e2e.players import (
     BotProcess,
     Players,
+    command_json,
     game_buttons,
     group_texts,
     post_update,
@@ -25,7 +26,7 @@ from tests.e2e.players import (
 from tests.e2e.test_full_game import SEED, _rob_only
 from tests.e2e.test_robustness import _open_table
 from tests.fake_telegram import FakeTelegram
-from tests.fake_telegram.records import JSON, ApiCall, Button, Chat, FaultKind
+from tests.fake_telegram.records import ApiCall, Button, FaultKind
 from tests.fake_telegram.users import SimUser
 
 
@@ -278,19 +279,6 @@ def test_webhook_without_a_configured_secret_still_checks_one(fake_telegram: Fak
         emma.wait_for_private_message(lambda m: "Titles" in (m.text or ""), timeout=10)
 
 
-def _command_json(chat: Chat, sender: dict[str, object], text: str, message_id: int, **extra: object) -> JSON:
-    length = len(text.split()[0])
-    return {
-        "message_id": message_id,
-        "date": int(time.time()),
-        "chat": chat.to_api(),
-        "from": sender,
-        "text": text,
-        "entities": [{"type": "bot_command", "offset": 0, "length": length}],
-        **extra,
-    }
-
-
 def test_edits_forwards_and_anonymous_admins_run_no_command(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
     """An edited "/newgame" opens nothing again; a linked channel's post forwarded into the group opens no lobby
     as "Telegram"; "/me" from an anonymous admin gets a hint to use their own account and stores no player."""
@@ -305,14 +293,14 @@ def test_edits_forwards_and_anonymous_admins_run_no_command(fake_telegram: FakeT
         tg.wait_for_message(group.id, lambda m: "这张桌已关闭" in (m.text or ""), timeout=15)
         before = len(tg.calls("sendMessage", chat_id=group.id))
         shown = len(tg.messages(group.id))
-        edited = _command_json(group, alice.to_api(), "/newgame", sent.message_id, edit_date=int(time.time()))
+        edited = command_json(group.to_api(), alice.to_api(), "/newgame", sent.message_id, edit_date=int(time.time()))
         tg.post_update("edited_message", edited)
         channel = {"id": -1009999999999, "type": "channel", "title": "频道"}
         telegram = {"id": 777000, "is_bot": False, "first_name": "Telegram"}
         tg.post_update(
             "message",
-            _command_json(
-                group,
+            command_json(
+                group.to_api(),
                 telegram,
                 "/newgame",
                 900,
@@ -322,7 +310,7 @@ def test_edits_forwards_and_anonymous_admins_run_no_command(fake_telegram: FakeT
             ),
         )
         anonymous = {"id": 1087968824, "is_bot": True, "first_name": "Group", "username": "GroupAnonymousBot"}
-        tg.post_update("message", _command_json(group, anonymous, "/me", 901, sender_chat=group.to_api()))
+        tg.post_update("message", command_json(group.to_api(), anonymous, "/me", 901, sender_chat=group.to_api()))
         tg.wait_for_message(group.id, lambda m: "自己的账号" in (m.text or ""), timeout=10)
         alice.say(group, "/help")
         tg.wait_for_message(
