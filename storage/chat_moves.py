@@ -9,7 +9,7 @@ messages are dropped: they stay behind in the old chat). A second call for the s
 
 from __future__ import annotations
 
-import aiosqlite
+from storage.gateway import Tx
 
 _MOVES = (
     "UPDATE matches SET chat_id = :new WHERE chat_id = :old",
@@ -26,7 +26,7 @@ _MOVES = (
 )
 
 
-async def move_chat(tx: aiosqlite.Connection, old: int, new: int) -> bool:
+async def move_chat(tx: Tx, old: int, new: int) -> bool:
     """Move what is stored under ``old`` to ``new`` inside ``tx``; whether there was anything to move."""
     ids = {"old": old, "new": new}
     rows = await tx.execute_fetchall(

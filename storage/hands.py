@@ -25,8 +25,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final, Literal
 
-import aiosqlite
-
 from game.facts import SeatFacts
 from game.rules import Rules
 from game.titles import Title, title_for, title_named
@@ -41,7 +39,7 @@ from storage.codec import (
     timestamp,
 )
 from storage.errors import ActionOrderError, AlreadyClosedError, InvalidInputError, NotFoundError, StorageError
-from storage.gateway import Gateway
+from storage.gateway import Gateway, Tx
 from storage.matches import SEATS, Match, Seat, load_match, seat_from_row
 from storage.standings import periods_of
 from storage.stats import pattern_mask
@@ -134,7 +132,7 @@ class ResumableHand:
 _HAND_SELECT = "SELECT h.*, m.chat_id FROM hands h JOIN matches m ON m.id = h.match_id"
 
 
-async def _load_hand(tx: aiosqlite.Connection, hand_id: int) -> HandRecord:
+async def _load_hand(tx: Tx, hand_id: int) -> HandRecord:
     rows = list(await tx.execute_fetchall(_HAND_SELECT + " WHERE h.id = ?", (hand_id,)))
     if not rows:
         raise NotFoundError(f"no hand {hand_id}")
@@ -160,14 +158,14 @@ def _penalty_amounts(points: Sequence[int]) -> list[int]:
     return _zero_sum(points, "a penalty", "penalty", 10**9)
 
 
-async def _insert_penalty(tx: aiosqlite.Connection, hand_id: int, amounts: Sequence[int], created: str) -> None:
+async def _insert_penalty(tx: Tx, hand_id: int, amounts: Sequence[int], created: str) -> None:
     await tx.executemany(
         "INSERT INTO hand_penalties (hand_id, seat, points, created_at) VALUES (?, ?, ?, ?)",
         [(hand_id, seat, pts, created) for seat, pts in enumerate(amounts) if pts],
     )
 
 
-async def _penalty_totals(tx: aiosqlite.Connection, hand_id: int) -> tuple[int, ...]:
+async def _penalty_totals(tx: Tx, hand_id: int) -> tuple[int, ...]:
     """The flee penalties stored with a hand, per seat."""
     totals = [0] * SEATS
     for row in await tx.execute_fetchall(
@@ -177,7 +175,7 @@ async def _penalty_totals(tx: aiosqlite.Connection, hand_id: int) -> tuple[int, 
     return tuple(totals)
 
 
-async def _load_playing_hand(tx: aiosqlite.Connection, hand_id: int) -> HandRecord:
+async def _load_playing_hand(tx: Tx, hand_id: int) -> HandRecord:
     """The hand, which must still be in play: a closed or abandoned hand takes no more changes."""
     hand = await _load_hand(tx, hand_id)
     if hand.status != "playing":
@@ -240,7 +238,7 @@ def _fact_columns(facts: Sequence[SeatFacts] | None, tuoguan: Sequence[int], win
     ]
 
 
-async def _league_season(tx: aiosqlite.Connection, match_id: int) -> tuple[int, int] | None:
+async def _league_season(tx: Tx, match_id: int) -> tuple[int, int] | None:
     rows = list(
         await tx.execute_fetchall(
             """SELECT n.league_id, n.season FROM matches m JOIN league_nights n ON n.id = m.league_night_id
@@ -252,7 +250,7 @@ async def _league_season(tx: aiosqlite.Connection, match_id: int) -> tuple[int, 
 
 
 async def _settle_seat(
-    tx: aiosqlite.Connection, hand: HandRecord, seat_no: int, pts: int, won: bool, periods: Sequence[str]
+    tx: Tx, hand: HandRecord, seat_no: int, pts: int, won: bool, periods: Sequence[str]
 ) -> SeatResult:
     """One seat's share of a settlement: the player's skill, title and record, and their standings."""
     player_id = hand.seats[seat_no].player_id
@@ -279,7 +277,7 @@ async def _settle_seat(
 
 
 async def _insert_settlements(
-    tx: aiosqlite.Connection,
+    tx: Tx,
     hand: HandRecord,
     results: Sequence[SeatResult],
     winner: int | None,
@@ -298,9 +296,7 @@ async def _insert_settlements(
     )  # fmt: skip
 
 
-async def _give_share_code(
-    tx: aiosqlite.Connection, hand_id: int, settle: str = "", params: tuple[Any, ...] = ()
-) -> str:
+async def _give_share_code(tx: Tx, hand_id: int, settle: str = "", params: tuple[Any, ...] = ()) -> str:
     """A new share code for the hand, drawn again on the rare clash, with the ``settle`` assignments (if any)."""
     for _ in range(_CODE_TRIES):
         code = "".join(secrets.choice(SHARE_ALPHABET) for _ in range(SHARE_CODE_LEN))
@@ -335,7 +331,8 @@ class Hands:
         check_int(seed, "seed", 0, SQLITE_INT_MAX)
         check_int(dealer, "dealer", 0, SEATS - 1)
         salt = fresh_salt()
-        async with self._db.transaction() as tx:
+
+        async def started(tx: Tx) -> HandRecord:
             match = await load_match(tx, match_id)
             if match.status != "running":
                 raise AlreadyClosedError(f"match {match_id} is {match.status}")
@@ -358,6 +355,8 @@ class Hands:
                 (hand_id, match_id),
             )
             return await _load_hand(tx, hand_id)
+
+        return await self._db.write(started)
 
     async def get(self, hand_id: int) -> HandRecord:
         async with self._db.transaction(write=False) as tx:
@@ -430,31 +429,28 @@ class Hands:
         columns = _fact_columns(facts, tuoguan, winner)
         summary_json = dump_json(summary, "the summary")
         ended = self._db.now()
-        async with self._db.transaction() as tx:
+
+        async def settled(tx: Tx) -> ClosedHand:
             hand = await _load_playing_hand(tx, hand_id)
-            points = [p + f for p, f in zip(points, await _penalty_totals(tx, hand_id), strict=True)]
+            due = [p + f for p, f in zip(points, await _penalty_totals(tx, hand_id), strict=True)]
             periods = periods_of(ended, await _league_season(tx, hand.match_id))
             results = [
                 await _settle_seat(tx, hand, seat_no, pts, seat_no == winner, periods)
-                for seat_no, pts in enumerate(points)
+                for seat_no, pts in enumerate(due)
             ]
             await _insert_settlements(tx, hand, results, winner, columns, timestamp(ended))
             await tx.executemany(
                 "UPDATE match_seats SET total = total + ? WHERE match_id = ? AND seat = ?",
-                [(pts, hand.match_id, seat_no) for seat_no, pts in enumerate(points)],
+                [(pts, hand.match_id, seat_no) for seat_no, pts in enumerate(due)],
             )
-            code = await _give_share_code(
-                tx,
-                hand_id,
-                "status = 'done', ended_at = ?, winner = ?, summary = ?, ",
-                (timestamp(ended), winner, summary_json),
+            settle = "status = 'done', ended_at = ?, winner = ?, summary = ?, "
+            code = await _give_share_code(tx, hand_id, settle, (timestamp(ended), winner, summary_json))
+            totals = await tx.execute_fetchall(
+                "SELECT total FROM match_seats WHERE match_id = ? ORDER BY seat", (hand.match_id,)
             )
-            totals = list(
-                await tx.execute_fetchall(
-                    "SELECT total FROM match_seats WHERE match_id = ? ORDER BY seat", (hand.match_id,)
-                )
-            )
-        return ClosedHand(hand_id, winner, tuple(results), tuple(t["total"] for t in totals), code)
+            return ClosedHand(hand_id, winner, tuple(results), tuple(t["total"] for t in totals), code)
+
+        return await self._db.write(settled)
 
     async def reveal(self, hand_id: int) -> Reveal | None:
         """The seed and salt behind a settled hand's commitment; None while it is in play (or abandoned, or

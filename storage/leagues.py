@@ -14,8 +14,6 @@ from datetime import UTC, datetime, time, timedelta
 from typing import Any, Final, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import aiosqlite
-
 from game.rules import Rules
 from storage.codec import (
     check_choice,
@@ -29,7 +27,7 @@ from storage.codec import (
     timestamp,
 )
 from storage.errors import AlreadyClosedError, InvalidInputError, NotFoundError
-from storage.gateway import Gateway
+from storage.gateway import Gateway, Tx
 from storage.matches import MAX_MATCH_HANDS, Match, load_match
 from storage.players import PLAYER_COLUMNS, Player, player_from_row
 from storage.standings import LeaderboardEntry, ranked
@@ -123,14 +121,14 @@ def _checked_schedule(weekdays: Iterable[int], start_time: time | str, time_zone
     return days, moment.replace(second=0, microsecond=0, tzinfo=None).isoformat(timespec="minutes")
 
 
-async def _load_league(tx: aiosqlite.Connection, league_id: int) -> League:
+async def _load_league(tx: Tx, league_id: int) -> League:
     rows = list(await tx.execute_fetchall("SELECT * FROM leagues WHERE id = ?", (league_id,)))
     if not rows:
         raise NotFoundError(f"no league {league_id}")
     return _league_from_row(rows[0])
 
 
-async def _load_night(tx: aiosqlite.Connection, night_id: int) -> LeagueNight:
+async def _load_night(tx: Tx, night_id: int) -> LeagueNight:
     rows = list(await tx.execute_fetchall("SELECT * FROM league_nights WHERE id = ?", (night_id,)))
     if not rows:
         raise NotFoundError(f"no league night {night_id}")
@@ -143,7 +141,7 @@ def _checked_auto_fill(value: Any) -> bool:
     return value
 
 
-async def _check_name_free(tx: aiosqlite.Connection, chat_id: int, name: str) -> None:
+async def _check_name_free(tx: Tx, chat_id: int, name: str) -> None:
     rows = list(await tx.execute_fetchall("SELECT 1 FROM leagues WHERE chat_id = ? AND name = ?", (chat_id, name)))
     if rows:
         raise InvalidInputError(f"this chat already has a league named {name!r}")
@@ -408,7 +406,7 @@ class Leagues:
         return [player_from_row(r) for r in rows]
 
 
-async def _move_unstarted_nights(tx: aiosqlite.Connection, league: League, now: datetime) -> None:
+async def _move_unstarted_nights(tx: Tx, league: League, now: datetime) -> None:
     """Put the league's nights not yet started, in their order, on its next starts after now."""
     rows = list(
         await tx.execute_fetchall(

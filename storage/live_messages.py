@@ -31,13 +31,12 @@ class LiveMessages:
         check_int(chat_id, "chat id")
         check_text(slot, "slot")
         check_int(message_id, "message id", 1)
-        async with self._db.transaction() as tx:
-            await tx.execute(
-                """INSERT INTO live_messages (chat_id, slot, message_id, is_photo) VALUES (?, ?, ?, ?)
-                   ON CONFLICT (chat_id, slot) DO UPDATE SET message_id = excluded.message_id,
-                       is_photo = excluded.is_photo""",
-                (chat_id, slot, message_id, int(is_photo)),
-            )
+        await self._db.execute(
+            """INSERT INTO live_messages (chat_id, slot, message_id, is_photo) VALUES (?, ?, ?, ?)
+               ON CONFLICT (chat_id, slot) DO UPDATE SET message_id = excluded.message_id,
+                   is_photo = excluded.is_photo""",
+            (chat_id, slot, message_id, int(is_photo)),
+        )
 
     async def of_chats(self, chat_ids: Iterable[int]) -> list[LiveMessage]:
         """Every remembered slot of these chats."""

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final, Literal
 
-import aiosqlite
-
 from game.automatic import LEVELS as AUTO_LEVELS
 from game.rules import Rules
 from storage.codec import (
@@ -26,7 +24,7 @@ from storage.codec import (
     timestamp,
 )
 from storage.errors import AlreadyClosedError, InvalidInputError, NotFoundError
-from storage.gateway import Gateway
+from storage.gateway import Gateway, Tx
 
 MatchStatus = Literal["running", "done", "abandoned"]
 SEATS = 4
@@ -80,7 +78,7 @@ class Match:
     thread_id: int | None = None  # the forum topic the table plays in; None: the General topic or no topics
 
 
-async def load_match(tx: aiosqlite.Connection, match_id: int) -> Match:
+async def load_match(tx: Tx, match_id: int) -> Match:
     """The match as stored, read on a connection already held (inside a transaction)."""
     rows = list(await tx.execute_fetchall("SELECT * FROM matches WHERE id = ?", (match_id,)))
     if not rows:
@@ -230,7 +228,7 @@ class Matches:
             return await load_match(tx, match_id)
 
     @staticmethod
-    async def _check_players(tx: aiosqlite.Connection, seats: Sequence[Seat]) -> None:
+    async def _check_players(tx: Tx, seats: Sequence[Seat]) -> None:
         for seat in seats:
             if seat.player_id is not None:
                 found = list(await tx.execute_fetchall("SELECT 1 FROM players WHERE id = ?", (seat.player_id,)))

@@ -18,13 +18,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
-import aiosqlite
-
 from game.melds import SELF_DRAWN
 from game.patterns import PATTERNS
 from storage.codec import check_int, timestamp
 from storage.errors import InvalidInputError
-from storage.gateway import Gateway
+from storage.gateway import Gateway, Tx
 from storage.standings import Period
 
 # The bit of each pattern in settlements.patterns. Stored data: never renumber, only add.
@@ -155,13 +153,13 @@ def _stats_from_row(row: sqlite3.Row) -> PlayerStats:
     )
 
 
-async def _aggregate(tx: aiosqlite.Connection, player_id: int, period: Period) -> PlayerStats:
+async def _aggregate(tx: Tx, player_id: int, period: Period) -> PlayerStats:
     where, params = _period_filter(period)
     rows = list(await tx.execute_fetchall(_AGGREGATE + f"WHERE s.player_id = ? AND {where}", (player_id, *params)))
     return _stats_from_row(rows[0])
 
 
-async def _season(tx: aiosqlite.Connection, player_id: int, now: datetime, chat_id: int | None) -> tuple[Period, str]:
+async def _season(tx: Tx, player_id: int, now: datetime, chat_id: int | None) -> tuple[Period, str]:
     rows = list(
         await tx.execute_fetchall(
             """SELECT l.id, l.season, l.name FROM league_signups su

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import pytest
 
 from storage import Database
+from storage.errors import StorageError, StorageUnavailableError
+from storage.gateway import Tx
 from tests.storage.conftest import NewMatch
 
 
@@ -23,11 +26,13 @@ async def test_an_exception_inside_a_transaction_rolls_it_back(db: Database) -> 
 async def test_cancelling_close_midway_is_all_or_nothing(db: Database, new_match: NewMatch) -> None:
     match = await new_match((1, 2, 3, None))
     outcomes = set()
-    # From before the first statement to well after the commit (a close takes well under 50 ms).
-    for n, delay in enumerate([0.0, *(i * 0.0002 for i in range(1, 25)), 0.05]):
+    # From before the close begins (None: cancelled before it ever runs) to well after the commit (a close takes
+    # well under 50 ms).
+    for n, delay in enumerate([None, 0.0, *(i * 0.0002 for i in range(1, 25)), 0.05]):
         hand = await db.hands.start(match.id, seed=n, dealer=0)
         task = asyncio.create_task(db.hands.close(hand.id, (30, -10, -10, -10), winner=0))
-        await asyncio.sleep(delay)
+        if delay is not None:
+            await asyncio.sleep(delay)
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         status = (await db.hands.get(hand.id)).status
@@ -46,3 +51,96 @@ async def test_cancelling_close_midway_is_all_or_nothing(db: Database, new_match
         -10 * done[0][0],
         -10 * done[0][0],
     )
+
+
+async def test_a_write_body_commits_or_rolls_back_whole(db: Database) -> None:
+    """``write()``: a body that returns is committed; one that raises, or refused by SQLite, leaves nothing; one
+    that awaits anything but its statements is refused and rolled back."""
+    await db.players.upsert(1, "Ann")
+
+    async def rename(tx: Tx) -> int:
+        cursor = await tx.execute("UPDATE players SET display_name = 'Bea' WHERE id = 1")
+        rows = list(await tx.execute_fetchall("SELECT display_name FROM players WHERE id = 1"))
+        assert rows[0]["display_name"] == "Bea"  # the body sees its own statements
+        return cursor.rowcount
+
+    assert await db.write(rename) == 1
+
+    async def then_fail(tx: Tx) -> None:
+        await tx.execute("UPDATE players SET display_name = 'Cid' WHERE id = 1")
+        raise RuntimeError("boom")
+
+    async def then_refused(tx: Tx) -> None:
+        await tx.execute("UPDATE players SET display_name = 'Dee' WHERE id = 1")
+        await tx.execute("INSERT INTO players (id) VALUES (1)")  # a constraint SQLite refuses
+
+    async def then_waits(tx: Tx) -> None:
+        await tx.execute("UPDATE players SET display_name = 'Eve' WHERE id = 1")
+        await asyncio.sleep(0)
+
+    with pytest.raises(RuntimeError, match="boom"):
+        await db.write(then_fail)
+    with pytest.raises(StorageUnavailableError):
+        await db.write(then_refused)
+    with pytest.raises(StorageError, match="awaited something other"):
+        await db.write(then_waits)
+    assert (await db.players.require(1)).display_name == "Bea"
+    assert await db.write(rename) == 1  # the writer is free again
+
+
+async def test_single_writes_beside_transactions_are_never_swallowed_by_a_rollback(db: Database) -> None:
+    """A single write skips the lock only when no transaction is open: one issued while a transaction is open
+    waits for its end, so its rollback does not take the write with it; and reads see a write once it returns."""
+    await db.execute("CREATE TABLE marks (n INTEGER PRIMARY KEY, kind TEXT)")
+    holding, release = asyncio.Event(), asyncio.Event()
+
+    async def open_then_roll_back() -> None:
+        with contextlib.suppress(RuntimeError):
+            async with db.transaction() as tx:
+                await tx.execute("INSERT INTO marks VALUES (0, 'rolled back')")
+                holding.set()
+                await release.wait()
+                raise RuntimeError("undone")
+
+    async def undone_in_one_go(tx: Tx) -> None:
+        await tx.execute("INSERT INTO marks VALUES (-1, 'rolled back')")
+        raise RuntimeError("undone")
+
+    async def single(n: int) -> None:
+        await db.execute("INSERT INTO marks VALUES (?, 'single')", (n,))
+        assert await db.fetchall("SELECT n FROM marks WHERE n = ?", (n,))  # read-your-writes on the reader
+
+    transaction = asyncio.create_task(open_then_roll_back())
+    await holding.wait()
+    waiting = asyncio.create_task(single(1))
+    await asyncio.sleep(0.05)
+    release.set()
+    await asyncio.gather(transaction, waiting)
+    for n in range(2, 100):  # single writes queued before, between and after write() bodies that roll back
+        done = await asyncio.gather(single(n), db.write(undone_in_one_go), single(n + 1000), return_exceptions=True)
+        assert [type(d) for d in done] == [type(None), RuntimeError, type(None)]
+    rows = await db.fetchall("SELECT kind, COUNT(*) AS n FROM marks GROUP BY kind")
+    assert {r["kind"]: r["n"] for r in rows} == {"single": 197}
+
+
+async def test_reads_wait_for_no_writer(db: Database) -> None:
+    """While a write transaction holds the writer, single reads and read transactions still answer, with what
+    was committed before it."""
+    await db.players.upsert(1, "Ann")
+    holding, release = asyncio.Event(), asyncio.Event()
+
+    async def slow_writer() -> None:
+        async with db.transaction() as tx:
+            await tx.execute("UPDATE players SET display_name = 'Bea' WHERE id = 1")
+            holding.set()
+            await release.wait()
+
+    writer = asyncio.create_task(slow_writer())
+    await holding.wait()
+    assert (await asyncio.wait_for(db.players.require(1), 2)).display_name == "Ann"
+    async with asyncio.timeout(2), db.transaction(write=False) as tx:
+        rows = list(await tx.execute_fetchall("SELECT display_name FROM players WHERE id = 1"))
+    assert rows[0]["display_name"] == "Ann"
+    release.set()
+    await writer
+    assert (await db.players.require(1)).display_name == "Bea"
