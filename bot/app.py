@@ -46,6 +46,7 @@ from bot.handlers import (
     table_commands,
 )
 from bot.league.nights import LeagueNights
+from bot.limits import CONNECTIONS
 from bot.logs import setup_logging
 from bot.outbox import Outbox
 from bot.play.callback_data import (
@@ -131,7 +132,7 @@ def build_application(config: Config) -> BotApplication:
         # The outbox paces every write; the limiter is the safety net: a 429 pauses its own chat, never the bot.
         .rate_limiter(ChatRateLimiter())
         .concurrent_updates(256)  # a slow table never holds another table's updates
-        .connection_pool_size(64)
+        .connection_pool_size(CONNECTIONS)
         .pool_timeout(30)
         .post_init(_start)
         .post_shutdown(_stop)

@@ -19,6 +19,10 @@ from telegram.warnings import PTBDeprecationWarning
 
 MAX_TEXT: Final = 4096  # Telegram's limits, counted in UTF-16 code units
 MAX_CAPTION: Final = 1024
+# Connections to the Bot API at once. The outbox uses all but ANSWER_CONNECTIONS of them, so an answer to a press
+# (or a command's reply) never waits for a free connection behind the pictures being uploaded.
+CONNECTIONS: Final = 64
+ANSWER_CONNECTIONS: Final = 16
 
 
 def length(text: str) -> int:
@@ -45,16 +49,30 @@ def with_lines(text: str, lines: list[str], limit: int) -> tuple[str, list[str]]
 
 
 class Throttle:
-    """At most ``rate`` grants per second; waiting callers with a lower ``priority`` number go first."""
+    """At most ``rate`` grants per second, and ``in_flight`` grants not yet released; callers waiting for the rate
+    with a lower ``priority`` number go first."""
 
-    def __init__(self, rate: float) -> None:
+    def __init__(self, rate: float, in_flight: int = CONNECTIONS - ANSWER_CONNECTIONS) -> None:
         self._gap = 1.0 / rate if rate > 0 else 0.0
         self._next = 0.0
         self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
         self._seq = 0
         self._task: asyncio.Task[None] | None = None
+        self._in_flight = asyncio.Semaphore(in_flight)
 
     async def acquire(self, priority: int) -> None:
+        await self._in_flight.acquire()
+        try:
+            await self._rate(priority)
+        except BaseException:
+            self._in_flight.release()
+            raise
+
+    def release(self) -> None:
+        """The granted write is done (sent or refused)."""
+        self._in_flight.release()
+
+    async def _rate(self, priority: int) -> None:
         now = time.monotonic()
         if not self._waiters and now >= self._next:
             self._next = now + self._gap

@@ -8,11 +8,11 @@ and only the latest content is ever sent (pictures are rendered when sent, so sk
 a line in a slot's caption instead (the group's 碰 and 杠 ride on its picture's next edit).
 
 Pacing: writes to one group at least ``group_interval`` apart (Telegram allows about 20 a minute), to one
-private chat at least ``private_interval`` apart, at most ``global_rate`` per second overall. An *urgent* slot
-(a player who must act) goes before everything else, both in its chat and in the global queue; a non-urgent
-private slot waits ``passive_interval`` after its state arrived and after its last write (an urgent state
-arriving meanwhile replaces it: one write instead of two). A 429 (RetryAfter) or a network error is
-logged and the write is retried later; it never reaches the caller.
+private chat at least ``private_interval`` apart, at most ``global_rate`` per second overall and never on all
+the connections at once (``Throttle``: answers to presses keep theirs). An *urgent* slot (a player who must act)
+goes first, in its chat and in the global queue; a non-urgent private slot waits ``passive_interval`` after its
+state arrived and after its last write (an urgent state arriving meanwhile replaces it: one write, not two).
+A 429 (RetryAfter) or a network error is logged and the write retried later; it never reaches the caller.
 
     outbox = Outbox(bot)
     outbox.show(user_id, "hand", Content(caption, markup, render=lambda: png_bytes), urgent=True)
@@ -250,8 +250,8 @@ class Outbox:
                 if await self._refused(chat, e):
                     return
             finally:
-                chat.in_flight -= 1
-                chat.last_write = time.monotonic()
+                self._throttle.release()
+                chat.in_flight, chat.last_write = chat.in_flight - 1, time.monotonic()
 
     async def _send_reply(self, chat: ChatQueue) -> None:
         reply = chat.replies[0]

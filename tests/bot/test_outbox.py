@@ -141,3 +141,16 @@ async def test_replies_are_sent_alone_and_answer_their_message(fake_telegram: Fa
     assert sent["card"].reply_to_message_id == asked[1].message_id
     assert sent["news 1\nnews 2"].reply_to_message_id is None  # plain announcements still merge, replies never
     await outbox.close()
+
+
+async def test_throttle_keeps_writes_in_flight_within_its_bound() -> None:
+    """Writes beyond ``in_flight`` wait for one to be released, so the connections left over stay free for
+    answers to presses."""
+    throttle = Throttle(rate=0, in_flight=2)
+    await throttle.acquire(0)
+    await throttle.acquire(1)
+    third = asyncio.create_task(throttle.acquire(0))
+    await asyncio.sleep(0.05)
+    assert not third.done()
+    throttle.release()
+    await asyncio.wait_for(third, 1)
