@@ -125,6 +125,7 @@ class Players:
         self.think = think  # seconds a person looks at a new picture before pressing
         self._seen: dict[int, tuple[tuple[int, int], float]] = {}  # user -> (message id, edits), first seen
         self._pressed: set[tuple[int, str]] = set()  # (user, stamp or message version) already answered
+        self._settled: dict[int, int] = {}  # user -> the chat's write count when they had nothing left to press
         self.presses: list[tuple[SimUser, str, str]] = []  # (user, callback data, query id)
 
     def current(self, user: SimUser) -> Message | None:
@@ -138,13 +139,17 @@ class Players:
         """Press once for every user who has an unanswered prompt; how many pressed."""
         pressed = 0
         for user in self.users:
-            if user.id in self.idle:
+            # A chat the bot has not written to since leaves nothing new to press (a hundred tables' players,
+            # looked at every few ms, would otherwise keep the fake server's threads waiting).
+            writes = self.tg.writes_to(user.id)
+            if user.id in self.idle or self._settled.get(user.id) == writes:
                 continue
             message = self.current(user)
-            if message is None or not self._looked_at(user, message):
-                continue
-            choice = self.choose(user, message)
+            if message is not None and not self._looked_at(user, message):
+                continue  # still looking at it
+            choice = None if message is None else self.choose(user, message)
             if choice is None:
+                self._settled[user.id] = writes
                 continue
             data = choice.callback_data or ""
             self.presses.append((user, data, user.press(message, data)))

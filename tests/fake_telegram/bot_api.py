@@ -352,6 +352,11 @@ class BotApi:
         with self._lock:
             return self._queries[query_id][1]
 
+    def writes_to(self, chat_id: int) -> int:
+        """How many writes (sends, edits, deletes) to the chat have succeeded: a cheap "has it changed?"."""
+        with self._lock:
+            return len(self._write_times.get(chat_id, ()))
+
     def calls(self, method: str | None = None, *, chat_id: int | None = None) -> list[ApiCall]:
         """Every request so far (all answers, errors included), optionally one method's or one chat's."""
         with self._lock:
