@@ -20,9 +20,10 @@ from telegram.warnings import PTBDeprecationWarning
 MAX_TEXT: Final = 4096  # Telegram's limits, counted in UTF-16 code units
 MAX_CAPTION: Final = 1024
 # Connections to the Bot API at once. The outbox uses all but ANSWER_CONNECTIONS of them, so an answer to a press
-# (or a command's reply) never waits for a free connection behind the pictures being uploaded.
-CONNECTIONS: Final = 64
-ANSWER_CONNECTIONS: Final = 16
+# never waits for a free connection behind the pictures being uploaded. httpcore walks the whole pool on every
+# request: 32 answered presses under load faster than 64 (bench/RESULTS.md) and still carry 30 writes a second.
+CONNECTIONS: Final = 32
+ANSWER_CONNECTIONS: Final = 8
 
 
 def length(text: str) -> int:
