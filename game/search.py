@@ -202,7 +202,7 @@ def choose_hard(
         return forced
     start = time.perf_counter()
     best_first = ranked(view, "normal", seed)
-    if view.phase != "turn" or not any(_deal_in_setup(view)):
+    if view.phase != "turn" or not all(_deal_in_setup(view)):
         return best_first[0][1]  # a claim, or nobody open to 胡 on a discard: normal's judgement
     rng = random.Random(f"{seed}:{view.seat}:{view.wall_remaining}:{view.hand}:{view.drawn}:{view.rivers}")
     costs = deal_in_costs(view, _worlds(view, rng, start, budget_ms, samples, _RISK_WORLDS))

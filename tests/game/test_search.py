@@ -113,6 +113,21 @@ def test_forced_choices_need_no_search() -> None:
     assert choose_hard(SeatView(**{**view.__dict__, "legal": (hu, *view.legal)}), 0, budget_ms=0) == hu
 
 
+def test_no_open_seat_needs_no_world(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only an open hand may 胡 on a discard: with every other seat closed, ``hard`` plays normal's discard
+    without sampling a world."""
+    hand = play_until(3, 4)
+    seat = hand.waiting_on()[0]
+    view = hand.view(seat)
+    assert not any(m.opens for s in range(4) if s != seat for m in view.melds[s])
+
+    def no_world(*args: object) -> object:
+        raise AssertionError("sampled a world")
+
+    monkeypatch.setattr(search, "_sample", no_world)
+    assert choose_hard(view, 0, samples=4) == ranked(view, "normal", 0)[0][1]
+
+
 def test_hard_plays_whole_hands_legally_and_pickles() -> None:
     hand = Hand(Rules(), seed=11, dealer=1)
     while not hand.finished:
