@@ -62,12 +62,9 @@ class Throttle:
         self._in_flight = asyncio.Semaphore(in_flight)
 
     async def acquire(self, priority: int) -> None:
+        # The rate first: waiting there, urgent writes overtake lazy ones (a connection is rarely what they lack).
+        await self._rate(priority)
         await self._in_flight.acquire()
-        try:
-            await self._rate(priority)
-        except BaseException:
-            self._in_flight.release()
-            raise
 
     def release(self) -> None:
         """The granted write is done (sent or refused)."""
