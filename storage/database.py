@@ -154,9 +154,6 @@ class Database:
             await self._between.wait()
         # aiosqlite queues the statement before this coroutine next yields, so it runs ahead of any later BEGIN;
         # a write() body runs whole on the thread, before or after it, so it need not be waited for.
-        return await self._write(sql, params)
-
-    async def _write(self, sql: str, params: Iterable[Any]) -> int:
         try:
             cursor = await self._conn.execute(sql, tuple(params))
         except sqlite3.Error as exc:
