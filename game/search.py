@@ -41,7 +41,7 @@ from game.actions import Action
 from game.ai import forced_action, ranked, unseen_counts
 from game.analysis import analyse_win
 from game.melds import Meld
-from game.shanten import PI_HU, distance, missing_of, natural_counts, plans
+from game.shanten import PI_HU, missing_of, natural_counts, plans
 from game.table import Hand
 from game.tiles import HIDDEN, HONGZHONG, NUM_KINDS, Tile, from_counts, to_counts
 from game.view import SeatView
@@ -125,13 +125,20 @@ def _passed(view: SeatView, s: int) -> list[Tile]:
 def _keep(tiles: list[Tile], size: int, laizi: Tile, melds: Sequence[Meld]) -> tuple[tuple[Tile, ...], list[Tile]]:
     """(``size`` of ``tiles``, the rest): drop tiles, in their order, that leave the hand no further from a win."""
     counts = to_counts(tiles)
-    target = distance(counts, laizi, melds)
+    sets = 4 - len(melds)
+    nearest = plans(counts, laizi, melds)
+    target = min(p.missing for p in nearest)
+    # Dropping a tile never brings a plan closer: only the plans at ``target`` can stay there.
+    kept_plans = [(p.name, p.suit) for p in nearest if p.missing == target]
     dropped: list[Tile] = []
     for t in tiles:
         if len(tiles) - len(dropped) == size:
             break
         counts[t] -= 1
-        if distance(counts, laizi, melds) <= target:
+        nat, wild = natural_counts(counts, laizi)
+        still = [p for p in kept_plans if missing_of(nat, wild, sets, *p) <= target]
+        if still:
+            kept_plans = still
             dropped.append(t)
         else:
             counts[t] += 1

@@ -258,9 +258,12 @@ class Hand:
         return self._melds[seat]
 
     def discard_win(self, seat: int, by: int, t: Tile) -> Settlement | None:
-        """The settlement if ``seat`` could 胡 now on ``by`` discarding ``t`` (the search's deal-in check)."""
-        if t in (HONGZHONG, self.laizi):
-            return None  # never claimable (§5)
+        """The settlement if ``seat`` could 胡 now on ``by`` discarding ``t`` (the search's deal-in check).
+
+        ``seat`` holds a hand one tile short (it is another seat's turn): its waits, cached, rule most tiles out.
+        """
+        if t in (HONGZHONG, self.laizi) or not self._open[seat] or t not in self._seat_waits(seat):
+            return None  # never claimable (§5), or no 开口, or it does not complete the hand
         return self._offer(seat, "discard", by, t)
 
     def apply(self, action: Action) -> list[Event]:

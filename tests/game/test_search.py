@@ -160,6 +160,24 @@ def deal_in_turns(seeds: range) -> list[tuple[Hand, dict[int, int]]]:
     return found
 
 
+def test_discard_win_is_the_claim_the_table_offers() -> None:
+    """On every discard of whole hands, ``discard_win`` answers for each seat as the table's own claim offer."""
+    offered = 0
+    for seed in range(8):
+        hand = Hand(Rules(), seed=seed, dealer=seed % 4)
+        while not hand.finished:
+            seat = hand.waiting_on()[0]
+            tile = hand.claim_tile
+            if hand.phase == "claim" and tile is not None:
+                for s in range(4):
+                    if s != hand.view(None).turn:
+                        hu = any(a.kind == "hu" for a in hand.legal_actions(s))
+                        assert (hand.discard_win(s, hand.view(None).turn, tile) is not None) == hu
+                        offered += hu
+            hand.apply(choose(hand.view(seat), "normal", seed))
+    assert offered
+
+
 def test_deal_in_costs_are_the_tables_settlement() -> None:
     turns = deal_in_turns(range(3))
     assert turns
