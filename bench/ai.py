@@ -1,7 +1,7 @@
 """Tournament for the automatic player (game.ai): ``normal`` against a baseline and against ``easy``,
 ``hard`` (game.search, 200 ms a decision unless ``--hard-ms``) against ``normal``.
 
-    .venv/bin/python bench/ai.py                               # 2,000 hands per match-up, 6,000 for hard
+    .venv/bin/python bench/ai.py                               # 2,000 hands per match-up, 3,000 for hard
     .venv/bin/python bench/ai.py --hands 400 --hard-hands 40   # shorter
 
 Duplicate seating: every wall (hand seed) is played four times with the player under test rotated through
@@ -156,7 +156,7 @@ def _p95(times: list[float]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=2000, help="hands per normal match-up (a multiple of 4)")
-    parser.add_argument("--hard-hands", type=int, default=6000, help="hands of hard vs normal (a multiple of 4)")
+    parser.add_argument("--hard-hands", type=int, default=3000, help="hands of hard vs normal (a multiple of 4)")
     parser.add_argument("--hard-ms", type=float, default=DEFAULT_BUDGET_MS, help="hard's budget per decision")
     parser.add_argument("--processes", type=int, default=2)
     args = parser.parse_args()

@@ -46,6 +46,7 @@ from game.shanten import (
     QING_PENG,
     QING_YI_SE,
     Plan,
+    distance,
     plans,
     useful_tiles,
 )
@@ -106,6 +107,19 @@ def ranked(view: SeatView, level: str = "normal", seed: int = 0) -> list[tuple[f
     seat = _Seat(view, level != "easy")
     rng = random.Random(f"{seed}:{view.seat}:{view.wall_remaining}:{len(view.legal)}:{view.hand}")
     return sorted(((seat.option_worth(a) + rng.random() * 1e-9, a) for a in view.legal), reverse=True)
+
+
+def drawn_worths(view: SeatView, tiles: Sequence[Tile]) -> dict[Tile, float]:
+    """Per tile this seat may discard now: ``normal``'s worth of the hand it leaves, looked at one draw later
+    (the mean over the unseen tiles of the best the hand can then do), less its danger — the search's
+    sharper sense of which discard keeps the better hand."""
+    seat = _Seat(view, True)
+    out: dict[Tile, float] = {}
+    for t in tiles:
+        counts = list(seat.counts)
+        counts[t] -= 1
+        out[t] = seat.worth_after_draw(counts, list(seat.melds), seat.factor) - seat.danger(t)
+    return out
 
 
 def factor_of(rules: Rules, melds: Sequence[Meld], hongzhong_gangs: int, laizi_gangs: int) -> float:
@@ -261,6 +275,52 @@ class _Seat:
             chance *= _CLOSED_FACTOR
         # What a larger multiplier costs is paid only when this seat does not win itself.
         return value - self.exposure(factor) * (1 - chance)
+
+    def worth_after_draw(self, counts: list[int], melds: Sequence[Meld], factor: float) -> float:
+        """The mean over the unseen tiles of ``worth`` one draw later: a tile that brings the hand closer is
+        kept (or wins), any other goes straight back. ``counts`` is one tile short; it is restored."""
+        stay = self.worth(counts, melds, factor, extra_draws=-1)
+        total = sum(self.unseen)
+        if total == 0:
+            return stay
+        now = distance(counts, self.laizi, melds)
+        opened = any(m.opens for m in melds)
+        value = 0.0
+        rest = total
+        for t in range(NUM_KINDS):
+            n = self.unseen[t]
+            if n == 0 or t == HONGZHONG:
+                continue
+            counts[t] += 1
+            ps = plans(counts, self.laizi, melds)
+            if t == self.laizi or min(p.missing for p in ps) < now:
+                value += n * self._best_after(t, counts, melds, factor, ps, now, opened, stay)
+                rest -= n
+            counts[t] -= 1
+        return (value + rest * stay) / total
+
+    def _best_after(
+        self,
+        drawn: Tile,
+        counts: list[int],
+        melds: Sequence[Meld],
+        factor: float,
+        ps: list[Plan],
+        now: int,
+        opened: bool,
+        stay: float,
+    ) -> float:
+        """What a full hand (``drawn`` just added) is worth: its win, else its best discard that keeps it closer."""
+        if opened and not counts[HONGZHONG] and any(p.missing == 0 for p in ps):
+            return max(self.payout(p, counts, melds, factor) for p in ps if p.missing == 0)
+        best = stay
+        for d in range(NUM_KINDS):
+            if counts[d] and d not in (HONGZHONG, self.laizi, drawn):
+                counts[d] -= 1
+                if distance(counts, self.laizi, melds) < now:
+                    best = max(best, self.worth(counts, melds, factor, extra_draws=-1))
+                counts[d] += 1
+        return best
 
     def _shares(self, plan: Plan, first: float | None) -> tuple[float, ...]:
         scale = _PLAN_SHARE[plan.name]

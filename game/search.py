@@ -16,7 +16,10 @@ table (only open hands may 胡), every discard is tried in each world on the rea
 (``Hand.from_view``, ``Hand.discard_win``): whoever would 胡 on it by §5 order, and what the seat would pay by
 the table's own settlement (caps, 金顶, 承包, the discarder's ×2). A discard's worth loses ``_DEAL_IN_SHARE`` of
 its mean payment — the part not dealing in saves, since the winner may still win off another seat; the share
-was chosen by measurement (bench/RESULTS.md). Claims and gangs are ``normal``'s: rolled out with the fast policy
+was chosen by measurement (bench/RESULTS.md). The best ``_FINALISTS`` discards so ranked are then judged again
+one draw later (``game.ai.drawn_worths``: over every unseen tile, the best the hand can do with it), which sees
+which hand keeps more ways forward than ``normal``'s one-step chance does; a gang stays on ``normal``'s scale.
+Claims and gangs are ``normal``'s: rolled out with the fast policy
 below, they measured −10 and −18 points a hand (wide intervals), and even in the true world only +6 ± 26.
 It sees only the view: the same view, seed and sample count always give the same action; with no sample count
 it takes worlds until the time budget (or ``_RISK_WORLDS``) runs out.
@@ -38,7 +41,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from game.actions import Action
-from game.ai import forced_action, ranked, unseen_counts
+from game.ai import drawn_worths, forced_action, ranked, unseen_counts
 from game.analysis import analyse_win
 from game.melds import Meld
 from game.shanten import PI_HU, missing_of, natural_counts, plans
@@ -51,6 +54,8 @@ _MIN_WORLDS: Final = 2  # worlds every search takes, whatever the budget
 # Of a deal-in's payment, the part that not dealing in saves: the winner may still win off someone else.
 _DEAL_IN_SHARE: Final = 0.35
 _RISK_WORLDS: Final = 48  # the most a discard needs: a 5% chance of dealing in shows in two or three
+_RISK_BUDGET: Final = 0.5  # the share of the time budget the deal-in worlds may take
+_FINALISTS: Final = 4  # the best discards by normal's worth less their danger, looked at one draw later
 _TRIES: Final = 4  # draws of an opponent's hand, at most, for one that no passed tile completes
 _Target = tuple[str, int | None]  # a plan (name, suit) a rollout player steers for
 
@@ -209,14 +214,31 @@ def choose_hard(
         return forced
     start = time.perf_counter()
     best_first = ranked(view, "normal", seed)
-    if view.phase != "turn" or not all(_deal_in_setup(view)):
-        return best_first[0][1]  # a claim, or nobody open to 胡 on a discard: normal's judgement
-    rng = random.Random(f"{seed}:{view.seat}:{view.wall_remaining}:{view.hand}:{view.drawn}:{view.rivers}")
-    costs = deal_in_costs(view, _worlds(view, rng, start, budget_ms, samples, _RISK_WORLDS))
-    guarded = (
-        w - _DEAL_IN_SHARE * costs[a.tile] if a.kind == "discard" and a.tile is not None else w for w, a in best_first
+    if view.phase != "turn":
+        return best_first[0][1]  # a claim: normal's judgement
+    costs: dict[Tile, float] = {}
+    if all(_deal_in_setup(view)):  # someone open could 胡 on a discard
+        rng = random.Random(f"{seed}:{view.seat}:{view.wall_remaining}:{view.hand}:{view.drawn}:{view.rivers}")
+        worlds = _worlds(view, rng, start, budget_ms * _RISK_BUDGET, samples, _RISK_WORLDS)
+        costs = deal_in_costs(view, worlds)
+    guarded = sorted(
+        (
+            (w - _DEAL_IN_SHARE * costs[a.tile] if a.kind == "discard" and a.tile in costs else w, a)
+            for w, a in best_first
+        ),
+        key=lambda r: r[0],
+        reverse=True,
     )
-    return max(zip(guarded, (a for _, a in best_first), strict=True), key=lambda r: r[0])[1]
+    finalists = [(w, a) for w, a in guarded if a.kind == "discard"][:_FINALISTS]
+    if len(finalists) < 2:
+        return guarded[0][1]
+    drawn = drawn_worths(view, [a.tile for _, a in finalists if a.tile is not None])
+    score, pick = max(
+        ((drawn[a.tile] - _DEAL_IN_SHARE * costs.get(a.tile, 0.0), a) for _, a in finalists if a.tile is not None),
+        key=lambda r: r[0],
+    )
+    top_worth, top = guarded[0]
+    return top if top.kind != "discard" and top_worth > score else pick  # a gang, on normal's own scale
 
 
 def _worlds(

@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from game.actions import Action
-from game.ai import LEVELS, choose, factor_of
+from game.ai import LEVELS, choose, drawn_worths, factor_of
 from game.analysis import is_win
 from game.melds import Meld
 from game.rules import Rules
@@ -119,6 +119,13 @@ def test_keeps_its_shape_when_discarding() -> None:
     # The lone 北 and the lone 1m are the tiles furthest from 234p 789p 22m 4567s.
     view = seat_view("234p789p22m456s7s4z", drawn="1m", melds=())
     assert choose(view, "normal").tile in (parse_tile("4z"), parse_tile("1m"))
+
+
+def test_one_draw_later_a_two_sided_wait_beats_a_closed_one() -> None:
+    # Open (吃 234p), 678s 777m 55p set: 1m away leaves 34m (2m or 5m), 4m away leaves 13m (2m only).
+    view = seat_view("678s777m55p13m", drawn="4m", melds=(chi("234p"),))
+    worths = drawn_worths(view, parse_tiles("1m4m"))
+    assert worths[parse_tile("1m")] > worths[parse_tile("4m")]
 
 
 def test_passes_a_claim_that_breaks_a_ready_open_hand() -> None:
