@@ -78,7 +78,9 @@ def test_foreign_stale_and_repeated_presses_then_timeout_into_tuoguan(
         alice.wait_for_private_message(
             lambda m: any(not b.text.startswith("我回来了") for b in game_buttons(m, group)), timeout=40
         )
-        # Bob flees: the penalty is announced and an automatic player takes his seat; his buttons go away.
+        # Bob flees: the penalty is announced and an automatic player takes his seat; his buttons go away. He flees
+        # while he has a decision, so inside a hand (between hands /flee is only leaving his seat).
+        bob.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=30)
         bob.say(group, "/flee")
         tg.wait_for_message(group.id, lambda m: "Bob" in (m.text or "") and "逃跑" in (m.text or ""), timeout=15)
         bob.wait_for_private_message(lambda m: "Bob" in (m.text or "") and not m.buttons, timeout=15)
