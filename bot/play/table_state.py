@@ -151,9 +151,6 @@ class Table:
             raise LookupError(f"seat {i} is empty")
         return s
 
-    def names(self) -> list[str]:
-        return [s.name if s is not None else "" for s in self.seats]
-
     # --- the hand -----------------------------------------------------------------------------------
     def start_hand(self, hand: Hand, hand_id: int, now: float) -> set[int]:
         self.hand, self.hand_id = hand, hand_id

@@ -50,12 +50,18 @@ def automatic_name(seat: int, lang: str) -> str:
     return f"{t('seat_bot', lang)} {seat + 1}"
 
 
+def seat_names(table: Table, lang: str) -> list[str]:
+    """Every seat's name as a reader of ``lang`` sees it: an automatic player is named in that language."""
+    return [
+        "" if s is None else automatic_name(i, lang) if s.user_id is None else s.name for i, s in enumerate(table.seats)
+    ]
+
+
 def seat_label(table: Table, seat: int, lang: str | None = None) -> str:
     """``东 Ann`` — the wind and the name of a seat, for captions and announcements (in the table's language
     unless ``lang`` says otherwise)."""
     lang = lang or table.lang
-    s = table.seats[seat]
-    name = s.name if s is not None else t("seat_empty", lang)
+    name = seat_names(table, lang)[seat] if table.seats[seat] is not None else t("seat_empty", lang)
     return f"{t(f'wind_{seat}', lang)} {name}"
 
 
@@ -143,7 +149,7 @@ def seat_content(table: Table, seat: int, *, lang: str | None = None, stopped: b
     else:
         lines.append(_prompt_line(table, seat, lang))
         rows = action_keyboard(table, seat, lang)
-    names, scores = table.names(), list(table.totals)
+    names, scores = seat_names(table, lang), list(table.totals)
     return Content(
         "\n".join(line for line in lines if line),
         InlineKeyboardMarkup(rows) if rows else None,
@@ -183,7 +189,7 @@ def spectator_content(table: Table, *, stopped: bool = False) -> Content:
     )
     if table.commitment and not stopped:
         caption += "\n" + t("deal_commitment", lang, commitment=table.commitment)
-    names, scores = table.names(), list(table.totals)
+    names, scores = seat_names(table, lang), list(table.totals)
     return Content(caption, None, render=lambda: render_spectator_view(view, names, scores, picture_lang(lang)))
 
 
@@ -229,7 +235,7 @@ def result_content(
     if viewer is not None and table.proof is not None:  # a player's own result: a review of their play
         rows.append([InlineKeyboardButton(t("btn_review", lang), callback_data=review_data(table.proof[0]))])
     markup = InlineKeyboardMarkup(rows) if rows else None
-    names = table.names()
+    names = seat_names(table, lang)
     if hand.result is None:
         return Content(caption, markup, render=lambda: render_exhausted(view, names, picture_lang(lang), totals))
     wins = [e for e in hand.log if e.kind == "win"]

@@ -12,7 +12,15 @@ import pytest
 from bot.i18n import pick, t
 from bot.play.table_key import TableKey
 from bot.play.table_state import Table
-from bot.views.game_views import action_label, event_notices, lobby_content, result_content, stopped_text
+from bot.views.game_views import (
+    action_label,
+    automatic_name,
+    event_notices,
+    lobby_content,
+    result_content,
+    seat_names,
+    stopped_text,
+)
 from bot.views.info_views import calc_answer
 from game.match import Match
 from game.rules import Rules
@@ -80,6 +88,17 @@ def test_the_final_totals_keep_the_name_of_who_fled() -> None:
     text = stopped_text(table)
     assert f"{t('wind_2', 'zh')} Cai: -400" in text and "电脑 3" not in text
     assert f"{t('wind_2', 'en')} Cai: -400" in stopped_text(table, "en")
+
+
+def test_automatic_players_are_named_in_the_readers_language() -> None:
+    table = Table(key=TableKey(-100), title="g", creator_id=1, creator_name="Ann", lang="zh")
+    table.sit(1, "Ann")
+    table.fill_with_automatic(lambda seat: automatic_name(seat, "zh"))
+    assert seat_names(table, "en") == ["Ann", "Bot 2", "Bot 3", "Bot 4"]
+    assert seat_names(table, "zh") == ["Ann", "电脑 2", "电脑 3", "电脑 4"]
+    # An English player's own result in a Chinese group: no 电脑 in her caption (nor in her picture's names).
+    text = result_content(_finished(table), None, "en", viewer=0).text
+    assert "Bot 2" in text and "电脑" not in text
 
 
 def test_chows_are_named_in_words() -> None:

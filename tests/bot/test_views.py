@@ -7,7 +7,7 @@ from bot.i18n import t
 from bot.play.callback_data import decode, parse_action_code
 from bot.play.table_key import TableKey
 from bot.play.table_state import Table
-from bot.views.game_views import seat_content, spectator_content
+from bot.views.game_views import seat_content, seat_names, spectator_content
 from game.match import Match
 from game.rules import Rules
 from rendering import render_spectator_view, render_table_view
@@ -44,7 +44,7 @@ def test_each_picture_is_drawn_from_the_view_its_chat_may_see() -> None:
     table = _table_in_claim_phase()
     hand = table.hand
     assert hand is not None
-    names, scores = table.names(), [0, 0, 0, 0]
+    names, scores = seat_names(table, "zh"), [0, 0, 0, 0]
     spectator = spectator_content(table)
     assert spectator.render is not None and spectator.markup is None
     assert spectator.render() == render_spectator_view(hand.view(None), names, scores, "zh")
