@@ -79,8 +79,8 @@ def test_foreign_stale_and_repeated_presses_then_timeout_into_tuoguan(
             lambda m: any(not b.text.startswith("我回来了") for b in game_buttons(m, group)), timeout=40
         )
         # Bob flees: the penalty is announced and an automatic player takes his seat; his buttons go away. He flees
-        # while he has a decision, so inside a hand (between hands /flee is only leaving his seat).
-        bob.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=30)
+        # while his newest picture offers him a move, so inside a hand (between hands /flee only frees his seat).
+        tg.wait_until(lambda: _offers_a_move(bob, group), timeout=40, what="a move offered to Bob")
         bob.say(group, "/flee")
         tg.wait_for_message(group.id, lambda m: "Bob" in (m.text or "") and "逃跑" in (m.text or ""), timeout=15)
         bob.wait_for_private_message(lambda m: "Bob" in (m.text or "") and not m.buttons, timeout=15)
@@ -94,6 +94,12 @@ def test_foreign_stale_and_repeated_presses_then_timeout_into_tuoguan(
         assert "playing" not in _hand_status(db)
         assert tg.max_writes_per_minute(group.id) <= 20
         assert "Traceback" not in bot.log()
+
+
+def _offers_a_move(user: SimUser, group: Chat) -> bool:
+    """Whether the user's newest picture has a move's button (not Ready or I'm back, whose stamp is 0)."""
+    pictures = [m for m in user.private_messages() if m.photo is not None]
+    return bool(pictures) and any(decode(b.callback_data or "").stamp != "0" for b in game_buttons(pictures[-1], group))
 
 
 def _hand_messages(user: SimUser, group: Chat) -> list[Message]:
