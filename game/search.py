@@ -221,22 +221,16 @@ def choose_hard(
         rng = random.Random(f"{seed}:{view.seat}:{view.wall_remaining}:{view.hand}:{view.drawn}:{view.rivers}")
         worlds = _worlds(view, rng, start, budget_ms * _RISK_BUDGET, samples, _RISK_WORLDS)
         costs = deal_in_costs(view, worlds)
-    guarded = sorted(
-        (
-            (w - _DEAL_IN_SHARE * costs[a.tile] if a.kind == "discard" and a.tile in costs else w, a)
-            for w, a in best_first
-        ),
-        key=lambda r: r[0],
-        reverse=True,
-    )
-    finalists = [(w, a) for w, a in guarded if a.kind == "discard"][:_FINALISTS]
+
+    def risk(a: Action) -> float:
+        return _DEAL_IN_SHARE * costs.get(a.tile, 0.0) if a.kind == "discard" and a.tile is not None else 0.0
+
+    guarded = sorted(((w - risk(a), a) for w, a in best_first), key=lambda r: r[0], reverse=True)
+    finalists = [a for _, a in guarded if a.kind == "discard" and a.tile is not None][:_FINALISTS]
     if len(finalists) < 2:
         return guarded[0][1]
-    drawn = drawn_worths(view, [a.tile for _, a in finalists if a.tile is not None])
-    score, pick = max(
-        ((drawn[a.tile] - _DEAL_IN_SHARE * costs.get(a.tile, 0.0), a) for _, a in finalists if a.tile is not None),
-        key=lambda r: r[0],
-    )
+    drawn = drawn_worths(view, [a.tile for a in finalists if a.tile is not None])
+    score, pick = max(((drawn[a.tile] - risk(a), a) for a in finalists if a.tile is not None), key=lambda r: r[0])
     top_worth, top = guarded[0]
     return top if top.kind != "discard" and top_worth > score else pick  # a gang, on normal's own scale
 

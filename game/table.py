@@ -262,8 +262,8 @@ class Hand:
 
         ``seat`` holds a hand one tile short (it is another seat's turn): its waits, cached, rule most tiles out.
         """
-        if t in (HONGZHONG, self.laizi) or not self._open[seat] or t not in self._seat_waits(seat):
-            return None  # never claimable (§5), or no 开口, or it does not complete the hand
+        if t in (HONGZHONG, self.laizi) or t not in self._seat_waits(seat):
+            return None  # never claimable (§5), or it does not complete the hand
         return self._offer(seat, "discard", by, t)
 
     def apply(self, action: Action) -> list[Event]:

@@ -16,7 +16,7 @@ from bot.i18n import pick, t
 from bot.outbox import Content
 from bot.play.callback_data import code_of, encode, review_data
 from bot.play.table_key import TableKey
-from bot.play.table_state import Table
+from bot.play.table_state import Seat, Table
 from game.actions import Action
 from game.patterns import PATTERNS
 from game.table import Event
@@ -50,18 +50,22 @@ def automatic_name(seat: int, lang: str) -> str:
     return f"{t('seat_bot', lang)} {seat + 1}"
 
 
+def _shown_name(s: Seat, seat: int, lang: str) -> str:
+    """A seated player's name as a reader of ``lang`` sees it: an automatic player is named in that language."""
+    return automatic_name(seat, lang) if s.user_id is None else s.name
+
+
 def seat_names(table: Table, lang: str) -> list[str]:
-    """Every seat's name as a reader of ``lang`` sees it: an automatic player is named in that language."""
-    return [
-        "" if s is None else automatic_name(i, lang) if s.user_id is None else s.name for i, s in enumerate(table.seats)
-    ]
+    """Every seat's name as a reader of ``lang`` sees it ("" for an empty seat), for the pictures."""
+    return ["" if s is None else _shown_name(s, i, lang) for i, s in enumerate(table.seats)]
 
 
 def seat_label(table: Table, seat: int, lang: str | None = None) -> str:
     """``东 Ann`` — the wind and the name of a seat, for captions and announcements (in the table's language
     unless ``lang`` says otherwise)."""
     lang = lang or table.lang
-    name = seat_names(table, lang)[seat] if table.seats[seat] is not None else t("seat_empty", lang)
+    s = table.seats[seat]
+    name = _shown_name(s, seat, lang) if s is not None else t("seat_empty", lang)
     return f"{t(f'wind_{seat}', lang)} {name}"
 
 
