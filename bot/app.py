@@ -4,8 +4,8 @@ see bot.config; ``python -m bot --check-config`` checks it without connecting.
 ``build_application(config)`` makes the PTB Application (used by the tests and the bench as well): every
 handler is registered from the one list ``HANDLERS`` below; ``main()`` reads the configuration (and ``.env``),
 sets up logging and serves until interrupted. Start-up (``_start``), in this order: open the database, make
-the outbox and the TableManager, publish the command menu, resume every unfinished table, then start the
-league nights (as the job queue's first job, so the tables they open get timers from a running scheduler).
+the outbox and the tables' registry (which follows the outbox's refusals), publish the command menu, resume
+every unfinished table, then start the league nights (as the job queue's first job).
 """
 
 from __future__ import annotations
@@ -32,6 +32,15 @@ from telegram.ext import (
 )
 
 from bot import i18n
+from bot.callbacks import (
+    LANGUAGE_PATTERN,
+    LEAGUE_PATTERN,
+    PLAY_PATTERN,
+    REPLAY_PATTERN,
+    REVIEW_PATTERN,
+    SETTINGS_PATTERN,
+    STANDINGS_PATTERN,
+)
 from bot.config import Config, ConfigError, check_config, load_dotenv
 from bot.context import CONTEXT_TYPES, BotApplication, BotContext
 from bot.handlers import (
@@ -49,19 +58,11 @@ from bot.league.nights import LeagueNights
 from bot.limits import CONNECTIONS
 from bot.logs import setup_logging
 from bot.outbox import Outbox
-from bot.play.callback_data import (
-    LANGUAGE_PATTERN,
-    LEAGUE_PATTERN,
-    PLAY_PATTERN,
-    REPLAY_PATTERN,
-    REVIEW_PATTERN,
-    SETTINGS_PATTERN,
-    STANDINGS_PATTERN,
-)
-from bot.play.manager import TableManager
-from bot.play.resume import resume_tables
 from bot.ratelimit import ChatRateLimiter
 from bot.review_queue import Reviews
+from bot.table.edge import Edge
+from bot.table.registry import Tables
+from bot.table.resume import resume_tables
 from bot.webhook import serve
 from storage.database import Database
 
@@ -164,15 +165,14 @@ async def _start(application: BotApplication) -> None:
     assert jobs is not None, "install python-telegram-bot[job-queue]"
     # The search runs in other processes (spawned: no copy of this one's threads), one core left to the loop.
     data.pool = pool = ProcessPoolExecutor(max(1, (os.cpu_count() or 2) - 1), mp_context=get_context("spawn"))
-    data.manager = manager = TableManager(config, db, outbox, jobs, application.bot, pool)
+    data.tables = tables = Tables(config, Edge(config, db, outbox, application.bot, pool))
     data.reviews = Reviews(db, outbox, pool, config.review_samples)
-    outbox.migrated = manager.migrate  # a write refused with ChatMigrated: the table follows the supergroup
-    outbox.lost = manager.unreachable  # 403: a group's table closes, a player who blocked the bot is 托管
-    outbox.topic_gone = manager.topic_gone  # a forum topic closed or deleted: its table closes
+    # A group migrated, a chat that answers 403, a forum topic gone: the tables concerned are told.
+    tables.follow(outbox.refusals)
     await publish_commands(application)
-    resumed = await resume_tables(manager)
+    resumed = await resume_tables(tables, db, application.bot)
     log.info("bot @%s started; %d unfinished hand(s) resumed", application.bot.username, resumed)
-    data.nights = nights = LeagueNights(db, manager, jobs, data.clock)
+    data.nights = nights = LeagueNights(db, tables, jobs, data.clock)
 
     async def catch_up(context: BotContext) -> None:
         await nights.start()
@@ -182,8 +182,9 @@ async def _start(application: BotApplication) -> None:
 
 async def _stop(application: BotApplication) -> None:
     data = application.bot_data
-    if data.manager is not None:  # what per-id state is left (bounded by the real tables, not by junk)
-        log.info("stopping; state %s", " ".join(f"{k}={v}" for k, v in data.manager.state_size().items()))
+    if data.tables is not None:  # what per-id state is left (bounded by the real tables, not by junk)
+        log.info("stopping; state %s", " ".join(f"{k}={v}" for k, v in data.tables.state_size().items()))
+        await data.tables.close()
     if data.outbox is not None:
         await data.outbox.close()
     if data.db is not None:

@@ -2,7 +2,7 @@
 
 PTB keeps one ``bot_data`` object per application; here it is ``BotData``, whose fields are filled once by the
 start-up sequence (``bot.app``). Handlers are typed ``async def h(update: Update, context: BotContext)`` and read
-``context.manager``, ``context.db``, ``context.outbox``, ``context.nights`` and ``context.config``: no string
+``context.tables``, ``context.db``, ``context.outbox``, ``context.nights`` and ``context.config``: no string
 keys, no casts.
 
     application = Application.builder().context_types(CONTEXT_TYPES)...build()
@@ -24,8 +24,8 @@ from storage.database import Database
 if TYPE_CHECKING:
     from bot.league.nights import LeagueNights
     from bot.outbox import Outbox
-    from bot.play.manager import TableManager
     from bot.review_queue import Reviews
+    from bot.table.registry import Tables
 
 
 class NotStarted(RuntimeError):
@@ -39,7 +39,7 @@ class BotData:
     config: Config | None = None
     db: Database | None = None
     outbox: Outbox | None = None
-    manager: TableManager | None = None
+    tables: Tables | None = None
     nights: LeagueNights | None = None
     reviews: Reviews | None = None
     pool: Executor | None = None  # processes for the search (hard level, reviews)
@@ -74,9 +74,9 @@ class BotContext(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], Bo
         return outbox
 
     @property
-    def manager(self) -> TableManager:
-        manager: TableManager = self.bot_data.require("manager")
-        return manager
+    def tables(self) -> Tables:
+        tables: Tables = self.bot_data.require("tables")
+        return tables
 
     @property
     def reviews(self) -> Reviews:

@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Final, Protocol, TypeVar
+from typing import TYPE_CHECKING, Final, Protocol, TypeVar
 
 from babel.messages.pofile import read_po
-from telegram import User
 
-from storage.database import Database
 from storage.players import LANGUAGES
+
+if TYPE_CHECKING:  # the texts themselves need neither: the table's core looks them up without any I/O near it
+    from telegram import User
+
+    from storage.database import Database
 
 DEFAULT_LANG: Final = LANGUAGES[0]
 # Our language codes -> the catalogue's directory (a Babel locale identifier).

@@ -26,7 +26,6 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Final
 
@@ -34,9 +33,9 @@ from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 
 from bot.limits import MAX_CAPTION, MAX_TEXT, Throttle, final_refusal, fit, length, retry_seconds, with_lines
-from bot.outbox_state import ChatQueue, Content, Remember, Slot, TopicGone, send_new
+from bot.outbox_state import ChatQueue, Content, Refusal, Remember, Slot, TopicGone, Waiting, send_new
 
-__all__ = ["Content", "Outbox", "Remember"]
+__all__ = ["Content", "Outbox", "Refusal", "Remember"]
 
 log = logging.getLogger(__name__)
 
@@ -57,9 +56,8 @@ class Outbox:
     ) -> None:
         self.bot = bot
         self._remember = remember  # told of every slot's new message, so a restart can edit it in place
-        self.migrated: Callable[[int, int], Awaitable[None]] | None = None  # (old, new): a group migrated
-        self.lost: Callable[[int], Awaitable[None]] | None = None  # a chat that answered 403
-        self.topic_gone: Callable[[int, int], Awaitable[None]] | None = None  # (group, topic) closed or deleted
+        # What Telegram refused for good (migrated, 403, a topic gone): whoever follows this queue acts on it.
+        self.refusals: asyncio.Queue[Refusal] = asyncio.Queue()
         self.group_interval = group_interval
         self.private_interval = private_interval
         self.passive_interval = passive_interval
@@ -75,8 +73,11 @@ class Outbox:
             return
         chat = self._chat(chat_id)
         s = chat.slots.setdefault(slot, Slot())
+        if fresh and s.pending is not None:  # a new message: what waits for the one before goes out first
+            chat.retire(slot)
+            s = chat.slots[slot]
         if s.pending is None:
-            s.pending_since = time.monotonic()
+            s.pending_since, s.number = time.monotonic(), chat.number()
         s.pending = content
         s.urgent = s.urgent or urgent  # a newer state of an urgent slot stays urgent
         s.fresh = s.fresh or fresh
@@ -97,15 +98,13 @@ class Outbox:
         if chat_id in self.unreachable:  # it answered 403: nothing more until they come back (``came_back``)
             return
         chat = self._chat(chat_id)
-        if not chat.announcements and not chat.replies:
+        if not chat.waiting:
             chat.announced_at = time.monotonic()
-        if reply_to is not None:
-            # The same answer already waiting (a command sent again and again) is told once: a burst of them
-            # never holds the chat's other writes back.
-            if not any((r.text, r.markup, r.thread) == (text, markup, thread) for r in chat.replies):
-                chat.replies.append(Content(text, markup, reply_to=reply_to, thread=thread))
-        else:
-            chat.announcements.append((text, markup, thread))
+        content = Content(text, markup, reply_to=reply_to, thread=thread)
+        # The same answer already waiting (a command sent again and again) is told once: a burst of them never
+        # holds the chat's other writes back.
+        if reply_to is None or not any(_same_answer(w.content, content) for w in chat.waiting):
+            chat.waiting.append(Waiting(chat.number(), content))
         self._kick(chat)
 
     def tell(self, chat_id: int, slot: str, text: str, *, thread: int | None = None) -> None:
@@ -122,7 +121,7 @@ class Outbox:
         s.news.append(text)
         del s.news[:-_MAX_NEWS]
         if s.pending is None:
-            s.pending, s.pending_since = s.shown, time.monotonic()
+            s.pending, s.pending_since, s.number = s.shown, time.monotonic(), chat.number()
         self._kick(chat)
 
     def forget(self, chat_id: int, slot: str) -> None:
@@ -144,11 +143,10 @@ class Outbox:
         commands answered stay behind), its messages too (new slots there); ``slots`` renames, per private chat,
         a table's slot."""
         chat = self._chats.pop(old, None)
-        if chat is not None and chat.task is not None and chat.task is not asyncio.current_task():
+        if chat is not None and chat.task is not None:
             chat.task.cancel()
-        waiting = [(r.text, r.markup, r.thread) for r in chat.replies] + chat.announcements if chat else []
-        for text, markup, thread in waiting:
-            self.announce(new, text, markup, thread=thread)
+        for w in chat.waiting if chat else []:
+            self.announce(new, w.content.text, w.content.markup, thread=w.content.thread)
         for chat_id, (before, after) in slots.items():
             private = self._chats.get(chat_id)
             if private is not None and before in private.slots:
@@ -159,7 +157,7 @@ class Outbox:
         """Nothing more to the chat (the bot was removed from it): what waits there is dropped."""
         self.unreachable.add(chat_id)
         chat = self._chats.pop(chat_id, None)
-        if chat is not None and chat.task is not None and chat.task is not asyncio.current_task():
+        if chat is not None and chat.task is not None:
             chat.task.cancel()
 
     def drop_topic(self, chat_id: int, thread: int) -> None:
@@ -180,7 +178,7 @@ class Outbox:
     def pending(self) -> int:
         """Writes still waiting or on their way (for tests and the bench)."""
         return sum(
-            c.in_flight + len(c.announcements) + len(c.replies) + sum(s.pending is not None for s in c.slots.values())
+            c.in_flight + len(c.waiting) + sum(s.pending is not None for s in c.slots.values())
             for c in self._chats.values()
         )
 
@@ -208,19 +206,23 @@ class Outbox:
     def _next_job(self, chat: ChatQueue, now: float) -> tuple[float, str | None] | None:
         """(when, slot) of the next write, slot None = the announcements; None when nothing waits.
 
-        Urgent slots first, then whatever has waited longest, so neither announcements nor pictures starve."""
+        A new message only once all asked before it is out (the chat's order); edits in place may go earlier.
+        Urgent slots first, then whatever was asked first, so neither announcements nor pictures starve."""
         ready = max(chat.last_write + chat.interval, now, chat.resume_at)
-        best: tuple[float, int, float, str] | None = None
-        if chat.announcements or chat.replies:
-            best = (ready, 1, chat.announced_at, "")
+        head = chat.head()
+        best: tuple[float, int, int, str] | None = None
+        if chat.waiting and chat.waiting[0].number == head:
+            best = (ready, 1, chat.waiting[0].number, "")
+        queued = bool(chat.waiting) or any(s.pending is not None and s.new_message for s in chat.slots.values())
         for name, s in chat.slots.items():
-            if s.pending is None:
+            if s.pending is None or (s.new_message and s.number != head):
                 continue
             # A player with nothing to decide sees the table lazily: a state waits passive_interval after it
-            # arrived (and after the last write), so their next prompt, if it comes soon, carries it for free.
-            passive = not s.urgent and chat.chat_id > 0
+            # arrived (and after the last write), so their next prompt, if it comes soon, carries it for free;
+            # unless a new message waits behind it.
+            passive = not s.urgent and chat.chat_id > 0 and not (queued and s.number == head)
             when = max(ready, max(s.last_sent, s.pending_since) + self.passive_interval) if passive else ready
-            key = (when, 0 if s.urgent else 1, s.pending_since, name)
+            key = (when, 0 if s.urgent else 1, s.number, name)
             if best is None or key < best:
                 best = key
         return None if best is None else (best[0], best[3] or None)
@@ -240,8 +242,11 @@ class Outbox:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(chat.wakeup.wait(), delay)
                 continue
-            urgent = slot is not None and chat.slots[slot].urgent
-            await self._throttle.acquire(0 if urgent or slot is None else 1)
+            chosen = chat.slots.get(slot) if slot is not None else None
+            await self._throttle.acquire(0 if chosen is None or chosen.urgent else 1)
+            if slot is not None and chat.slots.get(slot) is not chosen:  # retired meanwhile: choose again
+                self._throttle.release()
+                continue
             chat.in_flight += 1
             try:
                 await (self._send_announcements(chat) if slot is None else self._send_slot(chat, slot))
@@ -253,35 +258,21 @@ class Outbox:
                 self._throttle.release()
                 chat.in_flight, chat.last_write = chat.in_flight - 1, time.monotonic()
 
-    async def _send_reply(self, chat: ChatQueue) -> None:
-        reply = chat.replies[0]
-        try:
-            await send_new(self.bot, chat.chat_id, replace(reply, text=fit(reply.text, MAX_TEXT)))
-        except TelegramError as e:
-            if final_refusal(e):  # a refusal that will not change never blocks the writes behind it
-                del chat.replies[0]
-            raise
-        del chat.replies[0]
-        chat.announced_at = time.monotonic()
-        self.writes += 1
-
     async def _refused(self, chat: ChatQueue, e: TelegramError) -> bool:
         """Handle a write Telegram refused: retried later (429, network), dropped (400), the chat given up (403),
         its topic's table closed (a topic closed or deleted) or followed (migrated); True to end the chat's worker."""
         if isinstance(e, ChatMigrated):  # the group is a supergroup now: everything follows it there
             log.info("chat %s migrated to %s", chat.chat_id, e.new_chat_id)
-            if self.migrated is not None:
-                await self.migrated(chat.chat_id, int(e.new_chat_id))
+            self.refusals.put_nowait(Refusal(chat.chat_id, new_chat_id=int(e.new_chat_id)))
             return True
         if isinstance(e, RetryAfter):
             log.warning("chat %s: flood control, retrying in %.0f s", chat.chat_id, retry_seconds(e))
             chat.resume_at = time.monotonic() + retry_seconds(e)
         elif isinstance(e, Forbidden):
-            await self._lost(chat, e)
+            self._lost(chat, e)
         elif isinstance(e, TopicGone):
             log.info("chat %s: topic %s closed or deleted (%s)", chat.chat_id, e.thread, e.message)
-            if self.topic_gone is not None:
-                await self.topic_gone(chat.chat_id, e.thread)
+            self.refusals.put_nowait(Refusal(chat.chat_id, thread=e.thread))
         elif isinstance(e, BadRequest):
             log.error("chat %s: write refused and dropped: %s", chat.chat_id, e.message)
         elif isinstance(e, NetworkError):  # a timeout or a lost connection
@@ -292,22 +283,20 @@ class Outbox:
             log.error("chat %s: write dropped: %s", chat.chat_id, e)
         return False
 
-    async def _lost(self, chat: ChatQueue, e: Forbidden) -> None:
+    def _lost(self, chat: ChatQueue, e: Forbidden) -> None:
         log.info("chat %s unreachable (%s); dropping its messages", chat.chat_id, e.message)
         self.unreachable.add(chat.chat_id)
-        chat.announcements.clear()
-        chat.replies.clear()
+        chat.waiting.clear()
         for s in chat.slots.values():
             s.pending = None
-        if self.lost is not None:
-            await self.lost(chat.chat_id)
+        self.refusals.put_nowait(Refusal(chat.chat_id))
 
     async def _idle(self, chat: ChatQueue) -> bool:
         """Nothing waits in the chat: True to end its worker. A chat with no slot left is dropped, once its
         pacing has run out (a new write then starts afresh without breaking the chat's limit)."""
         for name in [n for n, s in chat.slots.items() if s.forgotten and s.pending is None]:
             del chat.slots[name]
-        if chat.slots or chat.announcements or chat.replies or chat.in_flight:
+        if chat.slots or chat.waiting or chat.in_flight:
             return True
         wait = max(chat.last_write + chat.interval, chat.resume_at) - time.monotonic()
         if wait > 0:
@@ -319,34 +308,35 @@ class Outbox:
         return True
 
     async def _send_announcements(self, chat: ChatQueue) -> None:
-        """Send the oldest waiting announcements as one message: consecutive plain texts of one forum topic merged
-        up to Telegram's 4,096 characters (a text repeated in it told once), one with buttons alone. A refusal that
-        retrying will not change drops them (and is logged by the caller): it never blocks the writes behind it."""
-        if chat.replies:  # the answers to commands first, each alone
-            await self._send_reply(chat)
-            return
+        """Send the oldest waiting announcements as one message: consecutive plain texts of one forum topic, with
+        nothing else asked between them, merged up to Telegram's 4,096 characters (a text repeated in it told
+        once); one with buttons, or a command's answer, alone. A refusal that retrying will not change drops them
+        (and is logged by the caller): it never blocks the writes behind it."""
+        first = chat.waiting[0].content
+        later = [s.number for s in chat.slots.values() if s.pending is not None]
+        limit = min([n for n in later if n > chat.waiting[0].number], default=chat.numbers + 1)
         texts: list[str] = []
         markup: InlineKeyboardMarkup | None = None
         taken = size = 0
-        thread = chat.announcements[0][2]
-        for text, m, topic in chat.announcements:
-            part = fit(text, MAX_TEXT)
-            if texts and (m is not None or topic != thread or size + 1 + length(part) > MAX_TEXT):
+        for w in chat.waiting:
+            c, part = w.content, fit(w.content.text, MAX_TEXT)
+            alone = c.markup is not None or c.reply_to is not None
+            if texts and (alone or w.number > limit or c.thread != first.thread or size + 1 + length(part) > MAX_TEXT):
                 break
             taken += 1
             if part not in texts:
                 texts.append(part)
                 size += length(part) + 1
-            if m is not None:
-                markup = m
+            if alone:
+                markup = c.markup
                 break
         try:
-            await send_new(self.bot, chat.chat_id, Content("\n".join(texts), markup, thread=thread))
+            await send_new(self.bot, chat.chat_id, replace(first, text="\n".join(texts), markup=markup))
         except TelegramError as e:
             if final_refusal(e):
-                del chat.announcements[:taken]
+                del chat.waiting[:taken]
             raise
-        del chat.announcements[:taken]
+        del chat.waiting[:taken]
         chat.announced_at = time.monotonic()
         self.writes += 1
 
@@ -398,3 +388,7 @@ class Outbox:
                 log.info("chat %s: cannot edit message %s (%s); sending a new one", chat_id, s.message_id, e.message)
         msg = await send_new(self.bot, chat_id, content, photo)
         s.message_id, s.is_photo = msg.message_id, photo is not None
+
+
+def _same_answer(a: Content, b: Content) -> bool:
+    return a.reply_to is not None and (a.text, a.markup, a.thread) == (b.text, b.markup, b.thread)

@@ -1,5 +1,13 @@
 """What the outbox (``bot.outbox``) holds: the content a slot should show, each slot's message and pending
-state, and each chat's queue of writes with its pacing."""
+state, and each chat's queue of writes with its pacing and its order.
+
+Order: every request in a chat takes the next number of that chat (``ChatQueue.number``). A new message (an
+announcement, a reply, a slot's first or ``fresh`` message) goes out only once everything asked before it in
+the chat is out, so a chat reads in the order things happened; an edit of a message already there may go out
+early (it changes nothing in the order), and a newer state of the same message replaces the one waiting.
+A ``fresh`` message asked for while the slot's old message still waits for its last state is queued behind
+it: the old message is *retired* into a slot of its own that gets that state first (a hand's last picture,
+then the next hand's)."""
 
 from __future__ import annotations
 
@@ -34,6 +42,7 @@ class Slot:
     is_photo: bool = False
     pending: Content | None = None
     pending_since: float = 0.0  # when the oldest state not yet sent arrived
+    number: int = 0  # the chat's number of the oldest state not yet sent (its place in the chat's order)
     urgent: bool = False
     fresh: bool = False  # send a new message instead of editing the old one
     last_sent: float = float("-inf")
@@ -42,16 +51,28 @@ class Slot:
     news: list[str] = field(default_factory=list)  # lines to tell in the caption of the next write
     forgotten: bool = False  # dropped once its last write is out (``forget``)
 
+    @property
+    def new_message(self) -> bool:
+        """Whether its waiting state is sent as a new message (rather than an edit in place)."""
+        return self.fresh or self.message_id is None or (self.pending is not None and self.pending.animated)
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """An announcement or a command's answer waiting to be posted (an answer, ``reply_to`` set, goes alone)."""
+
+    number: int
+    content: Content
+
 
 @dataclass
 class ChatQueue:
     chat_id: int
     interval: float
     slots: dict[str, Slot] = field(default_factory=dict)
-    # (text, buttons, forum topic) of each announcement waiting
-    announcements: list[tuple[str, InlineKeyboardMarkup | None, int | None]] = field(default_factory=list)
-    replies: list[Content] = field(default_factory=list)  # answers to commands: never merged, each alone
+    waiting: list[Waiting] = field(default_factory=list)  # announcements and answers, in their order
     announced_at: float = 0.0  # when the oldest waiting announcement arrived
+    numbers: int = 0  # the last number given to a request in this chat
     last_write: float = float("-inf")
     wakeup: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
@@ -59,13 +80,41 @@ class ChatQueue:
     resume_at: float = float("-inf")  # no write before this (after a 429 or a network error)
     in_flight: int = 0
 
+    def number(self) -> int:
+        self.numbers += 1
+        return self.numbers
+
+    def head(self) -> int | None:
+        """The number of the oldest request still waiting in the chat."""
+        numbers = [w.number for w in self.waiting[:1]] + [s.number for s in self.slots.values() if s.pending]
+        return min(numbers) if numbers else None
+
+    def retire(self, name: str) -> None:
+        """A fresh message is asked for while the slot's state waits to be sent: the slot, with that state (the
+        old message's last one, or a message of its own not sent yet, such as a hand's result) and any write of
+        it on its way, goes on under a name of its own, ahead of the fresh message, and is dropped once sent."""
+        s = self.slots[name]
+        s.forgotten = True
+        self.slots[f"{name}~{s.number}"] = s
+        self.slots[name] = Slot()
+
     def drop_topic(self, thread: int) -> None:
         """Nothing more to the forum topic ``thread`` (closed or deleted): what waits for it is dropped."""
-        self.announcements = [a for a in self.announcements if a[2] != thread]
-        self.replies = [r for r in self.replies if r.thread != thread]
+        self.waiting = [w for w in self.waiting if w.content.thread != thread]
         for s in self.slots.values():
             if s.pending is not None and s.pending.thread == thread:
                 s.pending = None
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A write Telegram refused for good, told to whoever follows ``Outbox.refusals`` (the tables' registry): the
+    group migrated to ``new_chat_id``, the forum topic ``thread`` was closed or deleted, or else the chat answered
+    403 (a person blocked the bot, or a group removed it)."""
+
+    chat_id: int
+    new_chat_id: int | None = None
+    thread: int | None = None
 
 
 def replying(message_id: int | None) -> ReplyParameters | None:

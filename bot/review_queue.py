@@ -18,7 +18,8 @@ from typing import Final
 
 from bot.i18n import t
 from bot.outbox import Content, Outbox
-from bot.views.game_views import automatic_name, picture_lang
+from bot.table.texts import automatic_name
+from bot.views.game_views import picture_lang
 from game.actions import Action
 from game.review import (
     DEFAULT_CANDIDATES,

@@ -31,6 +31,10 @@ from game.wall import deal, shuffled
 
 SEED_BITS: Final = 63  # SQLite stores up to 2^63 − 1
 SALT_BYTES: Final = 16
+# A settled hand's share code (what /replay, /verify and /review take): unambiguous characters (no 0/O, 1/I),
+# 32^6 ≈ 10^9 codes.
+SHARE_ALPHABET: Final = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
+SHARE_CODE_LEN: Final = 6
 _REVEAL: Final = re.compile(r"^(\d{1,19}):([0-9a-f]{32})$")
 _COMMITMENT: Final = re.compile(r"^[0-9a-f]{64}$")
 

@@ -28,7 +28,7 @@ from typing import Any, Final, Literal
 from game.facts import SeatFacts
 from game.rules import Rules
 from game.titles import Title, title_for, title_named
-from game.verify import commitment, fresh_salt, reveal_text
+from game.verify import SHARE_ALPHABET, SHARE_CODE_LEN, commitment, fresh_salt, reveal_text
 from storage.codec import (
     SQLITE_INT_MAX,
     check_int,
@@ -45,9 +45,6 @@ from storage.standings import periods_of
 from storage.stats import pattern_mask
 
 HandStatus = Literal["playing", "done", "abandoned"]
-# Share codes: unambiguous characters (no 0/O, 1/I), 32^6 ≈ 10^9 codes.
-SHARE_ALPHABET: Final = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
-SHARE_CODE_LEN: Final = 6
 _CODE_TRIES: Final = 8
 
 

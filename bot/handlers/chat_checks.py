@@ -14,7 +14,7 @@ from telegram.error import TelegramError
 from bot.context import BotContext
 from bot.i18n import t
 from bot.outbox import Content
-from bot.play.table_key import TableKey
+from bot.table.key import TableKey
 
 log = logging.getLogger(__name__)
 

@@ -20,10 +20,10 @@ from typing import Final
 
 from telegram import Update
 
+from bot.callbacks import fields
 from bot.context import BotContext
 from bot.handlers.chat_checks import in_private, reply
 from bot.i18n import language_for, private_language, t
-from bot.play.callback_data import fields
 from bot.views.info_views import calc_answer, lang_markup, rules_text
 from storage.chats import ChatSettings
 from storage.players import LANGUAGES

@@ -10,11 +10,11 @@ import logging
 
 from telegram import Update
 
+from bot.callbacks import fields
 from bot.context import BotContext
 from bot.handlers.chat_checks import in_group, is_admin, is_member, reply
 from bot.i18n import private_language, t
 from bot.league.subcommands import ADMIN_SUBCOMMANDS, run_subcommand
-from bot.play.callback_data import fields
 from storage.errors import StorageError
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,8 @@ from bot.context import BotContext
 from bot.handlers.chat_checks import reply
 from bot.i18n import language_for, t
 from bot.logs import errors
-from bot.play.manager import TableManager
+from bot.table.registry import Tables
+from storage.database import Database
 
 
 def start_of_today(now: datetime | None = None) -> datetime:
@@ -20,20 +21,20 @@ def start_of_today(now: datetime | None = None) -> datetime:
     return now.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
-async def status_text(manager: TableManager, lang: str) -> str:
-    tables = manager.tables.values()
-    playing = sum(1 for table in tables if table.state == "playing")
-    hands_today = await manager.db.hands.count_since(start_of_today(manager.db.now()))
+async def status_text(tables: Tables, db: Database, lang: str) -> str:
+    open_tables = tables.all()
+    playing = sum(1 for table in open_tables if table.state == "playing")
+    hands_today = await db.hands.count_since(start_of_today(db.now()))
     uptime_min = int((time.monotonic() - errors.started) // 60)
     return t(
         "status",
         lang,
-        tables=len(manager.tables),
+        tables=len(open_tables),
         playing=playing,
         hands=hands_today,
         errors=errors.count,
-        writes=manager.outbox.writes,
-        pending=manager.outbox.pending(),
+        writes=tables.edge.outbox.writes,
+        pending=tables.edge.outbox.pending(),
         uptime=uptime_min,
     )
 
@@ -46,4 +47,4 @@ async def status_command(update: Update, context: BotContext) -> None:
     if user.id not in context.config.admin_ids:
         reply(update, context, t("status_denied", lang))
         return
-    reply(update, context, await status_text(context.manager, lang))
+    reply(update, context, await status_text(context.tables, context.db, lang))

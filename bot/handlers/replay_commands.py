@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from telegram import Update
 
+from bot.callbacks import fields
 from bot.context import BotContext
 from bot.handlers.chat_checks import reply, show_here
 from bot.handlers.standings_commands import replay_for
 from bot.i18n import language_for, private_language, t
 from bot.outbox import Content
-from bot.play.callback_data import fields
 from bot.views.replay_views import animation_content, replay_content, verify_text
 from bot.views.standings_views import chunks
 from storage.hands import SharedHand

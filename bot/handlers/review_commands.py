@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from telegram import Update
 
+from bot.callbacks import fields
 from bot.context import BotContext
 from bot.handlers.chat_checks import reply
 from bot.i18n import language_for, t
-from bot.play.callback_data import fields
 
 
 async def review_command(update: Update, context: BotContext) -> None:

@@ -14,11 +14,12 @@ from typing import Final
 
 from telegram import Update
 
+from bot.callbacks import fields
 from bot.context import BotContext
 from bot.handlers.chat_checks import command_id, in_group, is_admin, reply, show_here, topic_of
 from bot.i18n import language_for, private_language, t
-from bot.play.callback_data import fields
 from bot.settings_options import OPTIONS, Option, SettingRefused, changes_for, current, shown
+from bot.table.messages import FollowSettings
 from bot.views.menu_views import menu
 from storage.chats import ChatSettings
 from storage.errors import StorageError
@@ -89,11 +90,10 @@ async def _set(update: Update, context: BotContext, settings: ChatSettings, chan
         return t("settings_refused_choice", change.lang, setting=setting, choice=choice[:40])
     lang = updated.language
     if updated != settings:
-        key = "settings_changed_next_game" if option.key == "hands_per_game" else "settings_changed"
         context.outbox.announce(
             chat_id,
             t(
-                key,
+                option.notice,
                 lang,
                 name=who,
                 setting=t(f"set_{option.key}", lang),
@@ -101,8 +101,7 @@ async def _set(update: Update, context: BotContext, settings: ChatSettings, chan
             ),
             thread=topic_of(update),
         )
-        for table in context.manager.group_tables(chat_id):
-            if table.state == "lobby":  # nothing dealt yet: the next hand is the first
-                await context.manager.follow_settings(table)
+        for table in context.tables.of_group(chat_id):  # a lobby follows at once, a match from its next hand
+            context.tables.post(table.key, FollowSettings())
     show_here(update, context, SLOT, menu(updated, option.key))
     return t("settings_saved", change.lang)

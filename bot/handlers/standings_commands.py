@@ -18,11 +18,11 @@ from typing import Final
 
 from telegram import MessageEntity, Update
 
+from bot.callbacks import fields
 from bot.context import BotContext
 from bot.handlers.chat_checks import command_id, here, in_group, may_see_hand, reply, show_here
 from bot.i18n import language_for, private_language, t
 from bot.outbox import Content
-from bot.play.callback_data import fields
 from bot.views.standings_views import (
     PERIODS,
     card_content,

@@ -1,5 +1,6 @@
 """The table's commands and buttons: /newgame, /join, /leave, /begin, /flee, /stop, the join deep link, and
-every play button (``v1|…``). Each is a thin ``async def`` that hands the update to the TableManager.
+every play button (``v1|…``). Each is a thin ``async def`` that posts a message (``bot.table.messages``) to the
+table through the registry (``context.tables``) and says the answer.
 
 Every write to a chat goes through the outbox (paced and coalesced); only the answers to button presses are
 sent here directly. A press that no handler claims gets ``stale_press``: a short notice, nothing changes.
@@ -13,20 +14,21 @@ from typing import Final
 from telegram import ChatMember, Update
 from telegram.error import TelegramError
 
+from bot.callbacks import BadCallback, PlayButton
 from bot.context import BotContext
 from bot.handlers.chat_checks import in_group, in_private, is_admin, is_member, reply, table_key, table_title, topic_of
 from bot.i18n import language_for, private_language, t
-from bot.play.callback_data import BadCallback, decode
-from bot.play.manager import Reply
-from bot.play.table_key import TableKey
+from bot.table import messages as msg
+from bot.table.key import TableKey
+from bot.table.registry import Answer
 
 log = logging.getLogger(__name__)
 
 JOIN_PREFIX: Final = "join_"
 
 
-def _say(update: Update, context: BotContext, answer: Reply) -> None:
-    """The manager's answer to a command, replying to it in a group."""
+def _say(update: Update, context: BotContext, answer: Answer) -> None:
+    """The table's answer to a command, replying to it in a group."""
     if answer.text:
         reply(update, context, answer.text, answer.markup)
 
@@ -43,11 +45,11 @@ async def start(update: Update, context: BotContext) -> None:
         except ValueError:
             key = TableKey(0)
         lang = await private_language(context.db, user)  # someone new sits down speaking their Telegram language
-        table = context.manager.tables.get(key)
+        table = context.tables.get(key)
         if table is not None and not await is_member(context, key.chat_id, user.id):  # a link forwarded outside
             reply(update, context, t("join_not_member", lang, group=table.title))
             return
-        _say(update, context, await context.manager.join(key, user.id, user.full_name, from_private=True, lang=lang))
+        _say(update, context, await context.tables.ask(key, msg.Join(user.id, user.full_name, True, lang)))
         return
     hello = "start_hello" if in_private(update) else "help"
     lang = await language_for(context.db, chat.id, user)  # in private: the player's own language
@@ -69,8 +71,8 @@ async def newgame(update: Update, context: BotContext) -> None:
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     await private_language(context.db, user)  # someone new sits down speaking their Telegram language
-    answer = await context.manager.new_table(table_key(update), table_title(update), user.id, user.full_name)
-    _say(update, context, answer)
+    opening = msg.Open(user.id, user.full_name, table_title(update))
+    _say(update, context, await context.tables.ask(table_key(update), opening))
 
 
 async def join(update: Update, context: BotContext) -> None:
@@ -79,7 +81,7 @@ async def join(update: Update, context: BotContext) -> None:
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     await private_language(context.db, user)
-    _say(update, context, await context.manager.join(table_key(update), user.id, user.full_name))
+    _say(update, context, await context.tables.ask(table_key(update), msg.Join(user.id, user.full_name)))
 
 
 async def _group_caller(update: Update, context: BotContext) -> tuple[TableKey, int] | None:
@@ -92,17 +94,17 @@ async def _group_caller(update: Update, context: BotContext) -> tuple[TableKey, 
 
 async def leave(update: Update, context: BotContext) -> None:
     if ids := await _group_caller(update, context):
-        _say(update, context, await context.manager.leave(*ids))
+        _say(update, context, await context.tables.ask(ids[0], msg.Leave(ids[1])))
 
 
 async def flee(update: Update, context: BotContext) -> None:
     if ids := await _group_caller(update, context):
-        _say(update, context, await context.manager.leave(*ids, flee=True))
+        _say(update, context, await context.tables.ask(ids[0], msg.Leave(ids[1], flee=True)))
 
 
 async def begin(update: Update, context: BotContext) -> None:
     if ids := await _group_caller(update, context):
-        _say(update, context, await context.manager.begin(*ids))
+        _say(update, context, await context.tables.ask(ids[0], msg.Begin(ids[1])))
 
 
 async def stop(update: Update, context: BotContext) -> None:
@@ -110,9 +112,9 @@ async def stop(update: Update, context: BotContext) -> None:
         return
     user, key = update.effective_user, table_key(update)
     assert user is not None
-    table = context.manager.tables.get(key)
+    table = context.tables.get(key)
     admin = table is not None and table.creator_id != user.id and await is_admin(context, key.chat_id, user.id)
-    _say(update, context, await context.manager.stop(key, user.id, admin))
+    _say(update, context, await context.tables.ask(key, msg.Stop(user.id, admin)))
 
 
 async def _answer(update: Update, notice: str | None) -> None:
@@ -125,17 +127,18 @@ async def _answer(update: Update, notice: str | None) -> None:
 
 
 async def press(update: Update, context: BotContext) -> None:
-    """A play button: decoded, checked and played by the manager; always answered, with a notice if refused."""
+    """A play button: decoded here, checked and played by the table; always answered, with a notice if refused."""
     query = update.callback_query
     if query is None:
         return
     lang = await private_language(context.db, query.from_user)  # the answer speaks the presser's language
     try:
-        data = decode(query.data)
+        button = PlayButton.decode(query.data)
     except BadCallback:
         notice: str | None = t("press_stale", lang)
     else:
-        notice = await context.manager.press(data.table, query.from_user.id, data.stamp, data.code, lang)
+        press = msg.Press(query.from_user.id, button.stamp, button.code, lang)
+        notice = (await context.tables.ask(button.table, press)).text
     await _answer(update, notice)
 
 
@@ -151,9 +154,9 @@ async def migrated(update: Update, context: BotContext) -> None:
     if message is None:
         return
     if message.migrate_to_chat_id:
-        await context.manager.migrate(message.chat.id, message.migrate_to_chat_id)
+        await context.tables.migrated(message.chat.id, message.migrate_to_chat_id)
     elif message.migrate_from_chat_id:
-        await context.manager.migrate(message.migrate_from_chat_id, message.chat.id)
+        await context.tables.migrated(message.migrate_from_chat_id, message.chat.id)
 
 
 async def bot_membership(update: Update, context: BotContext) -> None:
@@ -167,7 +170,7 @@ async def bot_membership(update: Update, context: BotContext) -> None:
         member.status == ChatMember.RESTRICTED and not getattr(member, "can_send_messages", True)
     )
     if gone:
-        await context.manager.removed(change.chat.id)
+        context.tables.removed(change.chat.id)
     else:
         context.outbox.unreachable.discard(change.chat.id)
 

@@ -1,6 +1,6 @@
 """League nights: the commands' work, sign-ups, and the timeline that runs each night (one JobQueue job).
 
-    nights = LeagueNights(db, manager, job_queue, clock)
+    nights = LeagueNights(db, tables, job_queue, clock)
     await nights.start()                         # at start-up, once the tables have resumed (bot.app)
     reply = await nights.command(chat_id, "next", "")
     notice = await nights.sign(night_id, user_id, name, joining=True)
@@ -36,9 +36,10 @@ from bot.league.schedule import (
     sitting,
 )
 from bot.outbox import Content
-from bot.play.manager import TableManager
-from bot.play.table_key import TableKey
-from bot.play.table_state import Seat, Table
+from bot.table.edge import reaches
+from bot.table.key import TableKey
+from bot.table.registry import Tables
+from bot.table.state import Seat, Table
 from bot.views.league_views import local_when, names_text, signup_markup
 from bot.views.standings_views import board_content
 from storage.codec import Clock, utc_now
@@ -53,7 +54,7 @@ TABLE_ROWS: Final = 20  # rows of the season table picture
 
 
 class NightSession:
-    """One league night at the group's table (the manager's TableSession): who sits each hand, when it ends."""
+    """One league night at the group's table (its runner's session): who sits each hand, when it ends."""
 
     def __init__(self, nights: LeagueNights, night: LeagueNight, league: League, roster: Sequence[Seat]) -> None:
         self.nights, self.night, self.league = nights, night, league
@@ -101,8 +102,9 @@ class LeagueNights:
     """Every league's nights: sign-ups and the timeline driven by one JobQueue job (``bot.league.subcommands``
     runs the /league commands on it)."""
 
-    def __init__(self, db: Database, manager: TableManager, jobs: JobQueue[Any], clock: Clock = utc_now) -> None:
-        self.db, self.manager, self.jobs, self.clock = db, manager, jobs, clock
+    def __init__(self, db: Database, tables: Tables, jobs: JobQueue[Any], clock: Clock = utc_now) -> None:
+        self.db, self.tables, self.jobs, self.clock = db, tables, jobs, clock
+        self.outbox = tables.edge.outbox
         self._lock = asyncio.Lock()
         self._job: Job[Any] | None = None
         self.ready = asyncio.Event()  # set once start() has caught up
@@ -125,7 +127,7 @@ class LeagueNights:
         title = t("league_season_table", lang, name=league.name, season=season)
         # One slot per season: a season's final table is never replaced by the next season's before it is sent.
         slot = f"league_table{league.id}.{season}"
-        self.manager.outbox.show(league.chat_id, slot, board_content(entries, lang, title), fresh=True)
+        self.outbox.show(league.chat_id, slot, board_content(entries, lang, title), fresh=True)
 
     # --- sign-ups -----------------------------------------------------------------------------------------
     async def chat_of(self, night_id: int) -> int:
@@ -146,7 +148,8 @@ class LeagueNights:
         if joining:
             when = local_when(night.starts_at, league.time_zone, lang)
             # The bot must be able to send the player their tiles: it tries now, while there is time to fix it.
-            if not await self.manager.reaches(user_id, t("league_signed_private", lang, name=league.name, when=when)):
+            text = t("league_signed_private", lang, name=league.name, when=when)
+            if not await reaches(self.tables.edge.bot, self.outbox, user_id, text):
                 return t("league_need_private", lang)
             await self.db.players.upsert(user_id, name)
             await self.db.leagues.sign_up(night_id, user_id)
@@ -170,7 +173,7 @@ class LeagueNights:
             count=len(players),
             names=names_text([p.display_name for p in players], lang),
         )
-        self.manager.outbox.show(
+        self.outbox.show(
             league.chat_id, f"league{night.id}", Content(caption, signup_markup(night.id, lang)), fresh=fresh
         )
 
@@ -200,7 +203,7 @@ class LeagueNights:
         when = local_when(night.starts_at, league.time_zone, lang)
         if league.status != "active":  # paused: no announcements, and the night is off when it comes
             if step in ("running", "called_off") and await self.db.leagues.advance_night(night.id, "called_off"):
-                self.manager.outbox.announce(league.chat_id, t("league_paused_off", lang, name=league.name, when=when))
+                self.outbox.announce(league.chat_id, t("league_paused_off", lang, name=league.name, when=when))
             return
         if step in ("announced", "reminded"):
             if await self.db.leagues.advance_night(night.id, step):
@@ -232,8 +235,16 @@ class LeagueNights:
             extra = t("league_rotation", lang, count=len(players))
         elif len(players) < SEATS:
             extra = t("league_filled", lang, count=SEATS - len(players))
-        opened = await self.manager.open_table(
-            TableKey(league.chat_id),  # a league night plays in the group's General topic
+        key = TableKey(league.chat_id)  # a league night plays in the group's General topic
+        if self.tables.get(key) is not None:
+            if await self.db.leagues.advance_night(night.id, "called_off"):
+                await self._called_off(night, league, "league_busy")
+            return
+        names = names_text([p.display_name for p in players], lang)
+        # Told before the table opens, so the group reads it before the first hand's picture.
+        self.outbox.announce(league.chat_id, t("league_start", lang, name=league.name, names=names, extra=extra))
+        opened = await self.tables.open_session(
+            key,
             league.name,
             session.first_seating(),
             league.rules,
@@ -241,18 +252,13 @@ class LeagueNights:
             session,
             league_night_id=night.id,
         )
-        if opened:
-            names = names_text([p.display_name for p in players], lang)
-            self.manager.outbox.announce(
-                league.chat_id, t("league_start", lang, name=league.name, names=names, extra=extra)
-            )
-        elif await self.db.leagues.advance_night(night.id, "called_off"):
+        if not opened and await self.db.leagues.advance_night(night.id, "called_off"):
             await self._called_off(night, league, "league_busy")
 
     async def _called_off(self, night: LeagueNight, league: League, key: str, **fields: object) -> None:
         lang = await self.lang(league.chat_id)
         following = await self.ensure_night(league.id)
-        self.manager.outbox.announce(
+        self.outbox.announce(
             league.chat_id,
             t(
                 key,
@@ -267,7 +273,7 @@ class LeagueNights:
     async def _recover_running(self, night: LeagueNight, league: League) -> None:
         """A night found running at start-up: re-attach its resumed table, open it, or close the night."""
         match = await self.db.leagues.night_match(night.id)
-        table = self.manager.tables.get(TableKey(league.chat_id))
+        table = self.tables.get(TableKey(league.chat_id))
         if match is None:  # stopped between claiming the night and opening its table
             if self.clock() < night.starts_at + LATE_START_LIMIT:
                 await self._open(night, league)
@@ -278,7 +284,7 @@ class LeagueNights:
             players = await self.db.leagues.signups(night.id)
             session = NightSession(self, night, league, [Seat(p.id, p.display_name) for p in players])
             session.adopt(table)
-            self.manager.sessions[TableKey(league.chat_id)] = session
+            self.tables.attach(TableKey(league.chat_id), session)
             return
         if match.status == "running":  # its hand was not resumable: the night ends with what was played
             await self.db.matches.finish(match.id, "abandoned")
@@ -291,9 +297,7 @@ class LeagueNights:
         when = local_when(night.starts_at, league.time_zone, lang)
         results = await self.db.leagues.night_results(night.id)
         title = t("league_night_results", lang, name=league.name, when=when)
-        self.manager.outbox.show(
-            league.chat_id, f"league_results{night.id}", board_content(results, lang, title), fresh=True
-        )
+        self.outbox.show(league.chat_id, f"league_results{night.id}", board_content(results, lang, title), fresh=True)
         await self.show_season_table(league, night.season, lang)
         await self.ensure_night(league.id)
         await self.arm()

@@ -7,19 +7,15 @@ A player's content only ever comes from ``hand.view(their seat)``; the group's o
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Final, Literal
-
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
+from bot.callbacks import PlayButton, Stamp, code_of, review_data
 from bot.i18n import pick, t
 from bot.outbox import Content
-from bot.play.callback_data import code_of, encode, review_data
-from bot.play.table_key import TableKey
-from bot.play.table_state import Seat, Table
+from bot.table.key import TableKey
+from bot.table.state import Table
+from bot.table.texts import seat_label, seat_names
 from game.actions import Action
-from game.patterns import PATTERNS
-from game.table import Event
 from game.tiles import SUIT_EN_PLURAL, parse_tile, rank_of, suit_of, tile_cn, tile_label
 from rendering import render_exhausted, render_result, render_spectator_view, render_table_view
 from rendering.labels import Lang
@@ -32,41 +28,6 @@ _ORDER = ("hu", "chong_gang", "peng", "chi", "an_gang", "xu_gang", "hongzhong_ga
 def picture_lang(lang: str) -> Lang:
     """The pictures speak zh or en; any other language gets the Chinese ones."""
     return "en" if lang == "en" else "zh"
-
-
-# The events the group's picture caption tells (besides the pictures).
-_TOLD: Final = {
-    "peng": "announce_peng",
-    "chong_gang": "announce_gang",
-    "an_gang": "announce_an_gang",
-    "xu_gang": "announce_gang",
-    "hongzhong_gang": "announce_hongzhong_gang",
-    "laizi_gang": "announce_laizi_gang",
-}
-
-
-def automatic_name(seat: int, lang: str) -> str:
-    """An automatic player's name: ``电脑 2`` / ``Bot 2``."""
-    return f"{t('seat_bot', lang)} {seat + 1}"
-
-
-def _shown_name(s: Seat, seat: int, lang: str) -> str:
-    """A seated player's name as a reader of ``lang`` sees it: an automatic player is named in that language."""
-    return automatic_name(seat, lang) if s.user_id is None else s.name
-
-
-def seat_names(table: Table, lang: str) -> list[str]:
-    """Every seat's name as a reader of ``lang`` sees it ("" for an empty seat), for the pictures."""
-    return ["" if s is None else _shown_name(s, i, lang) for i, s in enumerate(table.seats)]
-
-
-def seat_label(table: Table, seat: int, lang: str | None = None) -> str:
-    """``东 Ann`` — the wind and the name of a seat, for captions and announcements (in the table's language
-    unless ``lang`` says otherwise)."""
-    lang = lang or table.lang
-    s = table.seats[seat]
-    name = _shown_name(s, seat, lang) if s is not None else t("seat_empty", lang)
-    return f"{t(f'wind_{seat}', lang)} {name}"
 
 
 def action_label(action: Action, lang: str) -> str:
@@ -88,7 +49,7 @@ def action_keyboard(table: Table, seat: int, lang: str) -> list[list[InlineKeybo
     stamp = table.stamp(seat)
 
     def button(action: Action, label: str) -> InlineKeyboardButton:
-        return InlineKeyboardButton(label, callback_data=encode(table.key, stamp, code_of(action)))
+        return InlineKeyboardButton(label, callback_data=PlayButton(table.key, stamp, code_of(action)).encode())
 
     special = sorted((a for a in prompt.legal if a.kind != "discard"), key=lambda a: (_ORDER.index(a.kind), a.tile))
     discards = sorted((a for a in prompt.legal if a.kind == "discard"), key=lambda a: a.tile or 0)
@@ -100,7 +61,7 @@ def action_keyboard(table: Table, seat: int, lang: str) -> list[list[InlineKeybo
 
 def command_button(table: Table, code: str, label_key: str, lang: str | None = None) -> InlineKeyboardButton:
     label = t(label_key, lang or table.lang)
-    return InlineKeyboardButton(label, callback_data=encode(table.key, "0", code))
+    return InlineKeyboardButton(label, callback_data=PlayButton(table.key, Stamp(), code).encode())
 
 
 def _prompt_line(table: Table, seat: int, lang: str) -> str:
@@ -273,37 +234,3 @@ def join_link(bot_username: str, key: TableKey) -> str:
 def join_markup(table: Table, bot_username: str) -> InlineKeyboardMarkup:
     url = join_link(bot_username, table.key)
     return InlineKeyboardMarkup([[InlineKeyboardButton(t("btn_join_private", table.lang), url=url)]])
-
-
-def event_notices(table: Table, events: Sequence[Event]) -> Iterator[tuple[Literal["tell", "announce"], str]]:
-    """What the group is told of these events: 碰 and 杠 in its picture's caption (``tell``), a win or a drawn
-    hand as a message (``announce``); only what every player may see."""
-    lang = table.lang
-    for event in events:
-        public = event.for_seat(None)
-        key, seat = _TOLD.get(public.kind), public.seat
-        if key is not None and seat is not None:
-            raw = public.data.get("tile")
-            tile = tile_label(parse_tile(raw), lang) if isinstance(raw, str) else ""
-            yield "tell", t(key, lang, seat=seat_label(table, seat), tile=tile)
-        elif public.kind == "win" and seat is not None:
-            settlement = public.data.get("settlement", {})
-            names = " · ".join(pick(PATTERNS[p], lang) for p in settlement.get("patterns", ()))
-            yield "announce", t("announce_win", lang, seat=seat_label(table, seat), patterns=names)
-        elif public.kind == "exhausted":
-            yield "announce", t("announce_exhausted", lang)
-
-
-def _owner(table: Table, seat: int, lang: str) -> str:
-    """Whose total a seat's is: the human who left it to an automatic player, else who sits there."""
-    name = table.left_by.get(seat)
-    return seat_label(table, seat, lang) if name is None else f"{t(f'wind_{seat}', lang)} {name}"
-
-
-def stopped_text(table: Table, lang: str | None = None) -> str:
-    """The closing summary: every seat's match total, best first (in the table's language unless ``lang``)."""
-    lang = lang or table.lang
-    totals = table.totals
-    order = sorted(range(4), key=lambda s: -totals[s])
-    lines = "\n".join(f"{_owner(table, s, lang)}: {totals[s]:+d}" for s in order)
-    return t("stopped", lang, lines=lines)

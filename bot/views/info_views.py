@@ -11,8 +11,8 @@ from typing import Final
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
+from bot.callbacks import language_data
 from bot.i18n import pick, t
-from bot.play.callback_data import language_data
 from bot.settings_options import OPTIONS, shown
 from game.calc import CalcError, calculate
 from game.scoring import Settlement

@@ -11,8 +11,8 @@ from zoneinfo import ZoneInfo
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
+from bot.callbacks import league_data
 from bot.i18n import t
-from bot.play.callback_data import league_data
 from storage.leagues import League
 
 

@@ -5,14 +5,12 @@ menu(settings, "main")      # -> Content: the text and the buttons (``callback_d
 
 from __future__ import annotations
 
-from typing import Any
-
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
+from bot.callbacks import settings_data
 from bot.i18n import t
 from bot.outbox import Content
-from bot.play.callback_data import settings_data
-from bot.settings_options import OPTIONS, RULE_OPTIONS, TABLE_OPTIONS, Option, choice_of, current, shown
+from bot.settings_options import OPTIONS, RULE_OPTIONS, TABLE_OPTIONS, Option, choice_shown, current, marked, shown
 from storage.chats import ChatSettings
 
 
@@ -39,13 +37,9 @@ def menu(settings: ChatSettings, page: str) -> Content:
         return Content(t("settings_rules", lang, preset=preset), InlineKeyboardMarkup(rows))
     option = OPTIONS[page]
     value = current(settings, option)
-    if option.key == "liable_yi_se":
-        marked = {c: c in value for c in option.choices}
-    else:
-        marked = {c: c == choice_of(value) for c in option.choices}
+    ticks = marked(option, value)
     buttons = [
-        _button(("✓ " if marked[c] else "") + shown(option, _shown_choice(option, c), lang), "s", option.key, c)
-        for c in option.choices
+        _button(("✓ " if ticks[c] else "") + choice_shown(option, c, lang), "s", option.key, c) for c in option.choices
     ]
     rows = [buttons[i : i + 3] for i in range(0, len(buttons), 3)]
     rows.append([_button(t("settings_back", lang), "p", "rules" if option.rule else "main")])
@@ -57,8 +51,3 @@ def menu(settings: ChatSettings, page: str) -> Content:
         about=t(f"about_{option.key}", lang),
     )
     return Content(text, InlineKeyboardMarkup(rows))
-
-
-def _shown_choice(option: Option, choice: str) -> Any:
-    """A choice in the form ``shown`` reads (a tuple for the 一色 toggles)."""
-    return (choice,) if option.key == "liable_yi_se" else choice

@@ -14,10 +14,11 @@ from concurrent.futures import Executor
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
+from bot.callbacks import replay_data
 from bot.i18n import t
 from bot.outbox import Content
-from bot.play.callback_data import replay_data
-from bot.views.game_views import automatic_name, picture_lang
+from bot.table.texts import automatic_name
+from bot.views.game_views import picture_lang
 from game.actions import Action
 from game.replay import replay_views
 from game.tiles import laizi_of, tile_label

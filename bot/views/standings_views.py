@@ -12,9 +12,9 @@ from typing import Final
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
+from bot.callbacks import replay_data, standings_data
 from bot.i18n import pick, t
 from bot.outbox import Content
-from bot.play.callback_data import replay_data, standings_data
 from bot.views.game_views import picture_lang
 from game.patterns import PATTERNS
 from game.table import Event, Hand

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.callbacks import MAX_BYTES, BadCallback, PlayButton, Stamp, code_of, parse_action_code
 from bot.config import Config, ConfigError, load_dotenv
-from bot.play.callback_data import MAX_BYTES, BadCallback, code_of, decode, encode, parse_action_code
-from bot.play.table_key import TableKey
+from bot.table.key import TableKey
 from game.actions import ACTION_KINDS, TILE_ACTIONS, Action
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,10 +90,10 @@ def _every_action() -> list[Action]:
 def test_every_action_round_trips_within_64_bytes() -> None:
     table = TableKey(-1001234567890123, 2147483647)  # longer than any real chat id, in the last topic there can be
     for action in _every_action():
-        data = encode(table, "999999999999.999999.3", code_of(action))
+        data = PlayButton(table, Stamp(999999999999, 999999, 3), code_of(action)).encode()
         assert len(data.encode()) <= MAX_BYTES
-        press = decode(data)
-        assert press.table == table and parse_action_code(press.code, 3) == action
+        press = PlayButton.decode(data)
+        assert press.table == table and press.stamp.seat == 3 and parse_action_code(press.code, 3) == action
 
 
 @pytest.mark.parametrize(
@@ -114,7 +114,7 @@ def test_every_action_round_trips_within_64_bytes() -> None:
 )
 def test_foreign_data_is_refused(data: str | None) -> None:
     with pytest.raises(BadCallback):
-        decode(data)
+        PlayButton.decode(data)
 
 
 @pytest.mark.parametrize("code", ["q", "d", "d0m", "p8z", "zz"])

@@ -10,17 +10,10 @@ import re
 import pytest
 
 from bot.i18n import pick, t
-from bot.play.table_key import TableKey
-from bot.play.table_state import Table
-from bot.views.game_views import (
-    action_label,
-    automatic_name,
-    event_notices,
-    lobby_content,
-    result_content,
-    seat_names,
-    stopped_text,
-)
+from bot.table.key import TableKey
+from bot.table.state import Table
+from bot.table.texts import automatic_name, event_notices, seat_names, stopped_text
+from bot.views.game_views import action_label, lobby_content, result_content
 from bot.views.info_views import calc_answer
 from game.match import Match
 from game.rules import Rules

@@ -130,8 +130,9 @@ async def test_replies_are_sent_alone_and_answer_their_message(fake_telegram: Fa
     asked = [alice.say(group, f"/cmd{n}") for n in range(2)]
     outbox = Outbox(bot, group_interval=0.05)
     outbox.announce(group.id, "news 1")
-    outbox.announce(group.id, "answer 0", reply_to=asked[0].message_id)
     outbox.announce(group.id, "news 2")
+    outbox.announce(group.id, "answer 0", reply_to=asked[0].message_id)
+    outbox.announce(group.id, "news 3")
     outbox.announce(group.id, "answer 1", reply_to=asked[1].message_id)
     outbox.show(group.id, "card", Content("card", reply_to=asked[1].message_id), fresh=True)
     await _drain(outbox)
@@ -139,7 +140,35 @@ async def test_replies_are_sent_alone_and_answer_their_message(fake_telegram: Fa
     assert sent["answer 0"].reply_to_message_id == asked[0].message_id
     assert sent["answer 1"].reply_to_message_id == asked[1].message_id
     assert sent["card"].reply_to_message_id == asked[1].message_id
-    assert sent["news 1\nnews 2"].reply_to_message_id is None  # plain announcements still merge, replies never
+    assert sent["news 1\nnews 2"].reply_to_message_id is None  # plain announcements in a row merge, replies never
+    # ... and the chat reads them in the order they were asked for: nothing merges across an answer.
+    assert [m.text for m in fake_telegram.messages(group.id)][-5:] == [
+        "news 1\nnews 2",
+        "answer 0",
+        "news 3",
+        "answer 1",
+        "card",
+    ]
+    await outbox.close()
+
+
+async def test_a_fresh_message_waits_for_the_last_state_of_the_one_before(
+    fake_telegram: FakeTelegram, bot: Bot
+) -> None:
+    """A hand's last picture is edited in before the next hand's message appears, even when the last state is
+    a passive (lazy) one and the new message is urgent."""
+    user = fake_telegram.add_user("Ann")
+    outbox = Outbox(bot, private_interval=0.05, passive_interval=5.0)
+    outbox.show(user.id, "hand", Content("hand 1: your turn"), urgent=True)
+    await _drain(outbox)
+    outbox.show(user.id, "hand", Content("hand 1: over"))  # lazily: nothing to decide
+    outbox.show(user.id, "result", Content("result 1"), urgent=True, fresh=True)
+    outbox.show(user.id, "hand", Content("hand 2: your turn"), urgent=True, fresh=True)
+    started = time.monotonic()
+    await _drain(outbox)
+    assert time.monotonic() - started < 2.0  # the lazy last state did not wait its passive interval
+    texts = [m.text for m in user.private_messages()]
+    assert texts == ["hand 1: over", "result 1", "hand 2: your turn"]  # each message in its final state, in order
     await outbox.close()
 
 

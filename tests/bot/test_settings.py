@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.play.callback_data import MAX_BYTES
+from bot.callbacks import MAX_BYTES
 from bot.settings_options import OPTIONS, RULE_OPTIONS, TABLE_OPTIONS, SettingRefused, changes_for, current, shown
 from bot.views.info_views import rules_text
 from bot.views.menu_views import menu

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from bot.play.table_key import TableKey
-from bot.play.table_state import Table
+from bot.callbacks import Stamp
+from bot.table.key import TableKey
+from bot.table.state import Table
 from game.actions import Action
 from game.match import Match
 from game.rules import Rules
@@ -26,10 +27,10 @@ def test_the_dealer_is_asked_first_and_only_their_current_buttons_count() -> Non
     assert hand is not None and set(table.prompts) == {hand.dealer}
     dealer = hand.dealer
     stamp = table.stamp(dealer)
-    assert stamp == f"7.0.{dealer}"
+    assert stamp == Stamp(7, 0, dealer) and stamp.encode() == f"7.0.{dealer}"
     action = table.prompts[dealer].legal[-1]
     assert table.accepts(dealer, stamp, action)
-    assert not table.accepts(dealer, f"7.0.{(dealer + 1) % 4}", action)  # another seat's stamp
+    assert not table.accepts(dealer, Stamp(7, 0, (dealer + 1) % 4), action)  # another seat's stamp
     assert not table.accepts((dealer + 1) % 4, stamp, action)  # a seat with nothing to decide
     assert not table.accepts(dealer, stamp, Action(dealer, "hu"))  # not on offer
     table.apply(action, now=101.0)

@@ -3,11 +3,12 @@ chat may see (the group's from the spectator view, which holds no hidden tile)."
 
 from __future__ import annotations
 
+from bot.callbacks import PlayButton, parse_action_code
 from bot.i18n import t
-from bot.play.callback_data import decode, parse_action_code
-from bot.play.table_key import TableKey
-from bot.play.table_state import Table
-from bot.views.game_views import seat_content, seat_names, spectator_content
+from bot.table.key import TableKey
+from bot.table.state import Table
+from bot.table.texts import seat_names
+from bot.views.game_views import seat_content, spectator_content
 from game.match import Match
 from game.rules import Rules
 from rendering import render_spectator_view, render_table_view
@@ -35,9 +36,9 @@ def test_buttons_are_exactly_the_legal_actions_of_each_seat() -> None:
     for seat in range(4):
         content = seat_content(table, seat)
         buttons = [b for row in content.markup.inline_keyboard for b in row] if content.markup else []
-        offered = [parse_action_code(decode(b.callback_data).code, seat) for b in buttons]  # type: ignore[arg-type]
+        offered = [parse_action_code(PlayButton.decode(b.callback_data).code, seat) for b in buttons]  # type: ignore[arg-type]
         assert sorted(offered) == sorted(hand.legal_actions(seat))
-        assert all(decode(b.callback_data).stamp == table.stamp(seat) for b in buttons)  # type: ignore[arg-type]
+        assert all(PlayButton.decode(b.callback_data).stamp == table.stamp(seat) for b in buttons)  # type: ignore[arg-type]
 
 
 def test_each_picture_is_drawn_from_the_view_its_chat_may_see() -> None:

@@ -27,8 +27,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from bot.play.callback_data import BadCallback, decode, parse_action_code
-from bot.play.table_key import TableKey
+from bot.callbacks import BadCallback, PlayButton, Stamp, parse_action_code
+from bot.table.key import TableKey
 from game.actions import Action
 from tests.e2e.policy import pick
 from tests.fake_telegram import FakeTelegram
@@ -97,7 +97,7 @@ def game_buttons(message: Message, group: Chat, topic: int | None = None) -> lis
     out = []
     for b in message.buttons:
         try:
-            if b.callback_data is not None and decode(b.callback_data).table == TableKey(group.id, topic):
+            if b.callback_data is not None and PlayButton.decode(b.callback_data).table == TableKey(group.id, topic):
                 out.append(b)
         except BadCallback:
             continue
@@ -165,21 +165,21 @@ class Players:
 
     def choose(self, user: SimUser, message: Message) -> Button | None:
         buttons = game_buttons(message, self.group, self.topic)
-        first = decode(buttons[0].callback_data)
-        if first.stamp == "0":  # Ready / I'm back: once per version of the message
+        first = PlayButton.decode(buttons[0].callback_data)
+        if first.stamp == Stamp():  # Ready / I'm back: once per version of the message
             key = (user.id, f"m{message.message_id}.{message.edits}")
             if key in self._pressed:
                 return None
             self._pressed.add(key)
             return buttons[0]
-        key = (user.id, first.stamp)
+        key = (user.id, first.stamp.encode())
         if key in self._pressed:
             return None
         self._pressed.add(key)
-        seat = int(first.stamp.rsplit(".", 1)[1])
+        seat = first.stamp.seat or 0
         offered: dict[Action, Button] = {}
         for b in buttons:
-            offered[parse_action_code(decode(b.callback_data).code, seat)] = b
+            offered[parse_action_code(PlayButton.decode(b.callback_data).code, seat)] = b
         caption = message.caption or message.text or ""
         action = pick(list(offered), lambda _a: self.allow_hu(caption))
         return offered[action]

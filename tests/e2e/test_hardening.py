@@ -9,8 +9,8 @@ import sqlite3
 import time
 from pathlib import Path
 
+from bot.callbacks import PlayButton
 from bot.i18n import t
-from bot.play.callback_data import decode
 from storage.database import Database
 from storage.matches import Seat as StoredSeat
 from tests.e2e.players import (
@@ -44,7 +44,7 @@ def test_a_burst_of_rules_never_blocks_the_group(fake_telegram: FakeTelegram, tm
         for _ in range(12):
             mallory.say(group, "/rules")
         alice.say(group, "/newgame")
-        tg.wait_for_message(group.id, lambda m: "Alice 入座" in (m.text or ""), timeout=30)
+        tg.wait_for_message(group.id, lambda m: "东: Alice" in (m.text or ""), timeout=30)
         assert not _refused(tg.calls(chat_id=group.id))
         assert all(len(m.text or "") <= 4096 for m in tg.messages(group.id))
         assert "Traceback" not in bot.log()
@@ -143,7 +143,7 @@ def test_a_storage_error_refuses_the_press_and_play_resumes(fake_telegram: FakeT
     with BotProcess(tg, db, MAHJONG_SEED="7") as bot:
         _open_table(tg, group, [alice, bob])
         hand = alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
-        discard = next(b for b in game_buttons(hand, group) if decode(b.callback_data).code.startswith("d"))
+        discard = next(b for b in game_buttons(hand, group) if PlayButton.decode(b.callback_data).code.startswith("d"))
         _faulty_disk(db)
         refused = alice.press(hand, discard.callback_data or "")
         assert "暂时无法保存" in (tg.wait_for_callback_answer(refused, timeout=10).text or "")
@@ -223,7 +223,9 @@ def test_one_groups_flood_control_holds_no_other_table(fake_telegram: FakeTelegr
             timeout=10,
             what="the flooded group's 429",
         )
-        discard = next(b for b in game_buttons(hand, playing) if decode(b.callback_data).code.startswith("d"))
+        discard = next(
+            b for b in game_buttons(hand, playing) if PlayButton.decode(b.callback_data).code.startswith("d")
+        )
         written = len([c for c in tg.calls(chat_id=bob.id) if c.ok])
         started = time.monotonic()
         query = bob.press(hand, discard.callback_data or "")
@@ -245,7 +247,7 @@ def test_forged_ids_and_closed_tables_leave_no_state(fake_telegram: FakeTelegram
     bot = BotProcess(tg, tmp_path / "db.sqlite3", MAHJONG_GROUP_INTERVAL="0.5").start()
     try:
         alice.say(group, "/newgame")
-        tg.wait_for_message(group.id, lambda m: "Alice 入座" in (m.text or ""), timeout=15)
+        tg.wait_for_message(group.id, lambda m: "东: Alice" in (m.text or ""), timeout=15)
         alice.say(group, "/stop")
         mallory.start()
         own = mallory.wait_for_private_message(lambda m: True, timeout=10)
@@ -260,7 +262,7 @@ def test_forged_ids_and_closed_tables_leave_no_state(fake_telegram: FakeTelegram
         time.sleep(3)  # every chat's pacing has run out
     finally:
         bot.stop()
-    assert "state tables=0 locks=0 sessions=0 outbox_chats=0" in bot.log()
+    assert "state tables=0 outbox_chats=0" in bot.log()
 
 
 def test_webhook_without_a_configured_secret_still_checks_one(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
@@ -288,7 +290,7 @@ def test_edits_forwards_and_anonymous_admins_run_no_command(fake_telegram: FakeT
     db = tmp_path / "db.sqlite3"
     with BotProcess(tg, db) as bot:
         sent = alice.say(group, "/newgame")
-        tg.wait_for_message(group.id, lambda m: "Alice 入座" in (m.text or ""), timeout=15)
+        tg.wait_for_message(group.id, lambda m: "东: Alice" in (m.text or ""), timeout=15)
         alice.say(group, "/stop")
         tg.wait_for_message(group.id, lambda m: "这张桌已关闭" in (m.text or ""), timeout=15)
         before = len(tg.calls("sendMessage", chat_id=group.id))
@@ -378,7 +380,7 @@ def test_outsiders_reach_no_other_groups_game(fake_telegram: FakeTelegram, tmp_p
         allowed = tg.press_button(carol, own[carol.id], replay)  # a member of the group, not a player
         assert tg.wait_for_callback_answer(allowed, timeout=10).text is None
         alice.say(group, "/newgame")
-        tg.wait_for_message(group.id, lambda m: "Alice 入座" in (m.text or ""), timeout=15)
+        tg.wait_for_message(group.id, lambda m: "东: Alice" in (m.text or ""), timeout=15)
         mallory.start(f"join_{group.id}")
         mallory.wait_for_private_message(lambda m: "私密群" in (m.text or "") and "成员" in (m.text or ""), timeout=10)
         carol.start(f"join_{group.id}")

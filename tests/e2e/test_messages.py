@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from bot.i18n import catalogue, t
-from bot.views.game_views import automatic_name
-from storage.hands import SHARE_ALPHABET, SHARE_CODE_LEN
+from bot.table.texts import automatic_name
+from game.verify import SHARE_ALPHABET, SHARE_CODE_LEN
 from tests.e2e.players import BotProcess, Players, game_buttons
 from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.records import ApiCall, Chat, Message

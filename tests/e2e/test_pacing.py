@@ -9,8 +9,8 @@ import statistics
 import time
 from pathlib import Path
 
+from bot.callbacks import PlayButton, Stamp
 from bot.i18n import t
-from bot.play.callback_data import decode
 from tests.e2e.players import BotProcess, Players, game_buttons
 from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.records import Chat, Message
@@ -33,7 +33,11 @@ def _captions(tg: FakeTelegram, chat: Chat) -> list[str]:
 
 def _play_buttons(message: Message, group: Chat) -> list[str]:
     """The message's buttons for a game decision (not Ready or I'm back)."""
-    return [b.callback_data or "" for b in game_buttons(message, group) if decode(b.callback_data).stamp != "0"]
+    return [
+        b.callback_data or ""
+        for b in game_buttons(message, group)
+        if PlayButton.decode(b.callback_data).stamp != Stamp()
+    ]
 
 
 def _open(tg: FakeTelegram, group: Chat, alice: SimUser) -> None:

@@ -9,7 +9,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from bot.play.callback_data import decode
+from bot.callbacks import PlayButton, Stamp
 from tests.e2e.players import BotProcess, Players, game_buttons, group_texts
 from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.records import Button, Chat, Message
@@ -51,7 +51,7 @@ def test_foreign_stale_and_repeated_presses_then_timeout_into_tuoguan(
     with BotProcess(tg, db, MAHJONG_SEED="7", MAHJONG_TURN_SECONDS="2", MAHJONG_CLAIM_SECONDS="2") as bot:
         _open_table(tg, group, [alice, bob])  # Alice deals (东), Bob 南, two automatic players
         hand = alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
-        discard = next(b for b in game_buttons(hand, group) if decode(b.callback_data).code.startswith("d"))
+        discard = next(b for b in game_buttons(hand, group) if PlayButton.decode(b.callback_data).code.startswith("d"))
         # Bob forges a press of Alice's button on a message of his own: refused, nothing stored.
         bob_message = bob.private_messages()[-1]
         forged = tg.press_button(bob, bob_message, Button(text="x", callback_data=discard.callback_data))
@@ -99,7 +99,9 @@ def test_foreign_stale_and_repeated_presses_then_timeout_into_tuoguan(
 def _offers_a_move(user: SimUser, group: Chat) -> bool:
     """Whether the user's newest picture has a move's button (not Ready or I'm back, whose stamp is 0)."""
     pictures = [m for m in user.private_messages() if m.photo is not None]
-    return bool(pictures) and any(decode(b.callback_data or "").stamp != "0" for b in game_buttons(pictures[-1], group))
+    return bool(pictures) and any(
+        PlayButton.decode(b.callback_data or "").stamp != Stamp() for b in game_buttons(pictures[-1], group)
+    )
 
 
 def _hand_messages(user: SimUser, group: Chat) -> list[Message]:

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bot.play.callback_data import decode
+from bot.callbacks import PlayButton
 from storage.database import Database
 from tests.e2e.players import BotProcess, Players, game_buttons
 from tests.e2e.test_robustness import _open_table
@@ -25,7 +25,7 @@ def _open_in_topic(tg: FakeTelegram, group: Chat, topic: int, users: list[SimUse
     first = users[0]
     first.say(group, "/newgame", topic=topic)
     tg.wait_for_message(
-        group.id, lambda m: m.thread_id == topic and f"{first.first_name} 入座" in m.content, timeout=15
+        group.id, lambda m: m.thread_id == topic and f"东: {first.first_name}" in m.content, timeout=15
     )
     for u in users[1:]:
         if by_link:
@@ -81,7 +81,7 @@ def test_two_topics_of_a_forum_play_a_table_each(fake_telegram: FakeTelegram, tm
         # Carol, at the west table, presses her own button as if it were the east table's: refused, nothing played.
         data = next(b.callback_data or "" for b in game_buttons(hers, group, west))
         forged = data.replace(f"_{west}|", f"_{east}|", 1)
-        assert decode(forged).table.thread_id == east
+        assert PlayButton.decode(forged).table.thread_id == east
         query = tg.press_button(carol, hers, Button(text="x", callback_data=forged))
         assert tg.wait_for_callback_answer(query, timeout=10).text == "这不是你的按钮。"
 

@@ -15,7 +15,7 @@ from telegram.ext import Application
 from bot.i18n import t
 from bot.league.nights import LeagueNights
 from bot.league.subcommands import run_subcommand
-from bot.play.table_key import TableKey
+from bot.table.key import TableKey
 from game.titles import START_SKILL
 from storage.standings import Period
 from tests.fake_telegram import FakeTelegram, Message
@@ -119,7 +119,7 @@ async def test_reminders_once_and_a_restart_before_the_start(fake_telegram: Fake
         await settled(app)
         assert len(tg.messages(group.id)) == before  # nothing re-sent at start-up
         clock.now = FRIDAY + timedelta(seconds=30)
-        racing = LeagueNights(db_of(app), app.bot_data.manager, app.job_queue, clock)  # a second scheduler
+        racing = LeagueNights(db_of(app), app.bot_data.tables, app.job_queue, clock)  # a second scheduler
         await asyncio.gather(nights_of(app).run_due(), racing.run_due(), nights_of(app).run_due())
         await wait_night_over(tg, group, 1)
         await settled(app)
@@ -209,7 +209,7 @@ async def test_a_night_without_four_is_called_off_and_the_next_follows_dst(
         assert text.count("取消: 只有 2 人报名 (Ann, Bob), 需要四人") == 1
         assert "周五 2027-11-05 20:00 (Europe/Berlin)" in text  # the next night, still 20:00 local
         assert (await db.leagues.night(night.id)).status == "called_off"
-        assert app.bot_data.manager is not None and TableKey(group.id) not in app.bot_data.manager.tables
+        assert app.bot_data.tables is not None and app.bot_data.tables.get(TableKey(group.id)) is None
         following = await night_of(app, league_id)
         assert following.starts_at == datetime(2027, 11, 5, 19, 0, tzinfo=UTC)  # CET: UTC+1
 

@@ -14,9 +14,9 @@ from game.facts import SeatFacts, hand_facts
 from game.melds import SELF_DRAWN
 from game.rules import Rules
 from game.table import Hand
-from game.verify import matches
+from game.verify import SHARE_ALPHABET, matches
 from storage import Database, Period
-from storage.hands import SHARE_ALPHABET, HandRecord
+from storage.hands import HandRecord
 from storage.schema import LATEST_VERSION
 from storage.stats import pattern_mask
 from tests.storage.conftest import Clock, seat_match

@@ -11,14 +11,15 @@
 | review    | ``rv1|<code>``                          | ``REVIEW_PATTERN``      |
 
 ``bot.app`` routes each kind with ``CallbackQueryHandler(pattern=...)``; a press matching none is stale.
-Play buttons: ``table`` is the table's key (``bot.play.table_key``: the group chat id, with ``_<topic>`` in a
-forum topic), ``stamp`` says which prompt the button belongs to
+Play buttons are ``PlayButton``s: ``table`` is the table's key (``bot.table.key``: the group chat id, with
+``_<topic>`` in a forum topic), ``stamp`` a ``Stamp`` that says which prompt the button belongs to
 (``<hand>.<counter>.<seat>``, or ``0`` for buttons outside a hand), ``code`` is the action or command.
+This module sits below the views and the handlers: both import it, it imports neither.
 
->>> encode(TableKey(-1001234567890), "7.42.1", action_code("discard", 4))
+>>> PlayButton(TableKey(-1001234567890), Stamp(7, 42, 1), action_code("discard", 4)).encode()
 'v1|-1001234567890|7.42.1|d5m'
->>> decode('v1|-1001234567890_42|7.42.1|d5m')
-Press(table=TableKey(chat_id=-1001234567890, thread_id=42), stamp='7.42.1', code='d5m')
+>>> PlayButton.decode('v1|-1001234567890_42|7.42.1|d5m')
+PlayButton(table=TableKey(chat_id=-1001234567890, thread_id=42), stamp=Stamp(hand=7, counter=42, seat=1), code='d5m')
 >>> parse_action_code("c3p", seat=2)
 Action(seat=2, kind='chi', tile=11)
 >>> settings_data("s", "cap", "500"), league_data(12, "in"), standings_data("top", "month")
@@ -31,10 +32,10 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from bot.play.table_key import TableKey
+from bot.table.key import TableKey
 from game.actions import TILE_ACTIONS, Action, ActionKind
 from game.tiles import TileError, parse_tile, tile_name
-from storage.hands import SHARE_ALPHABET, SHARE_CODE_LEN
+from game.verify import SHARE_ALPHABET, SHARE_CODE_LEN
 from storage.players import LANGUAGES
 
 VERSION: Final = "v1"
@@ -70,21 +71,57 @@ class BadCallback(ValueError):
 
 
 @dataclass(frozen=True)
-class Press:
+class Stamp:
+    """Which prompt a play button belongs to: a hand, the count of its actions when the decision was offered and
+    the seat asked; ``Stamp()`` (``0``) marks a button outside any decision (Ready, I'm back, Start)."""
+
+    hand: int = 0
+    counter: int | None = None
+    seat: int | None = None
+
+    def encode(self) -> str:
+        return str(self.hand) if self.counter is None else f"{self.hand}.{self.counter}.{self.seat}"
+
+    @classmethod
+    def decode(cls, text: str) -> Stamp:
+        """The stamp ``text`` spells; BadCallback if it spells none."""
+        if not _STAMP.match(text):
+            raise BadCallback(f"bad stamp {text!r}")
+        parts = [int(p) for p in text.split(".")]
+        return cls(*parts)
+
+
+@dataclass(frozen=True)
+class PlayButton:
+    """A play button's data: the table, the prompt it answers and what it does."""
+
     table: TableKey
-    stamp: str
+    stamp: Stamp
     code: str
+
+    def encode(self) -> str:
+        return _checked(_SEP.join((VERSION, self.table.token, self.stamp.encode(), self.code)))
+
+    @classmethod
+    def decode(cls, data: str | None) -> PlayButton:
+        """The button ``data`` names; BadCallback for data this bot did not make."""
+        parts = (data or "").split(_SEP)
+        if len(parts) != 4 or parts[0] != VERSION:
+            raise BadCallback(f"not {VERSION} callback data: {data!r}")
+        _, table, stamp, code = parts
+        try:
+            key = TableKey.parse(table)
+        except ValueError:
+            raise BadCallback(f"bad table id in {data!r}") from None
+        if not code:
+            raise BadCallback(f"no code in {data!r}")
+        return cls(key, Stamp.decode(stamp), code)
 
 
 def _checked(data: str) -> str:
     if len(data.encode()) > MAX_BYTES:
         raise ValueError(f"callback data over {MAX_BYTES} bytes: {data!r}")
     return data
-
-
-def encode(table: TableKey, stamp: str, code: str) -> str:
-    """A play button's data."""
-    return _checked(_SEP.join((VERSION, table.token, stamp, code)))
 
 
 def settings_data(*parts: str) -> str:
@@ -115,20 +152,6 @@ def review_data(code: str) -> str:
 def fields(data: str | None) -> list[str]:
     """The parts of any button's data after its prefix (the router already matched the prefix)."""
     return (data or "").split(_SEP)[1:]
-
-
-def decode(data: str | None) -> Press:
-    parts = (data or "").split(_SEP)
-    if len(parts) != 4 or parts[0] != VERSION:
-        raise BadCallback(f"not {VERSION} callback data: {data!r}")
-    _, table, stamp, code = parts
-    try:
-        key = TableKey.parse(table)
-    except ValueError:
-        raise BadCallback(f"bad table id in {data!r}") from None
-    if not _STAMP.match(stamp) or not code:
-        raise BadCallback(f"bad stamp or code in {data!r}")
-    return Press(key, stamp, code)
 
 
 def action_code(kind: ActionKind, tile: int | None = None) -> str:

@@ -1,13 +1,13 @@
 """One group's table: the seats, the match, the hand in play and who is being asked what since when.
 
-No I/O here: ``bot.play.manager`` feeds it presses and timer ticks under the table's lock and turns what it
-returns into messages. A *prompt* is one decision a seat is asked to make; its stamp goes into the
+No I/O here: the table's core (``bot.table.core``) changes it as messages arrive and says what is to be
+done about it in effects. A *prompt* is one decision a seat is asked to make; its stamp goes into the
 buttons' callback data, so a press of an older prompt's button is recognised as stale.
 
     table = Table(key=TableKey(-100), title="Friends", creator_id=1, creator_name="Ann")
     table.sit(1, "Ann")
     ...
-    table.start_hand(hand, hand_id=7, now=time.monotonic())
+    table.start_hand(hand, hand_id=7, now=now)
     changed = table.apply(action, now)       # the seats whose prompt changed (they need new buttons)
 """
 
@@ -17,15 +17,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from bot.callbacks import Stamp
 from bot.config import Config
-from bot.play.table_key import TableKey
+from bot.table.key import TableKey
 from game.actions import Action
 from game.match import Match
 from game.table import Event, Hand
 from game.titles import TITLES, Title
 from storage.chats import ChatSettings
 
-State = Literal["lobby", "playing", "between"]
+State = Literal["new", "lobby", "playing", "between", "closed"]
 SEATS = 4
 MAX_NAME = 24  # characters of a player's name shown at the table (Telegram allows 129)
 
@@ -88,6 +89,8 @@ class Table:
     tuoguan: list[int] = field(default_factory=lambda: [0] * SEATS)  # 托管 takeovers per seat this hand
     prompts: dict[int, Prompt] = field(default_factory=dict)
     between_since: float = 0.0  # when the last hand ended
+    not_before: float = 0.0  # the timer waits at least until then (a store refused: tried again later)
+    session: bool = False  # a league night's: its session seats each hand and says when the night is over
     # The title changes the last settled hand brought: seat -> (title before, title after).
     title_changes: dict[int, tuple[Title, Title]] = field(default_factory=dict)
     # Seats a human left to an automatic player during the match: seat -> their name (the totals are theirs).
@@ -188,13 +191,13 @@ class Table:
         events = self._hand().apply(action)
         return list(events), self.refresh_prompts(now, actor=action.seat)
 
-    def stamp(self, seat: int) -> str:
-        """The stamp of ``seat``'s current prompt (``<hand>.<counter>.<seat>``), for its buttons."""
+    def stamp(self, seat: int) -> Stamp:
+        """The stamp of ``seat``'s current prompt, for its buttons."""
         prompt = self.prompts.get(seat)
         counter = prompt.counter if prompt is not None else len(self._hand().actions)
-        return f"{self.hand_id}.{counter}.{seat}"
+        return Stamp(self.hand_id or 0, counter, seat)
 
-    def accepts(self, seat: int, stamp: str, action: Action) -> bool:
+    def accepts(self, seat: int, stamp: Stamp, action: Action) -> bool:
         """Whether a press of ``action`` on buttons stamped ``stamp`` is the seat's current, legal decision."""
         prompt = self.prompts.get(seat)
         return prompt is not None and stamp == self.stamp(seat) and action in prompt.legal

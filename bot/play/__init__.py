@@ -1,1 +1,0 @@
-"""Playing at a table: the TableManager, the table's state, its timers, resuming, the callback codec."""

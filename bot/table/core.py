@@ -1,0 +1,307 @@
+"""The table's core: ``step(table, message, now, config)`` — what one message does to a table, as effects.
+
+Pure: it changes the ``Table`` (``bot.table.state``) it is given and yields effects (``bot.table.effects``);
+no I/O, no asyncio, no Telegram, no clock (``now`` comes with the message). Effects that have an answer (a
+stored record, a player's language, an automatic player's move) get it sent back in by whoever carries them
+out: the runner (``bot.table.runner``) in the bot, a list of made-up answers in a test. The lobby and the
+buttons are here; the hand in motion is ``bot.table.hand``.
+
+    steps = step(table, Press(user_id, stamp, "d5m", "en"), now, config)
+    effect = next(steps)            # e.g. AppendAction(...); then steps.send(answer) for the next one
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from typing import Any, Final
+
+from bot.callbacks import BadCallback, parse_action_code
+from bot.config import Config
+from bot.i18n import t
+from bot.table import effects as fx
+from bot.table import hand as flow
+from bot.table import messages as msg
+from bot.table.effects import Effect
+from bot.table.hand import Steps, announce
+from bot.table.key import TableKey
+from bot.table.state import Table, short_name
+from bot.table.texts import automatic_name, seat_label
+from game.match import Match
+from game.rules import Rules
+from storage.errors import StorageError
+from storage.matches import Seat as StoredSeat
+
+Answer = Generator[Effect, Any, str | None]
+MATCH_SEED_BITS = 62
+
+
+def step(table: Table, message: msg.Message, now: float, config: Config) -> Steps:
+    """Take one message: change the table, yield what is to be done (a ``Reply`` answers the sender)."""
+    yield from _TAKES[type(message)](table, message, now, config)
+
+
+def _replying(answer: Answer) -> Steps:
+    yield fx.Reply((yield from answer))
+
+
+def _due(table: Table, message: msg.Due, now: float, config: Config) -> Steps:
+    yield from flow.play_due(table, config, now)
+
+
+def _follow(table: Table, message: msg.FollowSettings, now: float, config: Config) -> Steps:
+    if table.state == "lobby":  # nothing dealt yet: the next hand is the first
+        yield from flow.follow_settings(table, config)
+
+
+def _unwritable(table: Table, message: msg.Unwritable, now: float, config: Config) -> Steps:
+    yield from flow.finish(table, "abandoned" if table.state == "playing" else "done")
+    if message.topic:
+        yield fx.DropGroup(topic_only=True)  # the closing's own notices there would only be refused
+
+
+def absent(message: msg.Message, config: Config) -> str | None:
+    """The answer to a message for a table that is not open."""
+    match message:
+        case msg.Press(lang=lang):
+            return t("press_stale", lang)
+        case msg.Join(from_private=True, lang=lang):
+            return t("start_no_table", lang or config.lang)
+        case msg.Join() | msg.Leave() | msg.Begin() | msg.Stop():
+            return t("no_table", config.lang)
+    return None
+
+
+# --- the lobby ------------------------------------------------------------------------------------------------
+def _open(table: Table, user_id: int, name: str, config: Config) -> Steps:
+    """/newgame: the table of a group (or of its forum topic), its creator seated if the bot can reach them."""
+    if table.state != "new":
+        yield fx.Reply(t("table_exists", table.lang))
+        return
+    settings = yield fx.ReadSettings(table.chat_id)
+    table.creator_id, table.creator_name = user_id, short_name(name)
+    table.hands_planned, table.state = settings.hands_per_game, "lobby"
+    table.follow(settings, config)
+    answer = yield from _join(table, user_id, name, from_private=False, lang=None)
+    # The creator sits down first, which the group sees in the lobby: only a refusal is said.
+    yield answer if table.seat_of(user_id) is None else fx.Reply(None)
+    yield fx.ShowGroup("lobby")
+
+
+def _join(
+    table: Table, user_id: int, name: str, from_private: bool, lang: str | None
+) -> Generator[Effect, Any, fx.Reply]:
+    """Seat a player; the answer. From the group, only once a private message reached them (else: how to start
+    me). From a private chat (``from_private``), the answer is in the player's own language."""
+    languages = yield fx.ReadLanguages((user_id,))  # the handler registered them with their own language
+    own = languages.get(user_id, table.lang)
+    lang = own if from_private else table.lang  # a private reply speaks theirs, a group's reply the group's
+    if table.seat_of(user_id) is not None:
+        return fx.Reply(t("already_seated", lang))
+    if table.state != "lobby":
+        return fx.Reply(t("already_playing", lang))
+    if None not in table.seats:
+        return fx.Reply(t("table_full", lang))
+    hello = t("joined_private", own, group=table.title)
+    if from_private:
+        yield fx.Announce(hello, user_id=user_id)
+    elif not (yield fx.Reach(user_id, hello)):
+        return fx.Reply(t("not_reachable", lang, name=name), join_link=True)
+    yield fx.SavePlayer(user_id, name)
+    seat = table.sit(user_id, name)
+    assert seat is not None
+    yield fx.ShowGroup("lobby")
+    return fx.Reply(None if from_private else t("joined", lang, name=name, wind=t(f"wind_{seat}", lang)))
+
+
+def _join_answered(table: Table, m: msg.Join) -> Steps:
+    yield (yield from _join(table, m.user_id, m.name, m.from_private, m.lang))
+
+
+def _leave(table: Table, user_id: int, flee: bool, now: float, config: Config) -> Answer:
+    """/leave frees a seat when no hand is running; /flee leaves even a running hand, with the flee penalty."""
+    seat = table.seat_of(user_id)
+    if seat is None:
+        return t("not_seated", table.lang)
+    if table.state != "playing":  # no penalty: RULES.md §10 charges leaving a running hand
+        name = table.seat(seat).name
+        if table.state == "lobby":
+            table.stand(user_id)
+            yield fx.ShowGroup("lobby")
+        else:  # between hands: an automatic player takes the seat
+            yield from flow.replace_seat(table, seat, None, "left")
+            yield from flow.end_if_no_humans(table)
+        return t("left", table.lang, name=name)
+    if not flee or table.hand_id is None or table.match is None:
+        penalty = table.match.rules.flee_penalty if table.match else 0
+        return t("hand_running", table.lang, penalty=penalty)
+    yield from flow.flee(table, seat, config, now)
+    return None
+
+
+# --- starting ---------------------------------------------------------------------------------------------------
+def _begin(table: Table, user_id: int, lang: str, now: float, config: Config) -> Answer:
+    """Deal the first hand: empty seats get automatic players; a notice (in ``lang``) when it cannot start."""
+    if table.state != "lobby":
+        return t("already_playing", lang)
+    if table.seat_of(user_id) is None and user_id != table.creator_id:
+        return t("not_seated", lang)
+    if not table.humans():
+        return t("need_human", lang)
+    if None in table.seats and not table.auto_players:
+        return t("need_players", lang)
+    table.fill_with_automatic(lambda seat: automatic_name(seat, table.lang))
+    settings = yield fx.ReadSettings(table.chat_id)
+    yield from _deal(table, settings.rules, None, now, config)
+    return None
+
+
+def _deal(table: Table, rules: Rules, league_night_id: int | None, now: float, config: Config) -> Steps:
+    """Store the match with the table's seats (all taken) and deal its first hand."""
+    seed = config.match_seed if config.match_seed is not None else (yield fx.NewSeed(MATCH_SEED_BITS))
+    seats = tuple(
+        StoredSeat.human(s.user_id) if s.user_id is not None else StoredSeat.auto(table.auto_level)
+        for s in (table.seat(i) for i in range(4))
+    )
+    record = yield fx.CreateMatch(
+        table.chat_id, seed, rules, seats, table.hands_planned, league_night_id, table.thread_id
+    )
+    table.match, table.match_id = Match(rules, seed), record.id
+    yield fx.ShowGroup("lobby")  # the seats as dealt, without the buttons, before the deal's pictures
+    yield from flow.start_hand(table, config, now)
+
+
+def _open_session(table: Table, message: msg.OpenSession, now: float, config: Config) -> Steps:
+    """A league night's table: these seats, dealt at once. Nobody's table (creator 0): only group admins may
+    /stop it."""
+    settings = yield fx.ReadSettings(table.chat_id)
+    table.seats, table.hands_planned = list(message.seats), message.hands_planned
+    table.session, table.state = True, "lobby"
+    table.follow(settings, config)
+    table.fill_with_automatic(lambda seat: automatic_name(seat, table.lang))
+    yield from _deal(table, message.rules, message.league_night_id, now, config)
+
+
+# --- presses --------------------------------------------------------------------------------------------------
+def _press(table: Table, press: msg.Press, now: float, config: Config) -> Answer:
+    """A button press; the short notice to answer it with, in the presser's own language (None = none)."""
+    lang = press.lang
+    if press.code == "start":
+        return (yield from _begin(table, press.user_id, lang, now, config))
+    seat = table.seat_of(press.user_id)
+    if seat is None:
+        return t("press_foreign", lang)
+    if press.code == "ready":
+        return (yield from _ready(table, seat, lang, now, config))
+    if press.code == "back":
+        return (yield from _back(table, seat, lang, now))
+    if table.state != "playing" or table.hand is None:
+        return t("press_stale", lang)
+    if press.stamp.seat is not None and press.stamp.seat != seat:
+        return t("press_foreign", lang)  # another seat's button, forwarded or forged
+    try:
+        action = parse_action_code(press.code, seat)
+    except BadCallback:
+        return t("press_stale", lang)
+    if table.seat(seat).auto or not table.accepts(seat, press.stamp, action):
+        return t("press_stale", lang)
+    try:
+        yield from flow.play(table, action, config, now)
+    except StorageError:
+        return t("storage_busy", lang)
+    return None
+
+
+def _ready(table: Table, seat: int, lang: str, now: float, config: Config) -> Answer:
+    if table.state != "between":
+        return t("press_stale", lang)
+    s = table.seat(seat)
+    s.ready, s.auto = True, False  # pressing Ready is being back
+    if all(s.ready for _, s in table.humans() if not s.auto):
+        yield from flow.start_hand(table, config, now)
+    return t("press_ok", lang)
+
+
+def _back(table: Table, seat: int, lang: str, now: float) -> Answer:
+    s = table.seat(seat)
+    if not s.auto:
+        return t("press_stale", lang)
+    s.auto = False
+    if table.state == "playing":
+        prompt = table.prompts.get(seat)
+        if prompt is not None:
+            prompt.since = now  # a fresh timer for the decision in front of them
+        yield from flow.publish(table, {seat})
+    return t("back_ok", lang)
+
+
+def _stop(table: Table, user_id: int, is_admin: bool) -> Answer:
+    if user_id != table.creator_id and not is_admin:
+        return t("stop_denied", table.lang)
+    yield from flow.finish(table, "abandoned" if table.state == "playing" else "done")
+    return None
+
+
+# --- what happens to the chats --------------------------------------------------------------------------------
+def _migrate(table: Table, new: int) -> Steps:
+    """The group is the supergroup ``new``: storage first (one transaction), then the table, its timer and its
+    messages follow; play goes on there (old buttons are stale, new ones come). A group that can be upgraded has
+    no topics: its one table is keyed by the group alone."""
+    before, after = table.key, TableKey(new)
+    moved = yield fx.MoveChat(before.chat_id, new)
+    slots = tuple((s.user_id or 0, before.private_slot("hand"), after.private_slot("hand")) for _, s in table.humans())
+    yield fx.MoveMessages(before.chat_id, new, slots)
+    yield fx.Log("migrated", {"table": before.chat_id, "to": new, "stored": moved})
+    table.key = after
+    yield fx.Rekey(before, after)
+    if table.state == "lobby":
+        yield fx.ShowGroup("lobby")
+    elif table.state == "playing" and table.hand is not None:
+        yield from flow.publish(table, set(range(4)))  # buttons naming the new chat
+
+
+def _unreachable_player(table: Table, user_id: int) -> Steps:
+    """A player who blocked the bot: 托管 while the hand runs, told in the group; they take their seat back with
+    我回来了 once they unblock it (the outbox writes to them again when they write or press)."""
+    seat = table.seat_of(user_id)
+    if seat is None or table.state != "playing" or table.seat(seat).auto:
+        return
+    table.seat(seat).auto = True
+    yield announce(table, "announce_unreachable", seat=seat_label(table, seat))
+
+
+def _resumed(table: Table, now: float, config: Config) -> Steps:
+    """A table rebuilt from storage after a restart: its chats shown where it stands (the messages from before
+    the restart are edited in place: one live message per chat, fresh buttons)."""
+    assert table.match is not None and table.hand is not None
+    if table.state == "playing" and table.hand.finished:  # stored to the last action, stopped before settling
+        yield from flow.end_hand(table, config, now)
+    elif table.state == "playing":
+        yield announce(table, "resumed")
+        for seat, _ in table.humans():
+            yield fx.ShowSeat(seat, urgent=seat in table.prompts)
+        yield fx.ShowGroup("spectator")
+    elif table.match.hands_played >= table.hands_planned:  # between hands, the last one played
+        yield from flow.finish(table, "done")
+    else:  # between two hands: the last result again, the next hand on its way
+        table.between_since, table.prompts = now, {}
+        yield announce(table, "resumed_between", seconds=round(config.next_hand_seconds))
+        for seat, _ in table.humans():
+            yield fx.ShowResult(seat, config.next_hand_seconds, fresh=False)
+
+
+# What each message does: one entry a kind of message (``bot.table.messages``).
+_TAKES: Final[dict[type, Callable[[Table, Any, float, Config], Steps]]] = {
+    msg.Open: lambda table, m, now, config: _open(table, m.user_id, m.name, config),
+    msg.OpenSession: _open_session,
+    msg.Join: lambda table, m, now, config: _join_answered(table, m),
+    msg.Leave: lambda table, m, now, config: _replying(_leave(table, m.user_id, m.flee, now, config)),
+    msg.Begin: lambda table, m, now, config: _replying(_begin(table, m.user_id, table.lang, now, config)),
+    msg.Press: lambda table, m, now, config: _replying(_press(table, m, now, config)),
+    msg.Due: _due,
+    msg.Stop: lambda table, m, now, config: _replying(_stop(table, m.user_id, m.is_admin)),
+    msg.FollowSettings: _follow,
+    msg.Migrated: lambda table, m, now, config: _migrate(table, m.new),
+    msg.Unreachable: lambda table, m, now, config: _unreachable_player(table, m.user_id),
+    msg.Unwritable: _unwritable,
+    msg.Resumed: lambda table, m, now, config: _resumed(table, now, config),
+}

@@ -1,0 +1,164 @@
+"""Where a table's effects meet the world: storage, the outbox, the views, the automatic players' threads.
+
+``Edge.carry_out(table, effect)`` does one effect (``bot.table.effects``) and returns its answer; the runner
+(``bot.table.runner``) calls it in the order the core yields them, so a store is done before what follows it
+is shown. What a chat is shown is built here, from the table as it is when the effect is carried out, by the
+views (``bot.views.game_views``); the outbox paces it.
+
+    edge = Edge(config, db, outbox, bot, pool)
+    answer = await edge.carry_out(table, StartHand(match_id, seed, dealer))
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from concurrent.futures import Executor
+from dataclasses import replace
+from typing import Any
+
+from telegram import Bot
+from telegram.error import Forbidden, TelegramError
+
+from bot.config import Config
+from bot.i18n import t
+from bot.logs import log_action, log_event
+from bot.outbox import Content, Outbox
+from bot.table import effects as fx
+from bot.table.state import Table
+from bot.views.game_views import join_markup, lobby_content, result_content, seat_content, spectator_content
+from game.actions import Action
+from game.automatic import choose
+from storage.database import Database
+
+log = logging.getLogger(__name__)
+
+
+async def reaches(bot: Bot, outbox: Outbox, user_id: int, message: str) -> bool:
+    """Whether the bot can write to the user privately: it tries (403 = they never started it)."""
+    outbox.unreachable.discard(user_id)  # they may have started the bot since
+    try:
+        await bot.send_message(user_id, message)
+    except Forbidden:
+        return False
+    except TelegramError as e:  # a flood limit or a network error: say "not now" rather than break
+        log.warning("could not reach user %s: %s", user_id, e)
+        return False
+    return True
+
+
+class Edge:
+    def __init__(self, config: Config, db: Database, outbox: Outbox, bot: Bot, pool: Executor | None = None) -> None:
+        self.config, self.db, self.outbox, self.bot = config, db, outbox, bot
+        self.pool = pool  # the processes the search (hard level) runs in; None: a thread, as the other levels
+
+    async def carry_out(self, table: Table, effect: fx.Effect) -> Any:
+        """Do ``effect`` for ``table``; its answer (None for effects without one)."""
+        if isinstance(effect, fx.ShowSeat | fx.ShowGroup | fx.ShowResult | fx.Announce | fx.Tell | fx.Forget):
+            self.show(table, effect)
+            return None
+        if isinstance(effect, fx.Decide):
+            return await self._decide(effect)
+        if isinstance(effect, fx.Reach):
+            return await reaches(self.bot, self.outbox, effect.user_id, effect.text)
+        if isinstance(effect, fx.NewSeed):
+            return secrets.randbits(effect.bits)
+        if isinstance(effect, fx.MoveMessages):
+            self.outbox.move(effect.old, effect.new, {uid: (a, b) for uid, a, b in effect.slots})
+            return None
+        if isinstance(effect, fx.DropGroup):
+            self.outbox.drop_topic(table.chat_id, table.thread_id or 0)
+            return None
+        if isinstance(effect, fx.Log):
+            log_event(effect.event, **effect.fields)
+            return None
+        return await self._store(table, effect)
+
+    async def _store(self, table: Table, effect: fx.Effect) -> Any:
+        db = self.db
+        match effect:
+            case fx.StartHand(match_id, seed, dealer):
+                return await db.hands.start(match_id, seed, dealer)
+            case fx.AppendAction(hand_id, index, action):
+                await db.hands.append_action(hand_id, index, action.to_json())
+                log_action(table.chat_id, hand_id, index, action)
+                return None
+            case fx.StoreFlee(hand_id, seat, amounts, level):
+                return await db.hands.flee(hand_id, seat, amounts, level)
+            case fx.ReadPenalties(hand_id):
+                return await db.hands.penalties(hand_id)
+            case fx.CloseHand(hand_id, payments, winner, summary, facts, tuoguan):
+                closed = await db.hands.close(
+                    hand_id, payments, winner, summary, facts=facts, tuoguan=tuoguan or (0, 0, 0, 0)
+                )
+                reveal = await db.hands.reveal(hand_id)
+                return closed, reveal.text if reveal is not None else ""
+        return await self._store_match(effect)
+
+    async def _store_match(self, effect: fx.Effect) -> Any:
+        db = self.db
+        match effect:
+            case fx.ReadSettings(chat_id):
+                return await db.chats.get(chat_id)
+            case fx.ReadLanguages(user_ids):
+                players = [await db.players.get(uid) for uid in user_ids]
+                return {p.id: p.language for p in players if p is not None}
+            case fx.SavePlayer(user_id, name):
+                return await db.players.upsert(user_id, name)
+            case fx.CreateMatch(chat_id, seed, rules, seats, hands, night, thread):
+                return await db.matches.create(chat_id, seed, rules, seats, hands, night, thread_id=thread)
+            case fx.SetRules(match_id, rules):
+                return await db.matches.set_rules(match_id, rules)
+            case fx.ReplaceSeat(match_id, seat, new):
+                return await db.matches.replace_seat(match_id, seat, new)
+            case fx.FinishMatch(match_id, status):
+                return await db.matches.finish(match_id, status)
+            case fx.MoveChat(old, new):
+                return await db.chats.migrate(old, new)
+        raise TypeError(f"no way to carry out {effect!r}")
+
+    async def _decide(self, effect: fx.Decide) -> Action:
+        # The search (hard) thinks in another process, the others in a thread: a slow decision never stalls the
+        # other tables.
+        if effect.level == "hard" and self.pool is not None:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self.pool, choose, effect.view, "hard", effect.seed)
+        return await asyncio.to_thread(choose, effect.view, effect.level, effect.seed)
+
+    def show(self, table: Table, effect: fx.Effect) -> None:
+        """Hand what a chat is to see to the outbox (built now, from the table as it is)."""
+        outbox, key = self.outbox, table.key
+        match effect:
+            case fx.ShowSeat(seat, urgent, fresh, stopped, user_id, lang):
+                content = seat_content(table, seat, lang=lang, stopped=stopped)
+                who = user_id or table.seat(seat).user_id or 0
+                outbox.show(who, key.private_slot("hand"), content, urgent=urgent, fresh=fresh)
+            case fx.ShowGroup(view, fresh, stopped):
+                content = replace(self._group_content(table, view, stopped), thread=table.thread_id)
+                outbox.show(table.chat_id, key.slot("lobby" if view == "closed" else view), content, fresh=fresh)
+            case fx.ShowResult(seat, next_seconds, fresh):
+                s = table.seat(seat)
+                content = result_content(table, next_seconds, s.lang, seat)
+                outbox.show(s.user_id or 0, key.private_slot("result"), content, urgent=True, fresh=fresh)
+            case fx.Announce(text, None):
+                outbox.announce(table.chat_id, text, thread=table.thread_id)
+            case fx.Announce(text, user_id):
+                outbox.announce(user_id or 0, text)
+            case fx.Tell(text):
+                outbox.tell(table.chat_id, key.slot("spectator"), text, thread=table.thread_id)
+            case fx.Forget(slot, user_id):
+                outbox.forget(table.chat_id if user_id is None else user_id, slot)
+
+    def _group_content(self, table: Table, view: str, stopped: bool) -> Content:
+        if view == "lobby":
+            return lobby_content(table, self.bot.username)
+        if view == "spectator":
+            return spectator_content(table, stopped=stopped)
+        if view == "result":
+            return result_content(table, None)
+        return Content(t("closed", table.lang))
+
+    def reply_markup(self, table: Table, reply: fx.Reply) -> Any:
+        """The buttons of a command's answer: the Join link when the bot must first be started privately."""
+        return join_markup(table, self.bot.username) if reply.join_link else None

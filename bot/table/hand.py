@@ -1,0 +1,299 @@
+"""The hand in motion, as the table's core plays it: deal, store → apply → show, what falls due, the end of a
+hand, seats changing hands and closing the table. Pure: generators of effects (``bot.table.effects``), the time
+given as ``now``; ``bot.table.core`` calls them for the messages it takes.
+
+Every action is stored before it is applied: a store refused leaves the table exactly as it was (nothing to
+undo), and the timer tries again after ``RETRY_SECONDS``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from typing import Any
+
+from bot.config import Config
+from bot.i18n import t
+from bot.table import effects as fx
+from bot.table import texts
+from bot.table.effects import Effect
+from bot.table.state import Seat, Table
+from bot.table.texts import automatic_name, seat_label, stopped_text
+from game.actions import Action
+from game.facts import hand_facts
+from game.match import flee_amounts
+from game.table import Event
+from game.verify import SEED_BITS
+from storage.errors import StorageError
+from storage.matches import Seat as StoredSeat
+
+Steps = Generator[Effect, Any, None]
+RETRY_SECONDS = 5.0  # after a store was refused or a timed step failed
+
+
+def announce(table: Table, key: str, **fields: object) -> fx.Announce:
+    return fx.Announce(t(key, table.lang, **fields))
+
+
+# --- a new hand -------------------------------------------------------------------------------------------------
+def start_hand(table: Table, config: Config, now: float) -> Steps:
+    assert table.match is not None and table.match_id is not None
+    if table.session:
+        seating = yield fx.AskSession("seating")
+        for seat, new in enumerate(seating):
+            if new is None or new.user_id != table.seat(seat).user_id:
+                yield from replace_seat(table, seat, new, "sitting_out")
+    else:  # a group's own table: the group's /settings as they are now
+        yield from follow_settings(table, config)
+    # Each hand its own secret seed (a fixed MAHJONG_SEED derives them, so a test match replays exactly).
+    seed = None if config.match_seed is not None else (yield fx.NewSeed(SEED_BITS))
+    hand = table.match.new_hand(seed)
+    record = yield fx.StartHand(table.match_id, hand.seed, hand.dealer)
+    table.hand_number, table.commitment = record.hand_no, record.commitment
+    yield fx.Log("hand_start", {"table": table.chat_id, "hand": record.id, "number": record.hand_no,
+                                "dealer": hand.dealer, "rules": hand.rules.preset})  # fmt: skip
+    yield from learn_languages(table)
+    table.start_hand(hand, record.id, now)
+    yield from publish(table, set(range(4)), new_hand=True)
+
+
+def learn_languages(table: Table) -> Steps:
+    """Each human's own language (their /lang, else their Telegram one) for their private messages; read
+    before every hand, so a /lang between hands applies to the next one."""
+    languages = yield fx.ReadLanguages(tuple(s.user_id or 0 for _, s in table.humans()))
+    for _, s in table.humans():
+        s.lang = languages.get(s.user_id, s.lang)
+
+
+def follow_settings(table: Table, config: Config) -> Steps:
+    """Bring a group's own table up to the group's /settings: language, timers, automatic players, rules.
+
+    Before each hand (and when /settings change while the table is a lobby), so a change applies from the next
+    hand; the match's stored rules follow, so a resumed match deals under them too."""
+    settings = yield fx.ReadSettings(table.chat_id)
+    table.follow(settings, config)
+    if table.match is None:  # a lobby: its game is not stored yet, so it is played as long as set now
+        table.hands_planned = settings.hands_per_game
+    if table.match is not None and table.match_id is not None and table.match.rules != settings.rules:
+        yield fx.SetRules(table.match_id, settings.rules)
+        table.match.rules = settings.rules
+
+
+# --- playing ----------------------------------------------------------------------------------------------------
+def play(table: Table, action: Action, config: Config, now: float, also_urgent: Sequence[int] = ()) -> Steps:
+    """Store, apply, then show. A store refused (``StorageError`` thrown back in) changes nothing: the action
+    may be played again once the fault clears, and the timer tries again in RETRY_SECONDS."""
+    hand = table.hand
+    assert hand is not None and table.hand_id is not None
+    try:
+        yield fx.AppendAction(table.hand_id, len(hand.actions), action)
+    except StorageError:
+        table.not_before = now + RETRY_SECONDS
+        raise
+    events, changed = table.apply(action, now)
+    yield from event_notices(table, events)
+    if hand.finished:
+        yield from end_hand(table, config, now)
+        return
+    yield from publish(table, changed | set(also_urgent), actor=action.seat)
+
+
+def event_notices(table: Table, events: Sequence[Event]) -> Steps:
+    """What the group is told of the events: 碰 and 杠 in its picture's caption, a win or a drawn hand alone."""
+    for kind, text in texts.event_notices(table, events):
+        yield fx.Tell(text) if kind == "tell" else fx.Announce(text)
+
+
+def publish(table: Table, changed: set[int], *, new_hand: bool = False, actor: int | None = None) -> Steps:
+    """The views that changed: a player's picture when their decision changed (urgent when they must act now or
+    have just acted, so a press shows at once; lazily when their buttons only went away), and the group's
+    picture. A player with nothing to decide sees the table again at their next decision (and live in the
+    group): that keeps the writes near one per action."""
+    for seat, s in table.humans():
+        if seat in changed or new_hand:
+            # Each hand has a message of its own: the last one's result stays readable above it.
+            urgent = seat in table.prompts or s.auto or seat == actor
+            yield fx.ShowSeat(seat, urgent=urgent, fresh=new_hand)
+    yield fx.ShowGroup("spectator", fresh=new_hand)
+
+
+def play_due(table: Table, config: Config, now: float) -> Steps:
+    """Play the decision that is due (an automatic player's, a timeout), settle a hand whose settlement failed,
+    or start the next hand when its time has come. One at a time: the next one due is the next message, with
+    its own time (a press may come in between)."""
+    if now < table.not_before:
+        return
+    if table.state == "playing" and table.hand is not None and table.hand.finished:
+        yield from end_hand(table, config, now)  # its settlement was refused before
+        return
+    if table.state == "between":
+        if now >= table.between_since + config.next_hand_seconds - 0.01:
+            yield from start_hand(table, config, now)
+        return
+    if table.state == "playing" and table.hand is not None:
+        due = table.next_due(config.bot_delay)
+        if due is None or due[0] > now + 0.01:
+            return
+        action, urgent = yield from due_action(table, due[1])
+        yield from play(table, action, config, now, urgent)
+
+
+def due_action(table: Table, seat: int) -> Generator[Effect, Any, tuple[Action, tuple[int, ...]]]:
+    """What a due seat plays: the automatic player's choice, a timed-out claim's pass, or 托管."""
+    hand = table.hand
+    assert hand is not None
+    s = table.seat(seat)
+    if not s.automatic and hand.phase != "turn":  # silence on a claim is a pass (RULES.md §5)
+        return Action(seat, "pass"), ()
+    urgent: tuple[int, ...] = ()
+    if not s.automatic:
+        s.auto = True
+        table.tuoguan[seat] += 1
+        yield announce(table, "announce_tuoguan", seat=seat_label(table, seat))
+        urgent = (seat,)
+    # 托管 plays at the group's level too.
+    action = yield fx.Decide(hand.view(seat), table.auto_level, hand.seed ^ len(hand.actions))
+    return action, urgent
+
+
+def due_at(table: Table, config: Config) -> float | None:
+    """When the table next needs its timer, or None when it waits for nobody."""
+    if table.state == "playing" and table.hand is not None and table.hand.finished:
+        when: float | None = table.not_before  # a settlement to try again
+    elif table.state == "playing":
+        due = table.next_due(config.bot_delay)
+        when = None if due is None else due[0]
+    elif table.state == "between":
+        when = table.between_since + config.next_hand_seconds
+    else:
+        return None
+    return None if when is None else max(when, table.not_before)
+
+
+# --- the end of a hand ----------------------------------------------------------------------------------------
+def end_hand(table: Table, config: Config, now: float) -> Steps:
+    hand, match = table.hand, table.match
+    assert hand is not None and match is not None and table.hand_id is not None
+    result = hand.result
+    # Settled in storage first: should that fail, nothing has changed here and the timer tries again.
+    try:
+        closed, reveal = yield fx.CloseHand(
+            table.hand_id,
+            result.payments if result is not None else (0, 0, 0, 0),
+            result.winner if result is not None else None,
+            result.to_json() if result is not None else {"exhausted": True},
+            facts=hand_facts(hand),
+            tuoguan=tuple(table.tuoguan),
+        )
+    except StorageError:
+        table.not_before = now + RETRY_SECONDS
+        raise
+    match.finish_hand(hand)
+    table.totals = list(closed.match_totals)  # storage adds the flee penalties it holds: its totals are the truth
+    table.proof = (closed.share_code, reveal)
+    yield fx.Log("hand_end", {"table": table.chat_id, "hand": table.hand_id,
+                              "winner": result.winner if result else None,
+                              "payments": ",".join(str(r.points) for r in closed.results),
+                              "patterns": ",".join(result.patterns) if result else None,
+                              "exhausted": hand.exhausted or None})  # fmt: skip
+    table.state, table.between_since, table.prompts = "between", now, {}
+    # Shown in the results (a player's own change privately, promotions in the group's): no messages.
+    table.title_changes = {
+        r.seat: (r.title_before, r.title_after)
+        for r in closed.results
+        if r.title_changed and r.title_before is not None and r.title_after is not None
+    }
+    last = match.hands_played >= table.hands_planned or (table.session and (yield fx.AskSession("over")))
+    yield from show_the_end(table, None if last else config.next_hand_seconds)
+    if last:
+        yield from finish(table, "done")
+
+
+def show_the_end(table: Table, next_seconds: float | None) -> Steps:
+    """Every message of the hand in its last state (no buttons, nobody waited for), then the results."""
+    yield fx.ShowGroup("spectator")
+    for seat, _ in table.humans():
+        yield fx.ShowSeat(seat, urgent=True)
+    yield fx.ShowGroup("result", fresh=True)
+    for seat, _ in table.humans():
+        yield fx.ShowResult(seat, next_seconds)
+
+
+# --- seats changing hands, closing ------------------------------------------------------------------------------
+def replace_seat(table: Table, seat: int, new: Seat | None, farewell: str, *, stored: bool = False) -> Steps:
+    """Someone else (None: an automatic player) takes a seat for the next hands; the one leaving it is told
+    (the text ``farewell``, in their own language). ``stored``: storage gave the seat away already (a flight)."""
+    old = table.seat(seat)
+    if new is None and old.user_id is None:
+        return  # an automatic player stays an automatic player
+    if table.match_id is not None and not stored:  # stored before the table changes: a refusal changes nothing
+        record = StoredSeat.human(new.user_id) if new and new.user_id else StoredSeat.auto(table.auto_level)
+        yield fx.ReplaceSeat(table.match_id, seat, record)
+    if old.user_id is not None and table.state == "playing" and table.hand is not None:
+        # Their picture keeps its last state without buttons; the seat is no longer theirs to play.
+        yield fx.ShowSeat(seat, stopped=True, user_id=old.user_id, lang=old.lang)
+    table.seats[seat] = new or Seat(None, automatic_name(seat, table.lang))
+    if new is None and old.user_id is not None:
+        table.left_by.setdefault(seat, old.name)
+    if old.user_id is not None:
+        yield fx.Announce(t(farewell, old.lang, name=old.name), user_id=old.user_id)
+        yield fx.Forget(table.key.private_slot("hand"), old.user_id)
+
+
+def flee(table: Table, seat: int, config: Config, now: float) -> Steps:
+    """A player leaves a running hand with the flee penalty (RULES.md §10)."""
+    assert table.match is not None and table.hand_id is not None
+    label, penalty = seat_label(table, seat), table.match.rules.flee_penalty
+    # The penalty and the freed seat in one transaction, before anyone is told (settled with this hand by
+    # storage): a crash leaves either both or neither, and the seat, given away, cannot flee twice.
+    yield fx.StoreFlee(table.hand_id, seat, tuple(flee_amounts(penalty, seat)), table.auto_level)
+    yield from replace_seat(table, seat, None, "left", stored=True)
+    yield announce(table, "announce_flee", seat=label, penalty=penalty)
+    if not (yield from end_if_no_humans(table)) and table.state == "playing":
+        yield from publish(table, set())
+
+
+def end_if_no_humans(table: Table) -> Generator[Effect, Any, bool]:
+    if table.humans():
+        return False
+    yield from finish(table, "abandoned" if table.state == "playing" else "done")
+    return True
+
+
+def finish(table: Table, status: str) -> Steps:
+    """End the table: storage's match closed, the summary in the group, every private message closed."""
+    if table.match is None or table.match_id is None:
+        yield fx.ShowGroup("closed")
+    else:
+        if table.state == "playing" and table.hand is not None:  # every picture of the hand: its last state
+            yield fx.ShowGroup("spectator", stopped=True)
+            for seat, _ in table.humans():
+                yield fx.ShowSeat(seat, stopped=True)
+        status = yield from close_match(table, status)
+        if not table.session:  # a session's seats change hands, so it tells the results its own way
+            yield fx.Announce(stopped_text(table))
+        for _, s in table.humans():  # in each one's own language
+            yield fx.Announce(stopped_text(table, s.lang), user_id=s.user_id)
+    for _, s in table.humans():  # its messages keep no state in the outbox once their last writes are out
+        yield fx.Forget(table.key.private_slot("hand"), s.user_id)
+    for slot in ("lobby", "spectator", "result"):
+        yield fx.Forget(table.key.slot(slot))
+    table.state = "closed"
+    if table.session:
+        yield fx.SessionClosed(status)
+    yield fx.Closed()
+
+
+def close_match(table: Table, status: str) -> Generator[Effect, Any, str]:
+    """Close the match in storage; the status it closed with."""
+    assert table.match_id is not None
+    if table.state == "playing" and table.hand_id is not None:
+        penalties = yield fx.ReadPenalties(table.hand_id)
+        if any(penalties):
+            # A stopped hand with a flight in it is settled with the penalty alone, so nobody escapes it.
+            closed, _ = yield fx.CloseHand(
+                table.hand_id, (0, 0, 0, 0), None, {"stopped": True, "flee": list(penalties)}
+            )
+            table.totals = list(closed.match_totals)
+            status = "done"
+    yield fx.FinishMatch(table.match_id, "done" if status == "done" else "abandoned")
+    return status

@@ -1,0 +1,161 @@
+"""One table's runner: a task with an inbox, so a table takes one message at a time by construction (no locks).
+
+For each message it steps the core (``bot.table.core.step``) and carries out the effects in the order they come
+(``bot.table.edge``), sending each answer back in: a store refused is thrown back into the core, which decides
+what it means (a press answered "try again", a timer tried again later). After each message the table's next
+due time goes to the scheduler (``bot.table.registry.Scheduler``), which posts ``Due`` when it comes.
+
+    runner = TableRunner(table, edge, config, clock, on_rekey, on_closed)
+    reply = await runner.ask(Press(...))       # from a handler: the answer to give
+    runner.post(Due())                        # from the scheduler or the outbox: no answer awaited
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from bot.config import Config
+from bot.table import effects as fx
+from bot.table import messages as msg
+from bot.table.core import absent, step
+from bot.table.edge import Edge
+from bot.table.hand import RETRY_SECONDS, due_at
+from bot.table.key import TableKey
+from bot.table.state import Seat, Table
+from storage.errors import StorageError
+
+log = logging.getLogger(__name__)
+
+
+class Session(Protocol):
+    """A league night at the table (``bot.league.nights.NightSession``): who sits each hand, when it ends."""
+
+    def seating(self, table: Table) -> Sequence[Seat | None]: ...
+
+    def over(self, table: Table) -> bool: ...
+
+    async def closed(self, table: Table, status: str) -> None: ...
+
+
+class StepFailed(RuntimeError):
+    """A message the table could not take (logged; what it had stored stays): its sender is apologised to."""
+
+
+@dataclass
+class Envelope:
+    message: msg.Message
+    answer: asyncio.Future[fx.Reply | None] | None = None
+
+
+@dataclass
+class Hooks:
+    """What the registry hears from a runner: its table's key changed, it closed, its next due time."""
+
+    rekey: Callable[[TableKey, TableKey], None]
+    closed: Callable[[TableKey], None]
+    arm: Callable[[TableKey, float | None], None]
+
+
+@dataclass
+class TableRunner:
+    table: Table
+    edge: Edge
+    config: Config
+    clock: Callable[[], float]
+    hooks: Hooks
+    session: Session | None = None
+    inbox: asyncio.Queue[Envelope] = field(default_factory=asyncio.Queue)
+    task: asyncio.Task[None] | None = None
+    closed: bool = False
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self._run(), name=f"table {self.table.key.token}")
+
+    def post(self, message: msg.Message) -> None:
+        self.inbox.put_nowait(Envelope(message))
+
+    async def ask(self, message: msg.Message) -> fx.Reply | None:
+        """Post ``message`` and wait for the table to have taken it; the answer for its sender."""
+        answer: asyncio.Future[fx.Reply | None] = asyncio.get_running_loop().create_future()
+        self.inbox.put_nowait(Envelope(message, answer))
+        return await answer
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+
+    async def _run(self) -> None:
+        while not (self.closed and self.inbox.empty()):
+            envelope = await self.inbox.get()
+            answer = envelope.answer
+            try:
+                if self.closed:  # the table closed while this waited: answered as for no table
+                    text = absent(envelope.message, self.config)
+                    reply = fx.Reply(text) if text else None
+                else:
+                    reply = await self._handle(envelope.message)
+            except StepFailed as e:  # whoever asked hears of it (the handler apologises), the table goes on
+                if answer is not None and not answer.done():
+                    answer.set_exception(e)
+                continue
+            if answer is not None and not answer.done():
+                answer.set_result(reply)
+
+    async def _handle(self, message: msg.Message) -> fx.Reply | None:
+        """Take one message: step the core, carry out its effects in order; the reply to its sender."""
+        now = self.clock()
+        steps = step(self.table, message, now, self.config)
+        reply: fx.Reply | None = None
+        answer: Any = None
+        refused: BaseException | None = None
+        failed: StepFailed | None = None
+        while True:
+            try:
+                effect = steps.send(answer) if refused is None else steps.throw(refused)
+            except StopIteration:
+                break
+            except Exception as e:  # a bug, or a store refused where nothing else was to be done: tried again later
+                log.exception("table %s: %s failed; trying again in %.0f s", self.table.key.token,
+                              type(message).__name__, RETRY_SECONDS)  # fmt: skip
+                self.table.not_before = now + RETRY_SECONDS
+                failed = StepFailed(f"{type(message).__name__} failed: {e}")
+                break
+            answer, refused = None, None
+            if isinstance(effect, fx.Reply):
+                reply = effect
+                continue
+            try:
+                answer = await self._carry_out(effect)
+            except (StorageError, OSError) as e:
+                log.error("table %s: storage refused %s (%s)", self.table.key.token, type(effect).__name__, e)
+                refused = e
+        if not self.closed:
+            self.hooks.arm(self.table.key, due_at(self.table, self.config))
+        if failed is not None:
+            raise failed
+        return reply
+
+    async def _carry_out(self, effect: fx.Effect) -> Any:
+        match effect:
+            case fx.AskSession(question):
+                assert self.session is not None
+                return self.session.seating(self.table) if question == "seating" else self.session.over(self.table)
+            case fx.SessionClosed(status):
+                if self.session is not None:
+                    await self.session.closed(self.table, status)
+                return None
+            case fx.Rekey(old, new):
+                self.hooks.rekey(old, new)
+                return None
+            case fx.Closed():
+                self.closed = True
+                self.hooks.closed(self.table.key)
+                return None
+        return await self.edge.carry_out(self.table, effect)

@@ -1,0 +1,368 @@
+"""The table's core as messages → effects, with made-up answers for its stores (``World``): no I/O, no clock,
+no asyncio, each test in milliseconds. What a real process proves (pacing, kill -9, the webhook) stays in
+tests/e2e; the runner with storage and the outbox is tests/bot/test_runner.py."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from bot.callbacks import Stamp, code_of
+from bot.config import Config
+from bot.i18n import t
+from bot.table import effects as fx
+from bot.table import messages as msg
+from bot.table.core import absent, step
+from bot.table.hand import RETRY_SECONDS, due_at
+from bot.table.key import TableKey
+from bot.table.state import MAX_NAME, Table
+from game.actions import Action
+from game.automatic import choose
+from storage.chats import ChatSettings
+from storage.errors import StorageError
+
+GROUP = TableKey(-100500)
+ANN, BOB, CAI, DAN = 11, 12, 13, 14
+CONFIG = Config(token="1:x", match_seed=852, bot_delay=0.5, next_hand_seconds=30.0)
+
+
+@dataclass
+class World:
+    """Answers the core's effects as storage and Telegram would, and keeps every effect it was asked for."""
+
+    blocked: set[int] = field(default_factory=set)  # people the bot cannot write to
+    refuse: set[type] = field(default_factory=set)  # effects storage refuses (StorageError)
+    settings: ChatSettings = field(default_factory=lambda: ChatSettings(GROUP.chat_id))
+    effects: list[Any] = field(default_factory=list)
+    penalties: tuple[int, ...] = (0, 0, 0, 0)
+    hands: int = 0
+    totals: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+
+    def take(self, table: Table, message: msg.Message, now: float = 0.0) -> fx.Reply | None:
+        """Step the core with ``message``; the reply it gave (its effects are appended to ``effects``)."""
+        steps = step(table, message, now, CONFIG)
+        answer: Any = None
+        error: Exception | None = None
+        reply: fx.Reply | None = None
+        while True:
+            try:
+                effect = steps.throw(error) if error is not None else steps.send(answer)
+            except StopIteration:
+                return reply
+            answer, error = None, None
+            self.effects.append(effect)
+            if isinstance(effect, fx.Reply):
+                reply = effect
+            elif type(effect) in self.refuse:
+                error = StorageError(f"refused {type(effect).__name__}")
+            else:
+                answer = self.answer(effect)
+
+    def answer(self, effect: Any) -> Any:
+        match effect:
+            case fx.ReadSettings():
+                return self.settings
+            case fx.ReadLanguages(user_ids):
+                return {uid: "zh" for uid in user_ids}
+            case fx.Reach(user_id, _):
+                return user_id not in self.blocked
+            case fx.CreateMatch():
+                return SimpleNamespace(id=1)
+            case fx.StartHand():
+                self.hands += 1
+                return SimpleNamespace(id=self.hands, hand_no=self.hands, commitment="c" * 64)
+            case fx.CloseHand(_, payments):
+                self.totals = [a + b for a, b in zip(self.totals, payments, strict=True)]
+                return SimpleNamespace(match_totals=tuple(self.totals), share_code="ABC234", results=()), "1:ab"
+            case fx.ReadPenalties():
+                return self.penalties
+            case fx.Decide(view, level, seed):
+                return choose(view, level, seed)
+            case fx.AskSession("seating"):
+                return [None, None, None, None]
+            case fx.AskSession("over"):
+                return False
+        return None
+
+    def of(self, kind: type, since: int = 0) -> list[Any]:
+        return [e for e in self.effects[since:] if isinstance(e, kind)]
+
+
+def lobby(world: World, *people: tuple[int, str]) -> Table:
+    table = Table(key=GROUP, title="麻将群", creator_id=0, creator_name="", state="new")
+    creator, *others = people
+    world.take(table, msg.Open(creator[0], creator[1], "麻将群"))
+    for user_id, name in others:
+        world.take(table, msg.Join(user_id, name))
+    return table
+
+
+def dealt(world: World, *people: tuple[int, str]) -> Table:
+    table = lobby(world, *people)
+    assert world.take(table, msg.Begin(people[0][0])) == fx.Reply(None)
+    return table
+
+
+def press(world: World, table: Table, user_id: int, action: Action, now: float = 1.0) -> fx.Reply | None:
+    seat = table.seat_of(user_id)
+    assert seat is not None
+    return world.take(table, msg.Press(user_id, table.stamp(seat), code_of(action), "en"), now)
+
+
+def play_out(world: World, table: Table) -> None:
+    """Step ``Due`` at each due time until the hand in play is settled (every human away: 托管)."""
+    for _, s in table.humans():
+        s.auto = True
+    while table.state == "playing":
+        when = due_at(table, CONFIG)
+        assert when is not None
+        world.take(table, msg.Due(), when)
+
+
+# --- the lobby ---------------------------------------------------------------------------------------------------
+def test_the_creator_sits_silently_and_others_are_answered_in_the_group() -> None:
+    world = World()
+    table = lobby(world, (ANN, "Ann"))
+    assert table.seat_of(ANN) == 0 and world.of(fx.Reply) == [fx.Reply(None)]  # no "Ann 入座" for the creator
+    answer = world.take(table, msg.Join(BOB, "Bob"))
+    assert answer == fx.Reply(t("joined", "zh", name="Bob", wind=t("wind_1", "zh")))
+    assert world.take(table, msg.Join(BOB, "Bob")) == fx.Reply(t("already_seated", "zh"))
+
+
+def test_someone_the_bot_cannot_reach_is_not_seated_and_gets_the_join_link() -> None:
+    world = World(blocked={BOB})
+    table = lobby(world, (ANN, "Ann"))
+    answer = world.take(table, msg.Join(BOB, "Bob"))
+    assert answer == fx.Reply(t("not_reachable", "zh", name="Bob"), join_link=True)
+    assert table.seat_of(BOB) is None and not world.of(fx.SavePlayer, since=len(world.effects) - 3)
+
+
+def test_a_long_name_is_cut_everywhere_the_table_says_it() -> None:
+    world = World()
+    long = "Александра-Мария 王小明🀄 " * 3
+    table = lobby(world, (ANN, long))
+    assert len(table.seat(0).name) == MAX_NAME and table.seat(0).name.endswith("…")
+    assert table.creator_name == table.seat(0).name
+
+
+def test_dealing_stores_the_match_and_the_hand_before_any_picture() -> None:
+    world = World()
+    table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    kinds = [type(e) for e in world.effects]
+    assert kinds.index(fx.CreateMatch) < kinds.index(fx.StartHand) < kinds.index(fx.ShowSeat)
+    # The lobby's seats as dealt come before the deal's pictures (the group reads them in that order).
+    assert world.effects.index(fx.ShowGroup("lobby"), kinds.index(fx.CreateMatch)) < kinds.index(fx.ShowSeat)
+    assert table.state == "playing" and [s.user_id for s in table.seats] == [ANN, BOB, None, None]
+
+
+def test_only_a_seated_player_or_the_creator_may_begin_and_a_lobby_needs_a_human() -> None:
+    world = World()
+    table = lobby(world, (ANN, "Ann"), (BOB, "Bob"))
+    assert world.take(table, msg.Begin(CAI)) == fx.Reply(t("not_seated", "zh"))
+    assert world.take(table, msg.Leave(ANN)) == fx.Reply(t("left", "zh", name="Ann"))
+    assert world.take(table, msg.Begin(ANN)) == fx.Reply(None)  # the creator, standing, deals for Bob
+    assert world.take(table, msg.Begin(ANN)) == fx.Reply(t("already_playing", "zh"))
+
+
+def test_no_automatic_players_means_four_people() -> None:
+    world = World(settings=ChatSettings(GROUP.chat_id, auto_players=False))
+    table = lobby(world, (ANN, "Ann"))
+    assert world.take(table, msg.Begin(ANN)) == fx.Reply(t("need_players", "zh"))
+    assert table.state == "lobby"
+
+
+# --- presses -------------------------------------------------------------------------------------------------------
+def test_stale_foreign_forged_and_repeated_presses_change_nothing() -> None:
+    world = World()
+    table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    hand = table.hand
+    assert hand is not None and hand.dealer == 0
+    discard = table.prompts[0].legal[-1]
+    stamp = table.stamp(0)
+    stale = t("press_stale", "en")
+    assert world.take(table, msg.Press(CAI, stamp, code_of(discard), "en")) == fx.Reply(t("press_foreign", "en"))
+    assert world.take(table, msg.Press(BOB, stamp, code_of(discard), "en")) == fx.Reply(t("press_foreign", "en"))
+    assert world.take(table, msg.Press(ANN, stamp, "zz", "en")) == fx.Reply(stale)  # no such action
+    assert world.take(table, msg.Press(ANN, Stamp(1, 5, 0), code_of(discard), "en")) == fx.Reply(stale)
+    assert world.take(table, msg.Press(ANN, stamp, "hu", "en")) == fx.Reply(stale)  # not on offer
+    assert not world.of(fx.AppendAction) and len(hand.actions) == 0
+    assert press(world, table, ANN, discard) == fx.Reply(None)
+    assert len(world.of(fx.AppendAction)) == 1
+    # The same button again (a double tap, a press raced by the timer): its prompt is spent.
+    assert world.take(table, msg.Press(ANN, stamp, code_of(discard), "en")) == fx.Reply(stale)
+    assert len(world.of(fx.AppendAction)) == 1
+
+
+def test_a_refused_store_leaves_the_table_as_it_was_and_the_timer_tries_again() -> None:
+    world = World(refuse={fx.AppendAction})
+    table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    hand = table.hand
+    assert hand is not None
+    discard, before = table.prompts[0].legal[-1], table.stamp(0)
+    assert press(world, table, ANN, discard, now=3.0) == fx.Reply(t("storage_busy", "en"))
+    assert len(hand.actions) == 0 and table.stamp(0) == before  # nothing to undo: it was never applied
+    assert table.not_before == 3.0 + RETRY_SECONDS
+    shown = len(world.effects)
+    world.refuse.clear()  # the disk is back
+    assert press(world, table, ANN, discard, now=4.0) == fx.Reply(None)  # the same button still counts
+    assert len(hand.actions) >= 1 and world.of(fx.ShowSeat, since=shown)
+
+
+def test_a_silent_player_is_played_for_then_takes_the_seat_back() -> None:
+    world = World()
+    table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    when = due_at(table, CONFIG)
+    assert when == pytest.approx(table.turn_seconds)  # Ann deals and has her turn's time
+    world.take(table, msg.Due(), when)
+    assert table.seat(0).auto and table.tuoguan[0] == 1
+    assert fx.Announce(t("announce_tuoguan", "zh", seat="东 Ann")) in world.effects
+    assert len(world.of(fx.AppendAction)) >= 1  # the automatic player discarded for her
+    back = world.take(table, msg.Press(ANN, Stamp(), "back", "en"), when + 1)
+    assert back == fx.Reply(t("back_ok", "en")) and not table.seat(0).auto
+    assert world.take(table, msg.Press(ANN, Stamp(), "back", "en"), when + 2) == fx.Reply(t("press_stale", "en"))
+
+
+def test_every_claim_window_is_decided_at_once_by_automatic_players() -> None:
+    world = World()
+    table = dealt(world, (ANN, "Ann"))
+    for _ in range(40):  # Ann discards whatever comes; the three automatic players answer without a pause
+        hand = table.hand
+        assert hand is not None
+        if table.state != "playing" or hand.finished:
+            break
+        if 0 in table.prompts and hand.phase == "turn":
+            press(world, table, ANN, table.prompts[0].legal[-1])
+            continue
+        if 0 in table.prompts:  # a claim of her own: she passes
+            press(world, table, ANN, Action(0, "pass"))
+            continue
+        due = table.next_due(CONFIG.bot_delay)
+        assert due is not None
+        if hand.phase != "turn":
+            assert due[0] == table.prompts[due[1]].since  # a claim by an automatic player: no tell-tale pause
+        world.take(table, msg.Due(), due[0])
+
+
+# --- the end of a hand, flight, stop -----------------------------------------------------------------------------
+def test_a_hand_ends_with_every_message_in_its_last_state_before_the_results() -> None:
+    world = World()
+    table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    before = len(world.effects)
+    play_out(world, table)
+    assert table.state == "between"
+    end = world.effects[before:]
+    close = next(i for i, e in enumerate(end) if isinstance(e, fx.CloseHand))
+    after = end[close:]
+    result = next(i for i, e in enumerate(after) if e == fx.ShowGroup("result", fresh=True))
+    last_pictures = after[:result]
+    assert fx.ShowGroup("spectator") in last_pictures  # the group's picture says the hand is over
+    assert {e.seat for e in last_pictures if isinstance(e, fx.ShowSeat)} == {0, 1}  # each seat's, no buttons left
+    assert {e.seat for e in after[result:] if isinstance(e, fx.ShowResult)} == {0, 1}
+
+
+def test_ready_starts_the_next_hand_once_every_present_player_is_ready() -> None:
+    world = World()
+    table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    play_out(world, table)  # both were away (托管)
+    assert world.take(table, msg.Press(BOB, Stamp(), "back", "zh")) == fx.Reply(t("back_ok", "zh"))
+    assert world.take(table, msg.Press(ANN, Stamp(), "ready", "zh")) == fx.Reply(t("press_ok", "zh"))
+    assert table.state == "between"  # Bob is back and not ready yet: he is waited for
+    assert world.take(table, msg.Press(BOB, Stamp(), "ready", "zh")) == fx.Reply(t("press_ok", "zh"))
+    assert table.state == "playing" and table.hand_number == 2
+    assert world.take(table, msg.Press(BOB, Stamp(), "ready", "zh")) == fx.Reply(t("press_stale", "zh"))
+
+
+def test_a_flight_stores_its_penalty_first_and_the_last_human_leaving_ends_the_table() -> None:
+    world = World()
+    table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    penalty = table.match.rules.flee_penalty if table.match else 0
+    assert world.take(table, msg.Leave(BOB)) == fx.Reply(t("hand_running", "zh", penalty=penalty))
+    start = len(world.effects)
+    assert world.take(table, msg.Leave(BOB, flee=True)) == fx.Reply(None)
+    flight = world.effects[start:]
+    assert isinstance(flight[0], fx.StoreFlee) and flight[0].seat == 1  # stored before anyone is told
+    assert fx.ShowSeat(1, stopped=True, user_id=BOB, lang="zh") in flight  # his picture loses its buttons
+    assert table.seat(1).user_id is None and table.left_by == {1: "Bob"}
+    world.penalties = (penalty // 3, -penalty, penalty // 3, penalty // 3)
+    assert world.take(table, msg.Leave(ANN, flee=True)) == fx.Reply(None)
+    assert table.state == "closed" and fx.FinishMatch(1, "done") in world.effects  # the penalties settled it
+    assert world.effects[-2:] == [fx.Closed(), fx.Reply(None)]
+
+
+def test_stop_is_for_the_creator_or_an_admin_and_closes_everything() -> None:
+    world = World()
+    table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    assert world.take(table, msg.Stop(BOB, is_admin=False)) == fx.Reply(t("stop_denied", "zh"))
+    start = len(world.effects)
+    assert world.take(table, msg.Stop(BOB, is_admin=True)) == fx.Reply(None)
+    assert table.state == "closed"
+    tail = world.effects[start:]
+    assert fx.ShowGroup("spectator", stopped=True) in tail and fx.FinishMatch(1, "abandoned") in tail
+    assert fx.ShowSeat(0, stopped=True) in tail and fx.ShowSeat(1, stopped=True) in tail
+    assert fx.Forget(GROUP.private_slot("hand"), BOB) in tail and tail[-2:] == [fx.Closed(), fx.Reply(None)]
+    assert absent(msg.Press(ANN, Stamp(), "ready", "en"), CONFIG) == t("press_stale", "en")
+
+
+# --- what happens to the chats ------------------------------------------------------------------------------------
+def test_a_migrated_group_moves_storage_then_messages_then_the_key() -> None:
+    world = World()
+    table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    start = len(world.effects)
+    world.take(table, msg.Migrated(-100999))
+    moved = world.effects[start:]
+    kinds = [type(e) for e in moved]
+    assert kinds.index(fx.MoveChat) < kinds.index(fx.MoveMessages) < kinds.index(fx.Rekey)
+    assert table.key == TableKey(-100999) and fx.Rekey(GROUP, TableKey(-100999)) in moved
+    assert fx.MoveMessages(GROUP.chat_id, -100999, ((ANN, "hand-100500", "hand-100999"),
+                                                    (BOB, "hand-100500", "hand-100999"))) in moved  # fmt: skip
+    assert kinds.index(fx.Rekey) < kinds.index(fx.ShowSeat)  # fresh buttons naming the new chat
+
+
+def test_a_closed_topic_closes_its_table_and_drops_what_waits_there() -> None:
+    world = World()
+    table = dealt(world, (ANN, "Ann"))
+    world.take(table, msg.Unwritable(topic=True))
+    assert table.state == "closed" and world.effects[-1] == fx.DropGroup(topic_only=True)
+    assert fx.FinishMatch(1, "abandoned") in world.effects
+
+
+def test_a_player_who_blocks_the_bot_is_played_for_once() -> None:
+    world = World()
+    table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    world.take(table, msg.Unreachable(BOB))
+    assert table.seat(1).auto and world.effects[-1] == fx.Announce(t("announce_unreachable", "zh", seat="南 Bob"))
+    count = len(world.effects)
+    world.take(table, msg.Unreachable(BOB))
+    assert len(world.effects) == count  # told once
+
+
+def test_a_resumed_table_is_shown_where_it_stands() -> None:
+    world = World()
+    table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    start = len(world.effects)
+    world.take(table, msg.Resumed())
+    shown = world.effects[start:]
+    assert shown[0] == fx.Announce(t("resumed", "zh"))
+    assert fx.ShowSeat(0, urgent=True) in shown and fx.ShowSeat(1, urgent=False) in shown
+    play_out(world, table)
+    start = len(world.effects)
+    world.take(table, msg.Resumed(), 500.0)
+    assert world.effects[start] == fx.Announce(t("resumed_between", "zh", seconds=30))
+    assert fx.ShowResult(0, 30.0, fresh=False) in world.effects[start:] and table.between_since == 500.0
+
+
+def test_a_whole_match_of_automatic_players_ends_and_closes() -> None:
+    world = World(settings=replace(ChatSettings(GROUP.chat_id), hands_per_game=2))
+    table = dealt(world, (ANN, "Ann"))
+    table.seat(0).auto = True
+    for _ in range(2000):
+        if table.state == "closed":
+            break
+        if table.state == "between":
+            table.seat(0).auto = True  # still away
+        world.take(table, msg.Due(), due_at(table, CONFIG) or 0.0)
+    assert table.state == "closed" and world.hands == 2
+    assert sum(world.totals) == 0 and fx.FinishMatch(1, "done") in world.effects

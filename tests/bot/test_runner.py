@@ -1,0 +1,164 @@
+"""The tables' registry and runners in-process, with a real SQLite file, the real outbox and the fake Bot API on
+loopback, and a clock the test moves: a flight's penalty is stored even when the table is stopped in the same
+hand, also across a crash; a settlement the database refuses is tried again until it is stored; a table takes
+its messages one at a time however many arrive at once."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from telegram import Bot
+
+from bot.callbacks import code_of
+from bot.config import Config
+from bot.outbox import Outbox
+from bot.table import messages as msg
+from bot.table.edge import Edge
+from bot.table.key import TableKey
+from bot.table.registry import Tables
+from bot.table.resume import resume_tables
+from storage.database import Database
+from tests.fake_telegram import FakeTelegram
+
+
+class Clock:
+    """The tables' monotonic time; the test moves it."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _tables(tg: FakeTelegram, bot: Bot, db: Database, clock: Clock, **settings: float) -> Tables:
+    timers = {"bot_delay": 60.0} | settings
+    config = Config(token=tg.token, api_base_url=tg.base_url, match_seed=852, **timers)  # type: ignore[arg-type]
+    return Tables(config, Edge(config, db, Outbox(bot), bot), clock)
+
+
+async def _open(tables: Tables, key: TableKey, *people: tuple[int, str]) -> None:
+    (creator, name), *others = people
+    await tables.ask(key, msg.Open(creator, name, "g"))
+    for user_id, other in others:
+        await tables.ask(key, msg.Join(user_id, other))
+    await tables.ask(key, msg.Begin(creator))
+
+
+async def test_a_flight_then_stop_settles_the_penalty(fake_telegram: FakeTelegram, bot: Bot, tmp_path: Path) -> None:
+    tg = fake_telegram
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+    group = tg.add_group("g", members=[alice, bob])
+    db = await Database.open(tmp_path / "db.sqlite3")
+    tables = _tables(tg, bot, db, Clock())
+    key = TableKey(group.id)
+    await _open(tables, key, (alice.id, "Alice"), (bob.id, "Bob"))
+    table = tables.get(key)
+    assert table is not None and table.state == "playing" and table.match is not None
+    penalty = table.match.rules.flee_penalty
+    await tables.ask(key, msg.Leave(bob.id, flee=True))
+    assert table.seat(1).user_id is None  # an automatic player sits there now
+    await tables.ask(key, msg.Stop(alice.id, is_admin=False))
+    assert tables.get(key) is None
+    await tables.close()
+    await tables.edge.outbox.close()
+    bob_now, alice_now = await db.players.get(bob.id), await db.players.get(alice.id)
+    await db.close()
+    assert bob_now is not None and alice_now is not None
+    assert bob_now.skill == 2400 - penalty
+    assert alice_now.skill > 2400  # her share of the penalty
+
+
+async def test_a_flight_survives_a_crash_before_its_hand_ends(
+    fake_telegram: FakeTelegram, bot: Bot, tmp_path: Path
+) -> None:
+    tg = fake_telegram
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+    group = tg.add_group("g", members=[alice, bob])
+    path, key = tmp_path / "db.sqlite3", TableKey(group.id)
+    db = await Database.open(path)
+    tables = _tables(tg, bot, db, Clock())
+    await _open(tables, key, (alice.id, "Alice"), (bob.id, "Bob"))
+    await tables.ask(key, msg.Leave(bob.id, flee=True))  # then the process dies: nothing settled yet
+    table = tables.get(key)
+    assert table is not None and table.hand_id is not None
+    assert (await db.hands.get(table.hand_id)).status == "playing"
+    await tables.close()  # no orderly end of the table: its runner is gone like the process
+    await tables.edge.outbox.close()
+    await db.close()
+    db = await Database.open(path)
+    tables = _tables(tg, bot, db, Clock())
+    assert await resume_tables(tables, db, bot) == 1
+    await tables.ask(key, msg.Stop(alice.id, is_admin=False))
+    await tables.close()
+    await tables.edge.outbox.close()
+    bob_now = await db.players.get(bob.id)
+    await db.close()
+    assert bob_now is not None and bob_now.skill == 2400 - 400
+
+
+async def test_a_settlement_that_fails_is_retried_until_it_is_stored(
+    fake_telegram: FakeTelegram, bot: Bot, tmp_path: Path
+) -> None:
+    tg = fake_telegram
+    alice = tg.add_user("Alice")
+    group = tg.add_group("g", members=[alice])
+    db = await Database.open(tmp_path / "db.sqlite3")
+    # The disk "fails" while a flag row exists: every settlement write is refused.
+    await db.execute("CREATE TABLE fail_flag (x INTEGER)")
+    await db.execute("INSERT INTO fail_flag VALUES (1)")
+    await db.execute(
+        "CREATE TRIGGER refuse BEFORE INSERT ON settlements WHEN EXISTS (SELECT 1 FROM fail_flag) "
+        "BEGIN SELECT RAISE(ABORT, 'disk trouble'); END"
+    )
+    clock = Clock()
+    tables = _tables(tg, bot, db, clock, bot_delay=0.0, turn_seconds=0.1, claim_seconds=0.1)
+    key = TableKey(group.id)
+    await _open(tables, key, (alice.id, "Alice"))
+    table = tables.get(key)
+    assert table is not None and table.hand is not None
+    runner = tables._runners[key]
+    # Alice never answers: at each due time (the test's clock), whatever is due is played, 托管 for her.
+    for _ in range(500):
+        if table.hand.finished:
+            break
+        clock.now = tables.scheduler.due(key) or clock.now
+        await runner.ask(msg.Due())
+    assert table.hand.finished and table.state == "playing"  # settled nowhere: storage refused it
+    assert (await db.hands.get(table.hand_id or 0)).status == "playing"
+    retry = tables.scheduler.due(key)
+    assert retry is not None and retry > clock.now  # tried again later, not in a hot loop
+    await db.execute("DELETE FROM fail_flag")  # the disk is back
+    clock.now = retry
+    await runner.ask(msg.Due())
+    assert (await db.hands.get(table.hand_id or 0)).status == "done"
+    assert table.state == "between" and table.match is not None and table.match.hands_played == 1
+    await tables.ask(key, msg.Stop(alice.id, is_admin=False))
+    await tables.close()
+    await tables.edge.outbox.close()
+    await db.close()
+
+
+async def test_a_burst_of_presses_is_taken_one_at_a_time(fake_telegram: FakeTelegram, bot: Bot, tmp_path: Path) -> None:
+    tg = fake_telegram
+    alice = tg.add_user("Alice")
+    group = tg.add_group("g", members=[alice])
+    db = await Database.open(tmp_path / "db.sqlite3")
+    tables = _tables(tg, bot, db, Clock())
+    key = TableKey(group.id)
+    await _open(tables, key, (alice.id, "Alice"))
+    table = tables.get(key)
+    assert table is not None and table.hand is not None
+    seat = table.seat_of(alice.id)
+    assert seat is not None
+    stamp, legal = table.stamp(seat), table.prompts[seat].legal
+    # Every button of one picture pressed at once (a player tapping wildly): exactly one counts.
+    answers = await asyncio.gather(
+        *(tables.ask(key, msg.Press(alice.id, stamp, code_of(a), "en")) for a in legal if a.kind == "discard")
+    )
+    assert sum(a.text is None for a in answers) == 1
+    assert len(await db.hands.actions(table.hand_id or 0)) == 1
+    await tables.close()
+    await tables.edge.outbox.close()
+    await db.close()
