@@ -28,6 +28,7 @@ from types import TracebackType
 from typing import Any
 
 from bot.callbacks import BadCallback, PlayButton, Stamp, parse_action_code
+from bot.config import Config
 from bot.table.key import TableKey
 from game.actions import Action
 from tests.e2e.policy import pick
@@ -36,7 +37,8 @@ from tests.fake_telegram.records import Button, Chat, Message
 from tests.fake_telegram.users import SimUser
 
 ROOT = Path(__file__).resolve().parents[2]
-# Short timers so a test takes seconds; the claim window stays long enough that players never miss one.
+# Short timers so a test takes seconds; the claim window stays long enough that players never miss one. A group
+# is written to faster than Telegram allows (the fake server only counts): a test of pacing asks for PRODUCTION.
 FAST = {
     "MAHJONG_CLAIM_SECONDS": "20",
     "MAHJONG_TURN_SECONDS": "30",
@@ -44,7 +46,9 @@ FAST = {
     "MAHJONG_NEXT_HAND_SECONDS": "30",
     "MAHJONG_PRIVATE_INTERVAL": "0.02",
     "MAHJONG_PASSIVE_INTERVAL": "2",
+    "MAHJONG_GROUP_INTERVAL": "0.3",
 }
+PRODUCTION = {"MAHJONG_GROUP_INTERVAL": str(Config.group_interval)}  # a group's pace as in a real group
 
 
 class BotProcess:

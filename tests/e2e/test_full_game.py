@@ -12,7 +12,7 @@ from pathlib import Path
 
 from game.match import Match
 from game.rules import Rules
-from tests.e2e.players import BotProcess, Players, group_texts
+from tests.e2e.players import PRODUCTION, BotProcess, Players, group_texts
 from tests.e2e.policy import pick
 from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.records import Chat
@@ -55,7 +55,7 @@ def test_two_hands_with_peng_gang_rob_and_exhausted_draw(fake_telegram: FakeTele
     users = [tg.add_user(n) for n in ("Alice", "Bob", "Carol")]
     dan = tg.add_user("Dan", started=False)
     group = tg.add_group("牌友群", members=[*users, dan], admins=users[:1])
-    with BotProcess(tg, tmp_path / "db.sqlite3", MAHJONG_SEED=str(SEED)) as bot:
+    with BotProcess(tg, tmp_path / "db.sqlite3", MAHJONG_SEED=str(SEED), **PRODUCTION) as bot:
         users[0].say(group, "/newgame")
         for u in users[1:]:
             u.say(group, "/join")

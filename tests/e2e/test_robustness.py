@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from bot.callbacks import PlayButton, Stamp
-from tests.e2e.players import BotProcess, Players, game_buttons, group_texts
+from tests.e2e.players import PRODUCTION, BotProcess, Players, game_buttons, group_texts
 from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.records import Button, Chat, Message
 from tests.fake_telegram.users import SimUser
@@ -48,7 +48,8 @@ def test_foreign_stale_and_repeated_presses_then_timeout_into_tuoguan(
     alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
     group = tg.add_group("托管群", members=[alice, bob])
     db = tmp_path / "db.sqlite3"
-    with BotProcess(tg, db, MAHJONG_SEED="7", MAHJONG_TURN_SECONDS="2", MAHJONG_CLAIM_SECONDS="2") as bot:
+    timers = {"MAHJONG_TURN_SECONDS": "2", "MAHJONG_CLAIM_SECONDS": "2"}
+    with BotProcess(tg, db, MAHJONG_SEED="7", **timers, **PRODUCTION) as bot:
         _open_table(tg, group, [alice, bob])  # Alice deals (东), Bob 南, two automatic players
         hand = alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
         discard = next(b for b in game_buttons(hand, group) if PlayButton.decode(b.callback_data).code.startswith("d"))
@@ -113,7 +114,7 @@ def test_sigkill_mid_hand_and_between_hands_resumes(fake_telegram: FakeTelegram,
     users = [tg.add_user(n) for n in ("Alice", "Bob", "Carol", "Dan")]
     group = tg.add_group("重启群", members=users)
     db = tmp_path / "db.sqlite3"
-    bot = BotProcess(tg, db, MAHJONG_SEED="852").start()
+    bot = BotProcess(tg, db, MAHJONG_SEED="852", **PRODUCTION).start()
     try:
         _open_table(tg, group, users)
         players = Players(tg, group, users, allow_hu=lambda caption: "抢杠" in caption)

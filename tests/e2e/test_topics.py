@@ -24,9 +24,7 @@ def _open_in_topic(tg: FakeTelegram, group: Chat, topic: int, users: list[SimUse
     lobby's Join button, a deep link naming the topic's table."""
     first = users[0]
     first.say(group, "/newgame", topic=topic)
-    tg.wait_for_message(
-        group.id, lambda m: m.thread_id == topic and f"东: {first.first_name}" in m.content, timeout=15
-    )
+    tg.wait_for_message(group.id, lambda m: m.thread_id == topic and f"东: {first.first_name}" in m.content, timeout=15)
     for u in users[1:]:
         if by_link:
             lobby = tg.wait_for_message(group.id, lambda m: m.thread_id == topic and bool(m.buttons))
