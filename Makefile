@@ -16,7 +16,7 @@ run: $(STAMP)
 	$(BIN)/mahjong-bot
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+	$(BIN)/python -m pytest -n 4 --dist loadgroup
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -16,7 +16,17 @@ from telegram.error import TelegramError
 
 from bot.callbacks import BadCallback, PlayButton
 from bot.context import BotContext
-from bot.handlers.chat_checks import in_group, in_private, is_admin, is_member, reply, table_key, table_title, topic_of
+from bot.handlers.chat_checks import (
+    command_id,
+    in_group,
+    in_private,
+    is_admin,
+    is_member,
+    reply,
+    table_key,
+    table_title,
+    topic_of,
+)
 from bot.i18n import language_for, private_language, t
 from bot.table import messages as msg
 from bot.table.key import TableKey
@@ -71,7 +81,7 @@ async def newgame(update: Update, context: BotContext) -> None:
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     await private_language(context.db, user)  # someone new sits down speaking their Telegram language
-    opening = msg.Open(user.id, user.full_name, table_title(update))
+    opening = msg.Open(user.id, user.full_name, table_title(update), command_id(update))
     _say(update, context, await context.tables.ask(table_key(update), opening))
 
 

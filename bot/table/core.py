@@ -72,13 +72,15 @@ def absent(message: msg.Message, config: Config) -> str | None:
 
 
 # --- the lobby ------------------------------------------------------------------------------------------------
-def _open(table: Table, user_id: int, name: str, config: Config) -> Steps:
-    """/newgame: the table of a group (or of its forum topic), its creator seated if the bot can reach them."""
+def _open(table: Table, opening: msg.Open, config: Config) -> Steps:
+    """/newgame: the table of a group (or of its forum topic), its creator seated if the bot can reach them; the
+    lobby is the command's answer."""
     if table.state != "new":
         yield fx.Reply(t("table_exists", table.lang))
         return
+    user_id, name = opening.user_id, opening.name
     settings = yield fx.ReadSettings(table.chat_id)
-    table.creator_id, table.creator_name = user_id, short_name(name)
+    table.creator_id, table.creator_name, table.command_id = user_id, short_name(name), opening.command_id
     table.hands_planned, table.state = settings.hands_per_game, "lobby"
     table.follow(settings, config)
     answer = yield from _join(table, user_id, name, from_private=False, lang=None)
@@ -291,7 +293,7 @@ def _resumed(table: Table, now: float, config: Config) -> Steps:
 
 # What each message does: one entry a kind of message (``bot.table.messages``).
 _TAKES: Final[dict[type, Callable[[Table, Any, float, Config], Steps]]] = {
-    msg.Open: lambda table, m, now, config: _open(table, m.user_id, m.name, config),
+    msg.Open: lambda table, m, now, config: _open(table, m, config),
     msg.OpenSession: _open_session,
     msg.Join: lambda table, m, now, config: _join_answered(table, m),
     msg.Leave: lambda table, m, now, config: _replying(_leave(table, m.user_id, m.flee, now, config)),

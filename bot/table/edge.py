@@ -151,8 +151,8 @@ class Edge:
                 outbox.forget(table.chat_id if user_id is None else user_id, slot)
 
     def _group_content(self, table: Table, view: str, stopped: bool) -> Content:
-        if view == "lobby":
-            return lobby_content(table, self.bot.username)
+        if view == "lobby":  # its first message answers the command that opened the table
+            return replace(lobby_content(table, self.bot.username), reply_to=table.command_id)
         if view == "spectator":
             return spectator_content(table, stopped=stopped)
         if view == "result":

@@ -21,6 +21,7 @@ class Open:
     user_id: int
     name: str
     title: str
+    command_id: int | None = None  # the /newgame message: the lobby replies to it
 
 
 @dataclass(frozen=True)

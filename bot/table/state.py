@@ -91,6 +91,7 @@ class Table:
     between_since: float = 0.0  # when the last hand ended
     not_before: float = 0.0  # the timer waits at least until then (a store refused: tried again later)
     session: bool = False  # a league night's: its session seats each hand and says when the night is over
+    command_id: int | None = None  # the command that opened it: its lobby is the answer, a reply to it
     # The title changes the last settled hand brought: seat -> (title before, title after).
     title_changes: dict[int, tuple[Title, Title]] = field(default_factory=dict)
     # Seats a human left to an automatic player during the match: seat -> their name (the totals are theirs).

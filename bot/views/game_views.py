@@ -108,6 +108,8 @@ def seat_content(table: Table, seat: int, *, lang: str | None = None, stopped: b
     rows: list[list[InlineKeyboardButton]] = []
     if stopped:
         lines.append(t("status_stopped", lang))
+    elif hand.finished:  # its last state: the result follows as a message of its own
+        lines.append(t("seat_hand_over", lang))
     elif s.auto:
         lines.append(t("tuoguan_on", lang))
         rows.append([command_button(table, "back", "btn_back", lang)])

@@ -366,3 +366,15 @@ def test_a_whole_match_of_automatic_players_ends_and_closes() -> None:
         world.take(table, msg.Due(), due_at(table, CONFIG) or 0.0)
     assert table.state == "closed" and world.hands == 2
     assert sum(world.totals) == 0 and fx.FinishMatch(1, "done") in world.effects
+
+
+def test_every_seat_s_last_picture_of_a_hand_has_no_buttons_and_says_it_is_over() -> None:
+    from bot.views.game_views import seat_content, spectator_content
+
+    world = World()
+    table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    play_out(world, table)  # both away (托管): their pictures had an "I'm back" button until the end
+    for seat in (0, 1):
+        last = seat_content(table, seat)
+        assert last.markup is None and t("seat_hand_over", "zh") in last.text
+    assert t("status_over", "zh") in spectator_content(table).text  # the group reads that the hand is over

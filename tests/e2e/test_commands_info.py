@@ -22,6 +22,9 @@ from tests.fake_telegram.records import Chat
 from tests.fake_telegram.users import SimUser
 from tests.game.test_calc import EXAMPLE_A  # RULES.md §12 example A, the calculator's own example
 
+# Its tests share one bot process (a module fixture): they run on one worker.
+pytestmark = pytest.mark.xdist_group("commands_info")
+
 
 class World:
     def __init__(self, tg: FakeTelegram) -> None:

@@ -22,6 +22,9 @@ from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.records import Chat, Message
 from tests.fake_telegram.users import SimUser
 
+# Its tests share one bot process (a module fixture): they run on one worker.
+pytestmark = pytest.mark.xdist_group("commands_table")
+
 
 @dataclass
 class Played:

@@ -27,6 +27,9 @@ from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.records import ApiCall, Chat, Message
 from tests.fake_telegram.users import SimUser
 
+# Its tests share one bot process (a module fixture): they run on one worker.
+pytestmark = pytest.mark.xdist_group("messages")
+
 CJK = re.compile(r"[\u3400-\u9fff\uff01-\uff5e\u3000-\u303f「」]+")
 LATIN = re.compile(r"[A-Za-z]{2,}")
 GROUP_EN = "Mahjong Club"
