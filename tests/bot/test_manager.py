@@ -14,8 +14,8 @@ from bot.outbox import Outbox
 from bot.play.manager import TableManager
 from bot.play.resume import resume_tables
 from bot.play.table_key import TableKey
+from sandbox import FakeTelegram
 from storage.database import Database
-from tests.fake_telegram import FakeTelegram
 
 
 async def test_a_flight_then_stop_settles_the_penalty(fake_telegram: FakeTelegram, tmp_path: Path) -> None:

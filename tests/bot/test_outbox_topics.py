@@ -7,8 +7,8 @@ from __future__ import annotations
 from telegram import Bot
 
 from bot.outbox import Content, Outbox
+from sandbox import FakeTelegram
 from tests.bot.test_outbox import _drain
-from tests.fake_telegram import FakeTelegram
 
 
 async def test_each_write_lands_in_its_topic(fake_telegram: FakeTelegram, bot: Bot) -> None:

@@ -30,10 +30,10 @@ from typing import Any
 from bot.play.callback_data import BadCallback, decode, parse_action_code
 from bot.play.table_key import TableKey
 from game.actions import Action
+from sandbox import FakeTelegram
+from sandbox.records import Button, Chat, Message
+from sandbox.users import SimUser
 from tests.e2e.policy import pick
-from tests.fake_telegram import FakeTelegram
-from tests.fake_telegram.records import Button, Chat, Message
-from tests.fake_telegram.users import SimUser
 
 ROOT = Path(__file__).resolve().parents[2]
 # Short timers so a test takes seconds; the claim window stays long enough that players never miss one.

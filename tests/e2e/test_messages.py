@@ -21,11 +21,11 @@ import pytest
 
 from bot.i18n import catalogue, t
 from bot.views.game_views import automatic_name
+from sandbox import FakeTelegram
+from sandbox.records import ApiCall, Chat, Message
+from sandbox.users import SimUser
 from storage.hands import SHARE_ALPHABET, SHARE_CODE_LEN
 from tests.e2e.players import BotProcess, Players, game_buttons
-from tests.fake_telegram import FakeTelegram
-from tests.fake_telegram.records import ApiCall, Chat, Message
-from tests.fake_telegram.users import SimUser
 
 CJK = re.compile(r"[\u3400-\u9fff\uff01-\uff5e\u3000-\u303f「」]+")
 LATIN = re.compile(r"[A-Za-z]{2,}")

@@ -8,7 +8,7 @@ Starting it
 -----------
 The `fake_telegram` fixture (tests/conftest.py) yields a running server; outside pytest::
 
-    from tests.fake_telegram import FakeTelegram
+    from sandbox import FakeTelegram
     with FakeTelegram() as tg:                     # a thread serving http://127.0.0.1:<free port>
         ...
 
@@ -91,10 +91,10 @@ setChatMenuButton are accepted and only recorded. Anything else answers 404 like
 Not simulated: inline mode, payments, media other than photos, Markdown parsing (counted as written).
 """
 
-from .bot_api import BotApi
-from .records import ApiCall, Button, CallbackAnswer, Chat, FaultKind, Message, Photo
-from .server import FakeTelegram
-from .users import SimUser
+from sandbox.bot_api import BotApi
+from sandbox.records import ApiCall, Button, CallbackAnswer, Chat, FaultKind, Message, Photo
+from sandbox.server import FakeTelegram
+from sandbox.users import SimUser
 
 __all__ = [
     "ApiCall",

@@ -22,9 +22,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from urllib.parse import unquote, urlsplit
 
-from .bot_api import BotApi
-from .records import JSON, ApiError
-from .request_body import decode_request
+from sandbox.bot_api import BotApi
+from sandbox.records import JSON, ApiError
+from sandbox.request_body import decode_request
 
 API_PATH = re.compile(r"/bot([^/]+)/([A-Za-z]+)/?")
 FILE_PATH = re.compile(r"/file/bot([^/]+)/(.+)")

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from . import limits
-from .records import (
+from sandbox import api_limits
+from sandbox.records import (
     JSON,
     ApiCall,
     ApiError,
@@ -33,8 +33,8 @@ from .records import (
     bad_request,
     too_many_requests,
 )
-from .request_body import Params, Upload
-from .users import SimUser
+from sandbox.request_body import Params, Upload
+from sandbox.users import SimUser
 
 T = TypeVar("T")
 MethodHandler = Callable[["BotApi", Params], Any]
@@ -675,7 +675,7 @@ class BotApi:
                 sender_id=self.bot_id,
                 from_bot=True,
                 date=int(time.time()),
-                reply_markup=limits.reply_markup(params.structure("reply_markup")),
+                reply_markup=api_limits.reply_markup(params.structure("reply_markup")),
                 reply_to_message_id=reply_to,
                 thread_id=thread,
                 **content,
@@ -691,7 +691,7 @@ class BotApi:
             if known is None:
                 raise bad_request("wrong file identifier/HTTP URL specified")
             return known
-        width, height = limits.photo_size(upload.data)
+        width, height = api_limits.photo_size(upload.data)
         number = next(self._file_numbers)
         photo = Photo(f"AgACAgIAAxkFAK{number:010d}", f"AQAD{number:06d}", upload.data, width, height)
         self._files[photo.file_id] = photo
@@ -793,7 +793,7 @@ class BotApi:
     @_method("setMyCommands")
     def _set_my_commands(self, params: Params) -> bool:
         key = self._commands_key(params.structure("scope"), params.text("language_code") or "")
-        self._commands[key] = limits.bot_commands(params.structure("commands"))
+        self._commands[key] = api_limits.bot_commands(params.structure("commands"))
         return True
 
     @_method("getMyCommands")
@@ -809,14 +809,14 @@ class BotApi:
     def _send_message(self, params: Params) -> JSON:
         chat = self._writable_chat(params)
         source = params.text("text")
-        text = limits.message_text(source, params.text("parse_mode"))
+        text = api_limits.message_text(source, params.text("parse_mode"))
         return self._post_bot_message(chat, params, text=text, source=source)
 
     @_method("sendPhoto")
     def _send_photo(self, params: Params) -> JSON:
         chat = self._writable_chat(params)
         source = params.text("caption")
-        caption = limits.caption(source, params.text("parse_mode"))
+        caption = api_limits.caption(source, params.text("parse_mode"))
         photo = self._photo(params, params.text("photo"), "photo")
         return self._post_bot_message(chat, params, photo=photo, caption=caption, source=source)
 
@@ -824,7 +824,7 @@ class BotApi:
     def _send_animation(self, params: Params) -> JSON:
         chat = self._writable_chat(params)
         source = params.text("caption")
-        caption = limits.caption(source, params.text("parse_mode"))
+        caption = api_limits.caption(source, params.text("parse_mode"))
         animation = self._photo(params, params.text("animation"), "animation")
         return self._post_bot_message(chat, params, photo=animation, animated=True, caption=caption, source=source)
 
@@ -839,8 +839,8 @@ class BotApi:
         if message.photo is not None:
             raise bad_request("there is no text in the message to edit")
         source = params.text("text")
-        text = limits.message_text(source, params.text("parse_mode"))
-        markup = limits.reply_markup(params.structure("reply_markup"))
+        text = api_limits.message_text(source, params.text("parse_mode"))
+        markup = api_limits.reply_markup(params.structure("reply_markup"))
         return self._edit(message, text=text, source=source, reply_markup=markup)
 
     @_method("editMessageCaption")
@@ -849,8 +849,8 @@ class BotApi:
         if message.photo is None:
             raise bad_request("there is no caption in the message to edit")
         source = params.text("caption")
-        caption = limits.caption(source, params.text("parse_mode"))
-        markup = limits.reply_markup(params.structure("reply_markup"))
+        caption = api_limits.caption(source, params.text("parse_mode"))
+        markup = api_limits.reply_markup(params.structure("reply_markup"))
         return self._edit(message, caption=caption, source=source, reply_markup=markup)
 
     @_method("editMessageMedia")
@@ -862,15 +862,15 @@ class BotApi:
         if not isinstance(media, dict) or media.get("type") != "photo":
             raise bad_request("the fake server only edits media to InputMediaPhoto")
         source = media.get("caption")
-        caption = limits.caption(source, media.get("parse_mode"))
+        caption = api_limits.caption(source, media.get("parse_mode"))
         photo = self._photo(params, str(media.get("media") or ""), None)
-        markup = limits.reply_markup(params.structure("reply_markup"))
+        markup = api_limits.reply_markup(params.structure("reply_markup"))
         return self._edit(message, photo=photo, caption=caption, source=source, reply_markup=markup)
 
     @_method("editMessageReplyMarkup")
     def _edit_message_reply_markup(self, params: Params) -> JSON:
         message = self._editable(params)
-        return self._edit(message, reply_markup=limits.reply_markup(params.structure("reply_markup")))
+        return self._edit(message, reply_markup=api_limits.reply_markup(params.structure("reply_markup")))
 
     @_method("deleteMessage")
     def _delete_message(self, params: Params) -> bool:
@@ -889,7 +889,7 @@ class BotApi:
         asked_at, answered = self._queries.get(query_id, (float("-inf"), None))
         if answered is not None or self.clock() - asked_at > self.callback_answer_timeout:
             raise bad_request(STALE_QUERY)
-        text = limits.callback_answer_text(params.text("text"))
+        text = api_limits.callback_answer_text(params.text("text"))
         self._queries[query_id] = (asked_at, CallbackAnswer(text, params.flag("show_alert"), params.text("url")))
         return True
 
