@@ -118,7 +118,7 @@ def _webhook_secret(env: Mapping[str, str]) -> str | None:
     return secret or None
 
 
-def _host_port(env: Mapping[str, str], key: str, default: tuple[str, int]) -> tuple[str, int]:
+def host_port(env: Mapping[str, str], key: str, default: tuple[str, int]) -> tuple[str, int]:
     raw = env.get(key, "").strip()
     if not raw:
         return default
@@ -197,7 +197,7 @@ class Config:
             match_seed=seed,
             review_samples=round(_number(env, "MAHJONG_REVIEW_SAMPLES", cls.review_samples, 2)),
             webhook_url=_webhook_url(env),
-            webhook_listen=_host_port(env, "MAHJONG_WEBHOOK_LISTEN", cls.webhook_listen),
+            webhook_listen=host_port(env, "MAHJONG_WEBHOOK_LISTEN", cls.webhook_listen),
             webhook_secret=_webhook_secret(env),
             admin_ids=_user_ids(env, "MAHJONG_ADMIN_IDS"),
         )

@@ -118,6 +118,7 @@ class BotApi:
         self.callback_answer_timeout = callback_answer_timeout
         self.clock = clock
         self.webhook_url = ""
+        self.version = 0  # counts every change: a page polling the world asks whether it moved since it looked
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
         self._users: dict[int, SimUser] = {}
@@ -154,7 +155,7 @@ class BotApi:
             user = SimUser(self, next(self._user_ids), first_name, username, language_code, started=started)
             self._users[user.id] = user
             self._chats[user.id] = Chat(id=user.id, type="private", first_name=first_name, username=username)
-            self._changed.notify_all()
+            self._notify()
             return user
 
     def add_group(
@@ -185,7 +186,7 @@ class BotApi:
             )
             chat.member_ids = {user.id for user in members} | chat.admin_ids | ({owner.id} if owner else set())
             self._chats[chat.id] = chat
-            self._changed.notify_all()
+            self._notify()
             return chat
 
     def create_topic(self, chat: Chat, name: str, *, by: SimUser) -> int:
@@ -226,8 +227,23 @@ class BotApi:
         with self._changed:
             new.admin_ids, new.member_ids = set(chat.admin_ids), set(chat.member_ids)
             chat.migrated_to = new.id
-            self._changed.notify_all()
+            self._notify()
         return new
+
+    def add_member(self, chat: Chat, user: SimUser) -> None:
+        """`user` joins the group `chat` (someone added them, or they followed its invite link)."""
+        with self._changed:
+            chat.member_ids.add(user.id)
+            self._notify()
+
+    def photo(self, file_id: str) -> Photo | None:
+        """A picture the bot uploaded, by its file_id."""
+        with self._lock:
+            return self._files.get(file_id)
+
+    def user_name(self, user_id: int) -> str:
+        with self._lock:
+            return self._users[user_id].first_name
 
     def chat(self, chat_id: int) -> Chat:
         with self._lock:
@@ -300,7 +316,7 @@ class BotApi:
     def block_bot(self, user: SimUser) -> None:
         with self._changed:
             user.blocked = True
-            self._changed.notify_all()
+            self._notify()
 
     def press_button(self, user: SimUser, shown: Message, button: Button) -> str:
         """`user` presses `button` on the message as they saw it (`shown` may be an older snapshot)."""
@@ -427,6 +443,12 @@ class BotApi:
         """`wait_until` for async tests: waits in a worker thread so the event loop (and the bot) keep running."""
         return await asyncio.to_thread(self.wait_until, predicate, timeout=timeout, what=what)
 
+    def wait_for_change(self, since: int, *, timeout: float) -> int:
+        """The world's `version` once it is past `since`, or after `timeout` seconds whatever it is."""
+        with self._changed:
+            self._changed.wait_for(lambda: self.version != since or self._stopping, timeout)
+            return self.version
+
     def wait_for_message(
         self,
         chat_id: int,
@@ -513,7 +535,7 @@ class BotApi:
         """Ends every long poll at once (the server is shutting down)."""
         with self._changed:
             self._stopping = True
-            self._changed.notify_all()
+            self._notify()
 
     @staticmethod
     def _chat_id_of(values: JSON) -> int | None:
@@ -537,7 +559,7 @@ class BotApi:
         )
         if status == 200 and name in WRITE_METHODS and chat_id is not None:
             self._write_times[chat_id].append(now)
-        self._changed.notify_all()
+        self._notify()
 
     def _check_flood(self, name: str, chat_id: int | None) -> None:
         limit = self.group_writes_per_minute
@@ -577,13 +599,18 @@ class BotApi:
         if self._allowed_updates and kind not in self._allowed_updates:
             return
         self._updates.append({"update_id": next(self._update_ids), kind: payload})
+        self._notify()
+
+    def _notify(self) -> None:
+        """Something changed (the lock is held): wake every waiter."""
+        self.version += 1
         self._changed.notify_all()
 
     def _store_new(self, message: Message) -> Message:
         in_chat = self._messages[message.chat_id]
         stored = replace(message, message_id=max(in_chat, default=0) + 1)
         in_chat[stored.message_id] = stored
-        self._changed.notify_all()
+        self._notify()
         return stored
 
     def _message_json(self, message: Message, *, with_reply: bool = True) -> JSON:
