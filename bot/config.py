@@ -32,7 +32,8 @@ TOKEN_HELP = (
     "Create a bot with @BotFather in Telegram (send /newbot), copy the token it gives you, then either\n"
     "  export TELEGRAM_BOT_TOKEN=123456:ABC...   or put  TELEGRAM_BOT_TOKEN=123456:ABC...  in a .env file,\n"
     "and run `make run` again. In @BotFather, also turn off privacy mode (/setprivacy → Disable) or make the\n"
-    "bot a group admin, so that it sees /commands in groups."
+    "bot a group admin, so that it sees /commands in groups.\n"
+    "Without a token, `make run` opens the local sandbox: the bot in your browser, no Telegram needed."
 )
 
 
