@@ -140,6 +140,8 @@ def test_the_page_and_the_bot_api_share_the_port(sandbox: tuple[FakeTelegram, Wo
     assert status == 200 and b'src="/static/app.js"' in html
     assert page.request("/static/app.js")[0] == page.request("/static/style.css")[0] == 200
     assert page.request("/static/world.py")[0] == 404  # only the page's own files are served
+    for name in ("/", "/static/app.js", "/static/style.css"):  # nothing from another host: no CDN, no network
+        assert b"http" not in page.request(name)[1] and b"//cdn" not in page.request(name)[1]
     assert page.request("/api/photo/nothing")[0] == 404
     status, me = page.request(f"/bot{tg.token}/getMe")
     assert status == 200 and me["result"]["username"] == "sandbox_test_bot"
