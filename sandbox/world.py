@@ -25,6 +25,10 @@ LANGUAGE_CODES = {"zh": "zh-hans", "en": "en"}  # the page's choice -> the Teleg
 MAX_NAME = 32
 SHOWN_MESSAGES = 120  # the newest messages of a chat the page shows (a long match has hundreds)
 OPEN_TIMEOUT = 60.0  # how long "Play against the bot" waits for the lobby (Telegram pacing included)
+# The bot's /settings buttons for the group's language (bot.play.callback_data.settings_data; the sandbox imports
+# nothing of the bot: tests/sandbox/test_sandbox_run.py checks they still match).
+LANGUAGE_PAGE = "st1|p|language"
+LANGUAGE_CHOICE = "st1|s|language|{lang}"
 
 
 class SandboxError(ValueError):
@@ -85,8 +89,8 @@ class World:
         user = person.user
         try:
             user.say(group, "/settings")
-            self._press_when_shown(user, group, "st1|p|language")
-            self._press_when_shown(user, group, f"st1|s|language|{person.lang}")
+            self._press_when_shown(user, group, LANGUAGE_PAGE)
+            self._press_when_shown(user, group, LANGUAGE_CHOICE.format(lang=person.lang))
             user.say(group, "/newgame")
             lobby = self.api.wait_for_message(group.id, _has_start_button, timeout=OPEN_TIMEOUT)
         except TimeoutError:  # the bot never answered: the group shows that, and the person can go on by hand

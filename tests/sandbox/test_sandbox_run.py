@@ -10,7 +10,14 @@ import pytest
 
 from bot.config import ConfigError
 from bot.local_sandbox import FAST_PACING, banner, open_sandbox
+from bot.play.callback_data import settings_data
+from sandbox.world import LANGUAGE_CHOICE, LANGUAGE_PAGE
 from tests.sandbox.page_client import PageClient, SandboxProcess, free_port
+
+
+def test_the_sandbox_presses_the_bots_own_language_buttons() -> None:
+    assert settings_data("p", "language") == LANGUAGE_PAGE
+    assert LANGUAGE_CHOICE.format(lang="en") == settings_data("s", "language", "en")
 
 
 def test_a_token_means_telegram() -> None:
