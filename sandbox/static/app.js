@@ -79,7 +79,10 @@ async function poll() {
 
 function showPane(name) {
   for (const pane of document.querySelectorAll(".pane")) pane.classList.toggle("on", pane.id === name);
-  for (const tab of document.querySelectorAll("#tabs button")) tab.classList.toggle("on", tab.dataset.pane === name);
+  for (const tab of document.querySelectorAll("#tabs button")) {
+    tab.classList.toggle("on", tab.dataset.pane === name);
+    if (tab.dataset.pane === name) tab.classList.remove("unread");
+  }
 }
 
 function render() {
@@ -123,6 +126,7 @@ function renderMessages(list, chat, keep, view) {
   if (list.dataset.view !== view) { // another chat or topic: start afresh, at the bottom
     list.replaceChildren();
     list.dataset.view = view;
+    delete list.dataset.shown;
     list.stick = true;
   }
   const old = new Map([...list.children].map((item) => [item.dataset.id, item]));
@@ -131,6 +135,9 @@ function renderMessages(list, chat, keep, view) {
     let item = old.get(String(message.id));
     old.delete(String(message.id));
     if (!item || item.dataset.edits !== String(message.edits)) {
+      if (list.dataset.shown && list.offsetParent === null) { // news in the other tab (on a phone): a dot on it
+        $(`#tabs [data-pane="${list.parentElement.id}"]`).classList.add("unread");
+      }
       const fresh = messageItem(chat, message, list);
       if (item) item.replaceWith(fresh);
       item = fresh;
@@ -140,6 +147,7 @@ function renderMessages(list, chat, keep, view) {
     previous = item;
   }
   for (const gone of old.values()) gone.remove(); // deleted, or older than what the page is sent
+  list.dataset.shown = "yes"; // what comes after the first showing is news
   if (list.stick) list.scrollTop = list.scrollHeight;
 }
 

@@ -84,6 +84,8 @@ def test_two_people_in_two_browsers_at_one_table(tmp_path: Path) -> None:
         assert bob.find("#private").is_displayed() and not bob.find("#group").is_displayed()
         alice.until(lambda: any("Bob" in m["text"] and start in m["buttons"] for m in alice.messages("group")))
         alice.button("group", lobby["id"], start).click()
+        group_tab = '#tabs [data-pane="group"]'  # Bob reads his private chat; the deal shows in the group
+        bob.until(lambda: "unread" in bob.find(group_tab).get_attribute("class"), what="news in Bob's group tab")
         done: dict[str, set[tuple[int, int]]] = {"alice": set(), "bob": set()}
 
         def both_played() -> bool:
