@@ -2,17 +2,23 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# `make run` needs only the bot's own dependencies (a first run is quicker); tests and tools need the dev ones.
+RUN_STAMP := $(VENV)/.installed-run
 STAMP := $(VENV)/.installed
 
 .PHONY: run test lint bench gallery demo clean
 
-$(STAMP): pyproject.toml
+$(RUN_STAMP): pyproject.toml
 	test -d $(VENV) || $(PY) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q --disable-pip-version-check -e .
+	touch $(RUN_STAMP)
+
+$(STAMP): $(RUN_STAMP)
+	$(BIN)/pip install -q --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
-run: $(STAMP)
+# With TELEGRAM_BOT_TOKEN (environment or .env): the Telegram bot. Without: the local sandbox (sandbox/).
+run: $(RUN_STAMP)
 	$(BIN)/mahjong-bot
 
 test: $(STAMP)
@@ -21,7 +27,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy --strict game bot rendering storage
+	$(BIN)/mypy --strict game bot rendering storage sandbox
 
 bench: $(STAMP)
 	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -41,10 +41,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from sandbox import ApiCall, FakeTelegram  # noqa: E402
+from sandbox.records import Button, Chat  # noqa: E402
+from sandbox.users import SimUser  # noqa: E402
 from tests.e2e.players import BotProcess, Players  # noqa: E402
-from tests.fake_telegram import ApiCall, FakeTelegram  # noqa: E402
-from tests.fake_telegram.records import Button, Chat  # noqa: E402
-from tests.fake_telegram.users import SimUser  # noqa: E402
 
 TABLES = 100
 WINDOW_S = 15.0

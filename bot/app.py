@@ -56,6 +56,7 @@ from bot.handlers import (
 )
 from bot.league.nights import LeagueNights
 from bot.limits import CONNECTIONS
+from bot.local_sandbox import banner, open_sandbox
 from bot.logs import setup_logging
 from bot.outbox import Outbox
 from bot.ratelimit import ChatRateLimiter
@@ -207,10 +208,13 @@ def main() -> None:
         sys.exit(status)
     load_dotenv(".env")
     try:
-        config = Config.from_env()
+        local = open_sandbox(os.environ)  # no token: the local sandbox stands in for Telegram
+        config = Config.from_env(local[1] if local else None)
     except ConfigError as e:
         print(e, file=sys.stderr)
         sys.exit(2)
     setup_logging(config.log_level)
+    if local:
+        print(banner(local[0]), flush=True)
     i18n.load()
     serve(build_application(config), config)

@@ -32,7 +32,8 @@ TOKEN_HELP = (
     "Create a bot with @BotFather in Telegram (send /newbot), copy the token it gives you, then either\n"
     "  export TELEGRAM_BOT_TOKEN=123456:ABC...   or put  TELEGRAM_BOT_TOKEN=123456:ABC...  in a .env file,\n"
     "and run `make run` again. In @BotFather, also turn off privacy mode (/setprivacy → Disable) or make the\n"
-    "bot a group admin, so that it sees /commands in groups."
+    "bot a group admin, so that it sees /commands in groups.\n"
+    "Without a token, `make run` opens the local sandbox: the bot in your browser, no Telegram needed."
 )
 
 
@@ -118,7 +119,7 @@ def _webhook_secret(env: Mapping[str, str]) -> str | None:
     return secret or None
 
 
-def _host_port(env: Mapping[str, str], key: str, default: tuple[str, int]) -> tuple[str, int]:
+def host_port(env: Mapping[str, str], key: str, default: tuple[str, int]) -> tuple[str, int]:
     raw = env.get(key, "").strip()
     if not raw:
         return default
@@ -197,7 +198,7 @@ class Config:
             match_seed=seed,
             review_samples=round(_number(env, "MAHJONG_REVIEW_SAMPLES", cls.review_samples, 2)),
             webhook_url=_webhook_url(env),
-            webhook_listen=_host_port(env, "MAHJONG_WEBHOOK_LISTEN", cls.webhook_listen),
+            webhook_listen=host_port(env, "MAHJONG_WEBHOOK_LISTEN", cls.webhook_listen),
             webhook_secret=_webhook_secret(env),
             admin_ids=_user_ids(env, "MAHJONG_ADMIN_IDS"),
         )

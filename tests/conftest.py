@@ -1,4 +1,4 @@
-"""Shared fixtures: `fake_telegram`, a running loopback Bot API server (see tests/fake_telegram)."""
+"""Shared fixtures: `fake_telegram`, a running loopback Bot API server (see sandbox/)."""
 
 import threading
 from collections.abc import Iterator
@@ -6,7 +6,7 @@ from collections.abc import Iterator
 import aiosqlite.core
 import pytest
 
-from tests.fake_telegram import FakeTelegram
+from sandbox import FakeTelegram
 
 
 class _DaemonThread(threading.Thread):

@@ -168,8 +168,8 @@ def _deal(table: Table, rules: Rules, league_night_id: int | None, now: float, c
         table.chat_id, seed, rules, seats, table.hands_planned, league_night_id, table.thread_id
     )
     table.match, table.match_id = Match(rules, seed), record.id
-    yield fx.ShowGroup("lobby")  # the seats as dealt, without the buttons, before the deal's pictures
     yield from flow.start_hand(table, config, now)
+    yield fx.ShowGroup("lobby")  # the seats as dealt, without the buttons (an edit in place)
 
 
 def _open_session(table: Table, message: msg.OpenSession, now: float, config: Config) -> Steps:

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 from telegram import Bot
 
-from tests.fake_telegram import FakeTelegram
+from sandbox import FakeTelegram
 
 
 @pytest.fixture

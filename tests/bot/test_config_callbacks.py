@@ -65,18 +65,19 @@ def test_timers_come_from_the_group_unless_set() -> None:
     assert Config.from_env({"TELEGRAM_BOT_TOKEN": "1:a", "MAHJONG_CLAIM_SECONDS": "2.5"}).claim_seconds == 2.5
 
 
-def test_without_a_token_the_bot_explains_and_exits_2(tmp_path: Path) -> None:
+def test_without_a_token_a_bad_sandbox_setting_is_explained_with_exit_2(tmp_path: Path) -> None:
+    # Without a token the bot opens the local sandbox (tests/sandbox/test_sandbox_run.py); its settings are checked.
     env = {k: v for k, v in os.environ.items() if k != "TELEGRAM_BOT_TOKEN"}
     done = subprocess.run(
         [sys.executable, "-m", "bot"],
         cwd=tmp_path,
-        env=env | {"PYTHONPATH": str(ROOT)},
+        env=env | {"PYTHONPATH": str(ROOT), "MAHJONG_SANDBOX_LISTEN": "8080"},
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert done.returncode == 2
-    assert "@BotFather" in done.stderr and "Traceback" not in done.stderr
+    assert "MAHJONG_SANDBOX_LISTEN must be host:port" in done.stderr and "Traceback" not in done.stderr
 
 
 def _every_action() -> list[Action]:

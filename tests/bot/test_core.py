@@ -153,8 +153,8 @@ def test_dealing_stores_the_match_and_the_hand_before_any_picture() -> None:
     table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
     kinds = [type(e) for e in world.effects]
     assert kinds.index(fx.CreateMatch) < kinds.index(fx.StartHand) < kinds.index(fx.ShowSeat)
-    # The lobby's seats as dealt come before the deal's pictures (the group reads them in that order).
-    assert world.effects.index(fx.ShowGroup("lobby"), kinds.index(fx.CreateMatch)) < kinds.index(fx.ShowSeat)
+    # The lobby then shows the seats as dealt, without its buttons.
+    assert world.effects.index(fx.ShowGroup("lobby"), kinds.index(fx.CreateMatch)) > kinds.index(fx.StartHand)
     assert table.state == "playing" and [s.user_id for s in table.seats] == [ANN, BOB, None, None]
 
 

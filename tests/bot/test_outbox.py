@@ -9,8 +9,8 @@ import time
 from telegram import Bot
 
 from bot.outbox import Content, Outbox, Throttle
-from tests.fake_telegram import FakeTelegram
-from tests.fake_telegram.records import FaultKind
+from sandbox import FakeTelegram
+from sandbox.records import FaultKind
 
 
 async def _drain(outbox: Outbox, timeout: float = 10.0) -> None:

@@ -9,8 +9,8 @@ import asyncio
 from telegram import Bot
 
 from bot.outbox import Content, Outbox, Refusal
+from sandbox import FakeTelegram
 from tests.bot.test_outbox import _drain
-from tests.fake_telegram import FakeTelegram
 
 
 async def test_each_write_lands_in_its_topic(fake_telegram: FakeTelegram, bot: Bot) -> None:

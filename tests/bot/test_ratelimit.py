@@ -10,8 +10,8 @@ from telegram.error import RetryAfter
 from telegram.ext import ExtBot
 
 from bot.ratelimit import ChatRateLimiter
-from tests.fake_telegram import FakeTelegram
-from tests.fake_telegram.records import FaultKind
+from sandbox import FakeTelegram
+from sandbox.records import FaultKind
 
 
 @pytest.fixture

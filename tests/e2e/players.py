@@ -31,10 +31,10 @@ from bot.callbacks import BadCallback, PlayButton, Stamp, parse_action_code
 from bot.config import Config
 from bot.table.key import TableKey
 from game.actions import Action
+from sandbox import FakeTelegram
+from sandbox.records import Button, Chat, Message
+from sandbox.users import SimUser
 from tests.e2e.policy import pick
-from tests.fake_telegram import FakeTelegram
-from tests.fake_telegram.records import Button, Chat, Message
-from tests.fake_telegram.users import SimUser
 
 ROOT = Path(__file__).resolve().parents[2]
 # Short timers so a test takes seconds; the claim window stays long enough that players never miss one. A group

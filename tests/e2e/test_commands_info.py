@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from bot.i18n import commands, t
+from sandbox import FakeTelegram
+from sandbox.records import Chat
+from sandbox.users import SimUser
 from tests.e2e.players import BotProcess, post_update, private_command, webhook_address
-from tests.fake_telegram import FakeTelegram
-from tests.fake_telegram.records import Chat
-from tests.fake_telegram.users import SimUser
 from tests.game.test_calc import EXAMPLE_A  # RULES.md §12 example A, the calculator's own example
 
 # Its tests share one bot process (a module fixture): they run on one worker.

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from game.titles import title_for
+from sandbox import FakeTelegram
+from sandbox.records import Chat, Message
+from sandbox.users import SimUser
 from tests.e2e.players import BotProcess, Players, group_texts
-from tests.fake_telegram import FakeTelegram
-from tests.fake_telegram.records import Chat, Message
-from tests.fake_telegram.users import SimUser
 
 # Its tests share one bot process (a module fixture): they run on one worker.
 pytestmark = pytest.mark.xdist_group("commands_table")

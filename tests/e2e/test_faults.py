@@ -7,11 +7,11 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from sandbox import FakeTelegram
+from sandbox.records import Chat, FaultKind
+from sandbox.users import SimUser
 from tests.e2e.players import BotProcess, Players, group_texts
 from tests.e2e.test_full_game import SEED, _rob_only
-from tests.fake_telegram import FakeTelegram
-from tests.fake_telegram.records import Chat, FaultKind
-from tests.fake_telegram.users import SimUser
 
 
 def _break_writes(tg: FakeTelegram, group: Chat, users: list[SimUser]) -> None:

@@ -12,10 +12,10 @@ from pathlib import Path
 
 from game.match import Match
 from game.rules import Rules
+from sandbox import FakeTelegram
+from sandbox.records import Chat
 from tests.e2e.players import PRODUCTION, BotProcess, Players, group_texts
 from tests.e2e.policy import pick
-from tests.fake_telegram import FakeTelegram
-from tests.fake_telegram.records import Chat
 
 SEED = 852
 

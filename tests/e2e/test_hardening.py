@@ -11,6 +11,9 @@ from pathlib import Path
 
 from bot.callbacks import PlayButton
 from bot.i18n import t
+from sandbox import FakeTelegram
+from sandbox.records import ApiCall, Button, FaultKind
+from sandbox.users import SimUser
 from storage.database import Database
 from storage.matches import Seat as StoredSeat
 from tests.e2e.players import (
@@ -25,9 +28,6 @@ from tests.e2e.players import (
 )
 from tests.e2e.test_full_game import SEED, _rob_only
 from tests.e2e.test_robustness import _open_table
-from tests.fake_telegram import FakeTelegram
-from tests.fake_telegram.records import ApiCall, Button, FaultKind
-from tests.fake_telegram.users import SimUser
 
 
 def _refused(calls: list[ApiCall]) -> list[ApiCall]:

@@ -22,10 +22,10 @@ import pytest
 from bot.i18n import catalogue, t
 from bot.table.texts import automatic_name
 from game.verify import SHARE_ALPHABET, SHARE_CODE_LEN
+from sandbox import FakeTelegram
+from sandbox.records import ApiCall, Chat, Message
+from sandbox.users import SimUser
 from tests.e2e.players import BotProcess, Players, game_buttons
-from tests.fake_telegram import FakeTelegram
-from tests.fake_telegram.records import ApiCall, Chat, Message
-from tests.fake_telegram.users import SimUser
 
 # Its tests share one bot process (a module fixture): they run on one worker.
 pytestmark = pytest.mark.xdist_group("messages")

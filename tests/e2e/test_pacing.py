@@ -11,10 +11,10 @@ from pathlib import Path
 
 from bot.callbacks import PlayButton, Stamp
 from bot.i18n import t
+from sandbox import FakeTelegram
+from sandbox.records import Chat, Message
+from sandbox.users import SimUser
 from tests.e2e.players import BotProcess, Players, game_buttons
-from tests.fake_telegram import FakeTelegram
-from tests.fake_telegram.records import Chat, Message
-from tests.fake_telegram.users import SimUser
 
 THINK_S = 0.3  # a quick player: reads the picture for a moment, then presses
 

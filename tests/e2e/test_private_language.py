@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sandbox import FakeTelegram
+from sandbox.records import Message
+from sandbox.users import SimUser
 from tests.e2e.players import BotProcess, group_texts
-from tests.fake_telegram import FakeTelegram
-from tests.fake_telegram.records import Message
-from tests.fake_telegram.users import SimUser
 
 
 def _hand_picture(user: SimUser) -> Message:

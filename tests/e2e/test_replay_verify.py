@@ -14,9 +14,9 @@ from pathlib import Path
 
 from bot.i18n import t
 from game.verify import matches
+from sandbox import FakeTelegram
+from sandbox.records import Message
 from tests.e2e.players import ROOT, BotProcess
-from tests.fake_telegram import FakeTelegram
-from tests.fake_telegram.records import Message
 
 COMMITMENT = re.compile(r"SHA-256\): ([0-9a-f]{64})")
 PROOF = re.compile(r"复盘码 ([2-9A-Z]{6}) · 种子 (\d+:[0-9a-f]{32})")

@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 from bot.callbacks import PlayButton, Stamp
+from sandbox import FakeTelegram
+from sandbox.records import Button, Chat, Message
+from sandbox.users import SimUser
 from tests.e2e.players import PRODUCTION, BotProcess, Players, game_buttons, group_texts
-from tests.fake_telegram import FakeTelegram
-from tests.fake_telegram.records import Button, Chat, Message
-from tests.fake_telegram.users import SimUser
 
 
 def _stored_actions(db: Path) -> list[tuple[int, int, str]]:

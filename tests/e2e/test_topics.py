@@ -11,12 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bot.callbacks import PlayButton
+from sandbox import FakeTelegram
+from sandbox.records import Button, Chat, Message
+from sandbox.users import SimUser
 from storage.database import Database
 from tests.e2e.players import BotProcess, Players, game_buttons
 from tests.e2e.test_robustness import _open_table
-from tests.fake_telegram import FakeTelegram
-from tests.fake_telegram.records import Button, Chat, Message
-from tests.fake_telegram.users import SimUser
 
 
 def _open_in_topic(tg: FakeTelegram, group: Chat, topic: int, users: list[SimUser], *, by_link: bool) -> None:

@@ -14,8 +14,8 @@ from telegram.ext import Application
 import bot.app as bot_main
 from bot.config import Config
 from bot.league.nights import LeagueNights
+from sandbox import FakeTelegram
 from storage.database import Database
-from tests.fake_telegram import FakeTelegram
 
 
 class Clock:

@@ -17,10 +17,10 @@ from bot.league.nights import LeagueNights
 from bot.league.subcommands import run_subcommand
 from bot.table.key import TableKey
 from game.titles import START_SKILL
+from sandbox import FakeTelegram, Message
+from sandbox.records import Chat
+from sandbox.users import SimUser
 from storage.standings import Period
-from tests.fake_telegram import FakeTelegram, Message
-from tests.fake_telegram.records import Chat
-from tests.fake_telegram.users import SimUser
 from tests.league.conftest import Clock, db_of, nights_of, running_bot
 
 App = Application[Any, Any, Any, Any, Any, Any]

@@ -6,8 +6,9 @@
         tg.bot_environment()              # TELEGRAM_BOT_TOKEN / TELEGRAM_API_BASE_URL for `python -m bot`
 
 Requests are `/bot<token>/<method>` (GET or POST; query, urlencoded, JSON or multipart bodies) and
-`/file/bot<token>/<file_path>` for downloads. Each connection gets a thread, so a long poll never
-blocks the bot's other requests.
+`/file/bot<token>/<file_path>` for downloads; with `start(pages=...)` every other path is the sandbox's web
+page and its JSON API (sandbox.pages). Each connection gets a thread, so a long poll never blocks the bot's
+other requests.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from urllib.parse import unquote, urlsplit
 
-from .bot_api import BotApi
-from .records import JSON, ApiError
-from .request_body import decode_request
+from sandbox.bot_api import BotApi
+from sandbox.pages import Pages
+from sandbox.records import JSON, ApiError
+from sandbox.request_body import decode_request
 
 API_PATH = re.compile(r"/bot([^/]+)/([A-Za-z]+)/?")
 FILE_PATH = re.compile(r"/file/bot([^/]+)/(.+)")
@@ -38,9 +40,10 @@ class _Server(ThreadingHTTPServer):
     # The bot opens up to 64 connections at once (a burst of presses): a backlog of 5 would reset some of them.
     request_queue_size = 256
 
-    def __init__(self, api: BotApi) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+    def __init__(self, api: BotApi, address: tuple[str, int], pages: Pages | None) -> None:
+        super().__init__(address, _Handler)
         self.api = api
+        self.pages = pages
         self.connections: set[socket.socket] = set()
         self.connections_lock = threading.Lock()
 
@@ -85,6 +88,15 @@ class _Handler(BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         path = unquote(url.path)  # PTB percent-encodes download paths (the token's colon)
+        pages = self.server.pages
+        page = (
+            pages.answer(self.command, path, url.query, body, self.headers.get("X-Sandbox-Key") or "")
+            if pages
+            else None
+        )
+        if page is not None:
+            self._send(*page)
+            return
         download = FILE_PATH.fullmatch(path)
         if download:
             content = api.file_content(download.group(2)) if download.group(1) == api.token else None
@@ -111,9 +123,10 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_json(self, status: int, answer: JSON) -> None:
         self._send(status, json.dumps(answer, ensure_ascii=False).encode(), "application/json")
 
-    def _send(self, status: int, content: bytes, content_type: str) -> None:
+    def _send(self, status: int, content: bytes, content_type: str, cache: str = "no-store") -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
+        self.send_header("Cache-Control", cache)
         self.send_header("Content-Length", str(len(content)))
         self.end_headers()
         self.wfile.write(content)
@@ -125,11 +138,12 @@ class FakeTelegram(BotApi):
     _httpd: _Server | None = None
     _thread: threading.Thread | None = None
 
-    def start(self) -> FakeTelegram:
+    def start(self, address: tuple[str, int] = ("127.0.0.1", 0), pages: Pages | None = None) -> FakeTelegram:
+        """Serves on `address` (a free loopback port by default); `pages`: the web pages served beside the API."""
         if self._httpd is not None:
             raise RuntimeError("the fake Telegram server is already running")
         self._stopping = False  # long polls wait again after a stop() / start() cycle
-        self._httpd = _Server(self)
+        self._httpd = _Server(self, address, pages)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-telegram", daemon=True
         )
@@ -159,6 +173,8 @@ class FakeTelegram(BotApi):
         if self._httpd is None:
             raise RuntimeError("the fake Telegram server is not running")
         host, port = self._httpd.server_address[:2]
+        if host in ("0.0.0.0", "::"):  # listening everywhere: the bot beside it comes in through loopback
+            host = "127.0.0.1"
         return f"http://{host!s}:{port}"
 
     @property

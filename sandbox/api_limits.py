@@ -15,7 +15,7 @@ from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
-from .records import JSON, bad_request
+from sandbox.records import JSON, bad_request
 
 MAX_TEXT = 4096
 MAX_CAPTION = 1024

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from . import limits
-from .records import (
+from sandbox import api_limits
+from sandbox.records import (
     JSON,
     ApiCall,
     ApiError,
@@ -33,8 +33,8 @@ from .records import (
     bad_request,
     too_many_requests,
 )
-from .request_body import Params, Upload
-from .users import SimUser
+from sandbox.request_body import Params, Upload
+from sandbox.users import SimUser
 
 T = TypeVar("T")
 MethodHandler = Callable[["BotApi", Params], Any]
@@ -118,6 +118,7 @@ class BotApi:
         self.callback_answer_timeout = callback_answer_timeout
         self.clock = clock
         self.webhook_url = ""
+        self.version = 0  # counts every change: a page polling the world asks whether it moved since it looked
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
         self._users: dict[int, SimUser] = {}
@@ -154,7 +155,7 @@ class BotApi:
             user = SimUser(self, next(self._user_ids), first_name, username, language_code, started=started)
             self._users[user.id] = user
             self._chats[user.id] = Chat(id=user.id, type="private", first_name=first_name, username=username)
-            self._changed.notify_all()
+            self._notify()
             return user
 
     def add_group(
@@ -185,7 +186,7 @@ class BotApi:
             )
             chat.member_ids = {user.id for user in members} | chat.admin_ids | ({owner.id} if owner else set())
             self._chats[chat.id] = chat
-            self._changed.notify_all()
+            self._notify()
             return chat
 
     def create_topic(self, chat: Chat, name: str, *, by: SimUser) -> int:
@@ -226,8 +227,23 @@ class BotApi:
         with self._changed:
             new.admin_ids, new.member_ids = set(chat.admin_ids), set(chat.member_ids)
             chat.migrated_to = new.id
-            self._changed.notify_all()
+            self._notify()
         return new
+
+    def add_member(self, chat: Chat, user: SimUser) -> None:
+        """`user` joins the group `chat` (someone added them, or they followed its invite link)."""
+        with self._changed:
+            chat.member_ids.add(user.id)
+            self._notify()
+
+    def photo(self, file_id: str) -> Photo | None:
+        """A picture the bot uploaded, by its file_id."""
+        with self._lock:
+            return self._files.get(file_id)
+
+    def user_name(self, user_id: int) -> str:
+        with self._lock:
+            return self._users[user_id].first_name
 
     def chat(self, chat_id: int) -> Chat:
         with self._lock:
@@ -300,7 +316,7 @@ class BotApi:
     def block_bot(self, user: SimUser) -> None:
         with self._changed:
             user.blocked = True
-            self._changed.notify_all()
+            self._notify()
 
     def press_button(self, user: SimUser, shown: Message, button: Button) -> str:
         """`user` presses `button` on the message as they saw it (`shown` may be an older snapshot)."""
@@ -427,6 +443,12 @@ class BotApi:
         """`wait_until` for async tests: waits in a worker thread so the event loop (and the bot) keep running."""
         return await asyncio.to_thread(self.wait_until, predicate, timeout=timeout, what=what)
 
+    def wait_for_change(self, since: int, *, timeout: float) -> int:
+        """The world's `version` once it is past `since`, or after `timeout` seconds whatever it is."""
+        with self._changed:
+            self._changed.wait_for(lambda: self.version != since or self._stopping, timeout)
+            return self.version
+
     def wait_for_message(
         self,
         chat_id: int,
@@ -513,7 +535,7 @@ class BotApi:
         """Ends every long poll at once (the server is shutting down)."""
         with self._changed:
             self._stopping = True
-            self._changed.notify_all()
+            self._notify()
 
     @staticmethod
     def _chat_id_of(values: JSON) -> int | None:
@@ -537,7 +559,7 @@ class BotApi:
         )
         if status == 200 and name in WRITE_METHODS and chat_id is not None:
             self._write_times[chat_id].append(now)
-        self._changed.notify_all()
+        self._notify()
 
     def _check_flood(self, name: str, chat_id: int | None) -> None:
         limit = self.group_writes_per_minute
@@ -577,13 +599,18 @@ class BotApi:
         if self._allowed_updates and kind not in self._allowed_updates:
             return
         self._updates.append({"update_id": next(self._update_ids), kind: payload})
+        self._notify()
+
+    def _notify(self) -> None:
+        """Something changed (the lock is held): wake every waiter."""
+        self.version += 1
         self._changed.notify_all()
 
     def _store_new(self, message: Message) -> Message:
         in_chat = self._messages[message.chat_id]
         stored = replace(message, message_id=max(in_chat, default=0) + 1)
         in_chat[stored.message_id] = stored
-        self._changed.notify_all()
+        self._notify()
         return stored
 
     def _message_json(self, message: Message, *, with_reply: bool = True) -> JSON:
@@ -675,7 +702,7 @@ class BotApi:
                 sender_id=self.bot_id,
                 from_bot=True,
                 date=int(time.time()),
-                reply_markup=limits.reply_markup(params.structure("reply_markup")),
+                reply_markup=api_limits.reply_markup(params.structure("reply_markup")),
                 reply_to_message_id=reply_to,
                 thread_id=thread,
                 **content,
@@ -691,7 +718,7 @@ class BotApi:
             if known is None:
                 raise bad_request("wrong file identifier/HTTP URL specified")
             return known
-        width, height = limits.photo_size(upload.data)
+        width, height = api_limits.photo_size(upload.data)
         number = next(self._file_numbers)
         photo = Photo(f"AgACAgIAAxkFAK{number:010d}", f"AQAD{number:06d}", upload.data, width, height)
         self._files[photo.file_id] = photo
@@ -793,7 +820,7 @@ class BotApi:
     @_method("setMyCommands")
     def _set_my_commands(self, params: Params) -> bool:
         key = self._commands_key(params.structure("scope"), params.text("language_code") or "")
-        self._commands[key] = limits.bot_commands(params.structure("commands"))
+        self._commands[key] = api_limits.bot_commands(params.structure("commands"))
         return True
 
     @_method("getMyCommands")
@@ -809,14 +836,14 @@ class BotApi:
     def _send_message(self, params: Params) -> JSON:
         chat = self._writable_chat(params)
         source = params.text("text")
-        text = limits.message_text(source, params.text("parse_mode"))
+        text = api_limits.message_text(source, params.text("parse_mode"))
         return self._post_bot_message(chat, params, text=text, source=source)
 
     @_method("sendPhoto")
     def _send_photo(self, params: Params) -> JSON:
         chat = self._writable_chat(params)
         source = params.text("caption")
-        caption = limits.caption(source, params.text("parse_mode"))
+        caption = api_limits.caption(source, params.text("parse_mode"))
         photo = self._photo(params, params.text("photo"), "photo")
         return self._post_bot_message(chat, params, photo=photo, caption=caption, source=source)
 
@@ -824,7 +851,7 @@ class BotApi:
     def _send_animation(self, params: Params) -> JSON:
         chat = self._writable_chat(params)
         source = params.text("caption")
-        caption = limits.caption(source, params.text("parse_mode"))
+        caption = api_limits.caption(source, params.text("parse_mode"))
         animation = self._photo(params, params.text("animation"), "animation")
         return self._post_bot_message(chat, params, photo=animation, animated=True, caption=caption, source=source)
 
@@ -839,8 +866,8 @@ class BotApi:
         if message.photo is not None:
             raise bad_request("there is no text in the message to edit")
         source = params.text("text")
-        text = limits.message_text(source, params.text("parse_mode"))
-        markup = limits.reply_markup(params.structure("reply_markup"))
+        text = api_limits.message_text(source, params.text("parse_mode"))
+        markup = api_limits.reply_markup(params.structure("reply_markup"))
         return self._edit(message, text=text, source=source, reply_markup=markup)
 
     @_method("editMessageCaption")
@@ -849,8 +876,8 @@ class BotApi:
         if message.photo is None:
             raise bad_request("there is no caption in the message to edit")
         source = params.text("caption")
-        caption = limits.caption(source, params.text("parse_mode"))
-        markup = limits.reply_markup(params.structure("reply_markup"))
+        caption = api_limits.caption(source, params.text("parse_mode"))
+        markup = api_limits.reply_markup(params.structure("reply_markup"))
         return self._edit(message, caption=caption, source=source, reply_markup=markup)
 
     @_method("editMessageMedia")
@@ -862,15 +889,15 @@ class BotApi:
         if not isinstance(media, dict) or media.get("type") != "photo":
             raise bad_request("the fake server only edits media to InputMediaPhoto")
         source = media.get("caption")
-        caption = limits.caption(source, media.get("parse_mode"))
+        caption = api_limits.caption(source, media.get("parse_mode"))
         photo = self._photo(params, str(media.get("media") or ""), None)
-        markup = limits.reply_markup(params.structure("reply_markup"))
+        markup = api_limits.reply_markup(params.structure("reply_markup"))
         return self._edit(message, photo=photo, caption=caption, source=source, reply_markup=markup)
 
     @_method("editMessageReplyMarkup")
     def _edit_message_reply_markup(self, params: Params) -> JSON:
         message = self._editable(params)
-        return self._edit(message, reply_markup=limits.reply_markup(params.structure("reply_markup")))
+        return self._edit(message, reply_markup=api_limits.reply_markup(params.structure("reply_markup")))
 
     @_method("deleteMessage")
     def _delete_message(self, params: Params) -> bool:
@@ -889,7 +916,7 @@ class BotApi:
         asked_at, answered = self._queries.get(query_id, (float("-inf"), None))
         if answered is not None or self.clock() - asked_at > self.callback_answer_timeout:
             raise bad_request(STALE_QUERY)
-        text = limits.callback_answer_text(params.text("text"))
+        text = api_limits.callback_answer_text(params.text("text"))
         self._queries[query_id] = (asked_at, CallbackAnswer(text, params.flag("show_alert"), params.text("url")))
         return True
 

@@ -1,4 +1,4 @@
-"""The fake Bot API (tests/fake_telegram) driven by the real python-telegram-bot client over loopback HTTP."""
+"""The fake Bot API (sandbox/) driven by the real python-telegram-bot client over loopback HTTP."""
 
 import asyncio
 import io
@@ -36,7 +36,7 @@ from telegram.error import (
 )
 from telegram.ext import ApplicationBuilder, CallbackQueryHandler, CommandHandler, ContextTypes
 
-from tests.fake_telegram import FakeTelegram, FaultKind
+from sandbox import FakeTelegram, FaultKind
 
 # A bot process configured only through the environment, as `python -m bot` is.
 PING_BOT = """

@@ -13,7 +13,7 @@ from email.message import Message as HeaderBlock
 from typing import Any
 from urllib.parse import parse_qsl
 
-from .records import JSON, bad_request
+from sandbox.records import JSON, bad_request
 
 
 @dataclass(frozen=True)

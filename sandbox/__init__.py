@@ -1,14 +1,16 @@
-"""A fake Telegram Bot API server on 127.0.0.1 for end-to-end tests of the real bot.
+"""A local Telegram: a Bot API server on loopback with one bot, its users and chats, and Telegram's limits.
 
 The bot runs unchanged — as a real process (`python -m bot`) or as an in-process PTB `Application` —
 and talks HTTP to this server instead of api.telegram.org. Simulated users act through the server;
-tests read what each user would see and what the bot asked for.
+tests read what each user would see and what the bot asked for. `make run` without a token serves it
+with the sandbox's web page beside it (`world`, `pages`, `static/`, put together by `launch`), where the
+people at the page are its users; the end-to-end tests use it with simulated users alone.
 
 Starting it
 -----------
 The `fake_telegram` fixture (tests/conftest.py) yields a running server; outside pytest::
 
-    from tests.fake_telegram import FakeTelegram
+    from sandbox import FakeTelegram
     with FakeTelegram() as tg:                     # a thread serving http://127.0.0.1:<free port>
         ...
 
@@ -91,10 +93,10 @@ setChatMenuButton are accepted and only recorded. Anything else answers 404 like
 Not simulated: inline mode, payments, media other than photos, Markdown parsing (counted as written).
 """
 
-from .bot_api import BotApi
-from .records import ApiCall, Button, CallbackAnswer, Chat, FaultKind, Message, Photo
-from .server import FakeTelegram
-from .users import SimUser
+from sandbox.bot_api import BotApi
+from sandbox.records import ApiCall, Button, CallbackAnswer, Chat, FaultKind, Message, Photo
+from sandbox.server import FakeTelegram
+from sandbox.users import SimUser
 
 __all__ = [
     "ApiCall",

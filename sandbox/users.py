@@ -7,21 +7,47 @@ would send the bot (or none, when Telegram would not deliver it — see privacy 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 from urllib.parse import parse_qs, urlparse
 
-from .limits import DEEP_LINK_PAYLOAD
-from .records import JSON, Chat, Message
+from sandbox.api_limits import DEEP_LINK_PAYLOAD
+from sandbox.records import JSON, Button, Chat, Message
 
-if TYPE_CHECKING:
-    from .bot_api import BotApi
+
+class World(Protocol):
+    """What a user acts on: `BotApi` (named by this protocol so that the two modules do not import each other)."""
+
+    bot_username: str
+
+    def post_user_message(
+        self, user: SimUser, chat_id: int, text: str, reply_to: Message | None, topic: int | None = None
+    ) -> Message: ...
+
+    def start_private_chat(self, user: SimUser, payload: str | None) -> Message: ...
+
+    def press_button(self, user: SimUser, shown: Message, button: Button) -> str: ...
+
+    def block_bot(self, user: SimUser) -> None: ...
+
+    def messages(
+        self, chat_id: int, *, from_bot: bool | None = True, include_deleted: bool = False
+    ) -> list[Message]: ...
+
+    def wait_for_message(
+        self,
+        chat_id: int,
+        where: Callable[[Message], bool] | None = None,
+        *,
+        from_bot: bool | None = True,
+        timeout: float = 5.0,
+    ) -> Message: ...
 
 
 class SimUser:
     """A person using Telegram. `started`: pressed START in the bot's private chat; `blocked`: blocked the bot."""
 
     def __init__(
-        self, api: BotApi, user_id: int, first_name: str, username: str | None, language_code: str, *, started: bool
+        self, api: World, user_id: int, first_name: str, username: str | None, language_code: str, *, started: bool
     ) -> None:
         self._api = api
         self.id = user_id

@@ -1,0 +1,265 @@
+"use strict";
+// The sandbox page: asks the sandbox (sandbox/pages.py) what your Telegram shows and shows it, keyed by message
+// so that an edit replaces its message in place; what you do goes back as the update Telegram would send.
+
+const $ = (selector, root = document) => root.querySelector(selector);
+const TEXTS = {
+  en: { play: "Play against the bot", group: "Group", private: "Private chat", topic: "New topic", send: "Send",
+        message: "Message", general: "General", edited: "edited", topicName: "The topic's name" },
+  zh: { play: "和机器人打一局", group: "群聊", private: "私聊", topic: "新话题", send: "发送",
+        message: "消息", general: "综合", edited: "已编辑", topicName: "话题名称" },
+};
+let key = sessionStorage.getItem("sandbox-key"); // per tab: each tab can be another person
+let state = null; // the last /api/state answer
+let groupId = null; // the group shown in the group pane
+let topicId = null; // in the forum group, the topic shown (null: General)
+let polling = false;
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+async function api(path, body) {
+  const init = { headers: { "X-Sandbox-Key": key || "" } };
+  if (body !== undefined) {
+    init.method = "POST";
+    init.body = JSON.stringify(body);
+    init.headers["Content-Type"] = "application/json";
+  }
+  const response = await fetch(path, init);
+  const data = await response.json();
+  if (response.status === 401) {
+    sessionStorage.removeItem("sandbox-key");
+    key = null;
+    showWelcome();
+  } else if (!response.ok) {
+    toast(data.error);
+  }
+  if (!response.ok) throw new Error(data.error);
+  return data;
+}
+
+function toast(text, alert = false) {
+  const box = $("#toast");
+  box.textContent = text;
+  box.className = alert ? "alert" : "";
+  box.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { box.hidden = true; }, alert ? 5000 : 2500);
+}
+
+function showWelcome() {
+  $("#app").hidden = true;
+  $("#welcome").hidden = false;
+  $("#lang").value = navigator.language.startsWith("zh") ? "zh" : "en";
+  $("#name").focus();
+}
+
+async function poll() {
+  if (polling) return;
+  polling = true;
+  let since = -1;
+  while (key) {
+    try {
+      state = await api(`/api/state?since=${since}`);
+      since = state.version;
+      render();
+    } catch (error) {
+      await sleep(1000); // the sandbox stopped or restarted: try again
+    }
+    await sleep(100);
+  }
+  polling = false;
+}
+
+function showPane(name) {
+  for (const pane of document.querySelectorAll(".pane")) pane.classList.toggle("on", pane.id === name);
+  for (const tab of document.querySelectorAll("#tabs button")) {
+    tab.classList.toggle("on", tab.dataset.pane === name);
+    if (tab.dataset.pane === name) tab.classList.remove("unread");
+  }
+}
+
+function render() {
+  const texts = TEXTS[state.me.lang];
+  $("#app").hidden = false;
+  $("#welcome").hidden = true;
+  $("#me").textContent = state.me.name;
+  $("#play").textContent = texts.play;
+  $("#newtopic").textContent = texts.topic;
+  $('#tabs [data-pane="group"]').textContent = texts.group;
+  $('#tabs [data-pane="private"]').textContent = texts.private;
+  for (const form of document.querySelectorAll(".composer")) {
+    $("input", form).placeholder = texts.message;
+    $('[type="submit"]', form).textContent = texts.send;
+  }
+  const groups = state.chats.filter((chat) => chat.type !== "private");
+  const own = state.chats.find((chat) => chat.type === "private");
+  if (!groups.some((chat) => chat.id === groupId)) groupId = groups[0].id;
+  const group = groups.find((chat) => chat.id === groupId);
+  fillSelect($("#groups"), groups.map((chat) => [chat.id, chat.title]), groupId);
+  $("#topics").hidden = $("#newtopic").hidden = !group.topics;
+  if (group.topics) {
+    fillSelect($("#topics"), [["", texts.general], ...group.topics.map((t) => [t.id, t.name])], topicId ?? "");
+  }
+  $("#private .title").textContent = own.title;
+  const inTopic = (message) => !group.topics || (message.topic ?? null) === topicId;
+  renderMessages($("#group .messages"), group, inTopic, `${group.id}:${topicId}`);
+  renderMessages($("#private .messages"), own, () => true, String(own.id));
+}
+
+function fillSelect(select, options, value) {
+  const wanted = options.map(([id, label]) => `${id}=${label}`).join("\n");
+  if (select.dataset.options !== wanted) {
+    select.replaceChildren(...options.map(([id, label]) => Object.assign(el("option", "", label), { value: id })));
+    select.dataset.options = wanted;
+  }
+  select.value = String(value);
+}
+
+function renderMessages(list, chat, keep, view) {
+  if (list.dataset.view !== view) { // another chat or topic: start afresh, at the bottom
+    list.replaceChildren();
+    list.dataset.view = view;
+    delete list.dataset.shown;
+    list.stick = true;
+  }
+  const old = new Map([...list.children].map((item) => [item.dataset.id, item]));
+  let previous = null;
+  for (const message of chat.messages.filter(keep)) {
+    let item = old.get(String(message.id));
+    old.delete(String(message.id));
+    if (!item || item.dataset.edits !== String(message.edits)) {
+      if (list.dataset.shown && list.offsetParent === null) { // news in the other tab (on a phone): a dot on it
+        $(`#tabs [data-pane="${list.parentElement.id}"]`).classList.add("unread");
+      }
+      const fresh = messageItem(chat, message, list);
+      if (item) item.replaceWith(fresh);
+      item = fresh;
+    }
+    const next = previous ? previous.nextSibling : list.firstChild;
+    if (next !== item) list.insertBefore(item, next);
+    previous = item;
+  }
+  for (const gone of old.values()) gone.remove(); // deleted, or older than what the page is sent
+  list.dataset.shown = "yes"; // what comes after the first showing is news
+  if (list.stick) list.scrollTop = list.scrollHeight;
+}
+
+function messageItem(chat, message, list) {
+  const item = el("li", message.mine ? "msg mine" : "msg");
+  item.dataset.id = message.id;
+  item.dataset.edits = message.edits;
+  if (chat.type !== "private" && !message.mine) item.append(el("div", "from", message.from));
+  if (message.reply) item.append(el("div", "reply", message.reply.text));
+  if (message.photo) {
+    const picture = Object.assign(el("img"), { src: message.photo, width: message.size[0], height: message.size[1] });
+    picture.alt = message.text.split("\n")[0];
+    picture.onload = () => { if (list.stick) list.scrollTop = list.scrollHeight; };
+    item.append(picture);
+  }
+  if (message.text) item.append(el("div", "text", message.text));
+  if (message.keyboard.length) item.append(keyboard(chat, message));
+  const time = new Date(message.date * 1000).toTimeString().slice(0, 5);
+  item.append(el("div", "meta", message.edits ? `${TEXTS[state.me.lang].edited} ${time}` : time));
+  return item;
+}
+
+function keyboard(chat, message) {
+  const box = el("div", "keyboard");
+  for (const row of message.keyboard) {
+    const line = el("div", "row");
+    for (const button of row) {
+      const node = el("button", button.url ? "url" : "", button.text);
+      node.type = "button";
+      node.onclick = () => (button.url ? openLink(button.url) : press(chat, message, button, box));
+      line.append(node);
+    }
+    box.append(line);
+  }
+  return box;
+}
+
+async function press(chat, message, button, box) {
+  const buttons = box.querySelectorAll("button");
+  buttons.forEach((node) => { node.disabled = true; }); // Telegram's spinner: until the bot answers
+  try {
+    const { answer } = await api("/api/press", { chat: chat.id, message: message.id, data: button.data });
+    if (answer && answer.text) toast(answer.text, answer.alert);
+  } finally {
+    buttons.forEach((node) => { node.disabled = false; });
+  }
+}
+
+async function openLink(url) {
+  const link = new URL(url);
+  if (["t.me", "telegram.me"].includes(link.host) && link.pathname.slice(1) === state.bot.username) {
+    await api("/api/link", { url }); // a deep link to the bot: its private chat opens, START pressed
+    showPane("private");
+  } else {
+    window.open(url, "_blank", "noopener");
+  }
+}
+
+async function say(pane, text) {
+  const inGroup = pane === "group";
+  const chat = inGroup ? groupId : state.me.id;
+  await api("/api/say", { chat, text, topic: inGroup ? topicId : null });
+}
+
+function commandMenu(pane, anchor) {
+  const menu = $("#commands");
+  if (!menu.hidden) { menu.hidden = true; return; }
+  menu.replaceChildren(...state.commands.map((command) => {
+    const item = el("li");
+    item.append(el("b", "", `/${command.command}`), command.description);
+    item.onclick = () => { menu.hidden = true; say(pane, `/${command.command}`); };
+    return item;
+  }));
+  const box = anchor.getBoundingClientRect();
+  menu.style.left = `${box.left}px`;
+  menu.hidden = false;
+}
+
+$("#welcome").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const { key: made } = await api("/api/join", { name: $("#name").value, lang: $("#lang").value });
+  key = made;
+  sessionStorage.setItem("sandbox-key", key);
+  poll();
+});
+$("#play").onclick = async () => {
+  const { chat } = await api("/api/play", {});
+  groupId = chat;
+  topicId = null;
+  showPane("group");
+};
+$("#newtopic").onclick = async () => {
+  const name = prompt(TEXTS[state.me.lang].topicName);
+  if (!name) return;
+  const { chat, topic } = await api("/api/topic", { name });
+  groupId = chat;
+  topicId = topic;
+};
+$("#groups").onchange = (event) => { groupId = Number(event.target.value); topicId = null; render(); };
+$("#topics").onchange = (event) => { topicId = event.target.value ? Number(event.target.value) : null; render(); };
+for (const tab of document.querySelectorAll("#tabs button")) tab.onclick = () => showPane(tab.dataset.pane);
+for (const pane of document.querySelectorAll(".pane")) {
+  const list = $(".messages", pane);
+  list.stick = true;
+  list.onscroll = () => { list.stick = list.scrollHeight - list.scrollTop - list.clientHeight < 60; };
+  $(".menu", pane).onclick = (event) => commandMenu(pane.id, event.target);
+  $(".composer", pane).addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const input = $("input", pane);
+    if (!input.value.trim()) return;
+    await say(pane.id, input.value);
+    input.value = "";
+  });
+}
+if (key) poll(); else showWelcome();

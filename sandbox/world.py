@@ -1,0 +1,167 @@
+"""The sandbox's people and chats: what a browser tab is in the local Telegram world of `BotApi`.
+
+Everyone who opens the page picks a name and a language and becomes a user of the world, their private chat with
+the bot started (they pressed START). Everyone is a member of two shared groups: a club (one table for four
+friends) and a forum group whose topics each hold a table. "Play against the bot" gives its player a group of
+their own, opens a table there and starts it at once: the three empty seats get automatic players.
+
+    world = World(api)
+    alice = world.join("Alice", "en")          # a Person: alice.key identifies her browser tab
+    world.play_against_bot(alice)              # her own group's id; /newgame and Start follow in a thread
+    world.view(alice)                          # what her Telegram would show: her chats and their messages
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from dataclasses import dataclass, field
+
+from sandbox.bot_api import BotApi
+from sandbox.records import JSON, Chat, Message
+from sandbox.users import SimUser
+
+LANGUAGE_CODES = {"zh": "zh-hans", "en": "en"}  # the page's choice -> the Telegram client's language_code
+MAX_NAME = 32
+SHOWN_MESSAGES = 120  # the newest messages of a chat the page shows (a long match has hundreds)
+OPEN_TIMEOUT = 60.0  # how long "Play against the bot" waits for the lobby (Telegram pacing included)
+# The bot's /settings buttons for the group's language (bot.callbacks.settings_data; the sandbox imports
+# nothing of the bot: tests/sandbox/test_sandbox_run.py checks they still match).
+LANGUAGE_PAGE = "st1|p|language"
+LANGUAGE_CHOICE = "st1|s|language|{lang}"
+
+
+class SandboxError(ValueError):
+    """A request the sandbox refuses: the message says why."""
+
+
+@dataclass
+class Person:
+    """Someone at the page: their Telegram user, the secret their tab sends, the groups they see."""
+
+    key: str
+    user: SimUser
+    lang: str
+    own_groups: list[int] = field(default_factory=list)
+
+
+class World:
+    """The people and the shared groups of one sandbox, over one `BotApi`."""
+
+    def __init__(self, api: BotApi) -> None:
+        self.api = api
+        self.club = api.add_group("麻将俱乐部 · Mahjong club")
+        self.forum = api.add_group("麻将论坛 · Mahjong forum", forum=True)
+        self._people: dict[str, Person] = {}
+        self._lock = threading.Lock()
+
+    def join(self, name: str, lang: str) -> Person:
+        """A new person: a user who pressed START in the bot's private chat, a member of the shared groups."""
+        name = " ".join(name.split())
+        if not 1 <= len(name) <= MAX_NAME:
+            raise SandboxError(f"a name is 1 to {MAX_NAME} characters")
+        if lang not in LANGUAGE_CODES:
+            raise SandboxError(f"the language is one of {', '.join(LANGUAGE_CODES)}")
+        user = self.api.add_user(name, language_code=LANGUAGE_CODES[lang], started=False)
+        for group in (self.club, self.forum):
+            self.api.add_member(group, user)
+        person = Person(secrets.token_urlsafe(18), user, lang)
+        with self._lock:
+            self._people[person.key] = person
+        user.start()
+        return person
+
+    def person(self, key: str) -> Person | None:
+        with self._lock:
+            return self._people.get(key)
+
+    def play_against_bot(self, person: Person) -> int:
+        """A group of the person's own with a table started against three automatic players: its id at once,
+        the table a few seconds later (the group's language set, /newgame, Start: paced as in Telegram)."""
+        title = f"{person.user.first_name} · {'对局' if person.lang == 'zh' else 'table'}"
+        group = self.api.add_group(title, members=[person.user], owner=person.user)
+        person.own_groups.append(group.id)
+        threading.Thread(target=self._open_table, args=(person, group), daemon=True).start()
+        return group.id
+
+    def _open_table(self, person: Person, group: Chat) -> None:
+        """What the person would do by hand: the group's language theirs (/settings), /newgame, Start."""
+        user = person.user
+        try:
+            user.say(group, "/settings")
+            self._press_when_shown(user, group, LANGUAGE_PAGE)
+            self._press_when_shown(user, group, LANGUAGE_CHOICE.format(lang=person.lang))
+            user.say(group, "/newgame")
+            lobby = self.api.wait_for_message(group.id, _has_start_button, timeout=OPEN_TIMEOUT)
+        except TimeoutError:  # the bot never answered: the group shows that, and the person can go on by hand
+            return
+        user.press(lobby, next(b.callback_data for b in lobby.buttons if b.callback_data))
+
+    def _press_when_shown(self, user: SimUser, group: Chat, data: str) -> None:
+        def offered(message: Message) -> bool:
+            return any(b.callback_data == data for b in message.buttons)
+
+        user.press(self.api.wait_for_message(group.id, offered, timeout=OPEN_TIMEOUT), data)
+
+    def new_topic(self, person: Person, name: str) -> int:
+        """A topic opened by the person in the forum group: its message_thread_id."""
+        name = " ".join(name.split())
+        if not 1 <= len(name) <= 128:
+            raise SandboxError("a topic's name is 1 to 128 characters")
+        return self.api.create_topic(self.forum, name, by=person.user)
+
+    def chat_of(self, person: Person, chat_id: int) -> Chat:
+        """A chat the person sees (their private chat or one of their groups); SandboxError otherwise."""
+        if chat_id not in self._chat_ids(person):
+            raise SandboxError("not a chat of yours")
+        return self.api.chat(chat_id)
+
+    def _chat_ids(self, person: Person) -> list[int]:
+        return [person.user.id, self.club.id, self.forum.id, *person.own_groups]
+
+    def view(self, person: Person) -> JSON:
+        """What the person's Telegram shows now: their chats with their messages, the bot's command menu."""
+        commands = self.api.my_commands(language_code=person.lang) or self.api.my_commands()
+        return {
+            "version": self.api.version,
+            "me": {"id": person.user.id, "name": person.user.first_name, "lang": person.lang},
+            "bot": {"name": self.api.bot_name, "username": self.api.bot_username},
+            "commands": commands,
+            "chats": [self._chat_view(person, self.api.chat(chat_id)) for chat_id in self._chat_ids(person)],
+        }
+
+    def _chat_view(self, person: Person, chat: Chat) -> JSON:
+        messages = self.api.messages(chat.id, from_bot=None)[-SHOWN_MESSAGES:]
+        by_id = {m.message_id: m for m in messages}
+        return {
+            "id": chat.id,
+            "type": chat.type,
+            "title": chat.title if chat.is_group else self.api.bot_name,
+            "topics": [{"id": topic, "name": name} for topic, name in chat.topics.items()] if chat.is_forum else None,
+            "messages": [self._message_view(person, m, by_id) for m in messages if m.content or m.photo],
+        }
+
+    def _message_view(self, person: Person, message: Message, by_id: dict[int, Message]) -> JSON:
+        replied = by_id.get(message.reply_to_message_id or 0)
+        photo = message.photo
+        return {
+            "id": message.message_id,
+            "from": self.api.bot_name if message.from_bot else self.api.user_name(message.sender_id),
+            "mine": message.sender_id == person.user.id,
+            "text": message.content,
+            "photo": f"/api/photo/{photo.file_id}" if photo else None,
+            "size": [photo.width, photo.height] if photo else None,
+            "keyboard": [[_button_view(b.text, b.callback_data, b.url) for b in row] for row in message.keyboard],
+            "reply": {"id": replied.message_id, "text": replied.content[:80]} if replied else None,
+            "topic": message.thread_id,
+            "edits": message.edits,
+            "date": message.date,
+        }
+
+
+def _has_start_button(message: Message) -> bool:
+    return any(b.url for b in message.buttons) and any(b.callback_data for b in message.buttons)
+
+
+def _button_view(text: str, data: str | None, url: str | None) -> JSON:
+    return {"text": text, "data": data} if data is not None else {"text": text, "url": url}

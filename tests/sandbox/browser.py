@@ -1,0 +1,137 @@
+"""A real headless Chromium (Debian's ``chromium`` and ``chromium-driver``) driven by Selenium, as a person at the
+sandbox's page. ``chromium_or_skip()`` says why the browser tests cannot run here: a skip with the reason, or a
+failure when ``CI`` is set (CI must run them).
+
+    with Browser(tmp_path / "alice", width=1280) as alice:
+        alice.open(url); alice.join("Alice", "en"); alice.click("#play")
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+from typing import Any, TypeVar
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-proxy-server",
+    "--disable-dev-shm-usage",
+)
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "sandbox-screenshots"
+T = TypeVar("T")
+
+
+def chromium_or_skip() -> None:
+    """Nothing when Chromium, its driver and Selenium are here; else a skip saying so (a failure in CI)."""
+    missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not shutil.which(path)]
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        missing.append("selenium (pip install -e '.[browser]')")
+    if not missing:
+        return
+    reason = f"browser tests did not run: missing {', '.join(missing)} (apt-get install chromium chromium-driver)"
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+class Browser:
+    """One person's Chromium (its own profile: another person), at a window size."""
+
+    def __init__(self, profile: Path, *, width: int = 1280, height: int = 900) -> None:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for flag in (*FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}"):
+            options.add_argument(flag)
+        self.driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+
+    def __enter__(self) -> Browser:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
+        self.driver.quit()
+
+    def open(self, url: str) -> None:
+        self.driver.get(url)
+
+    def find(self, css: str) -> Any:
+        from selenium.webdriver.common.by import By
+
+        return self.driver.find_element(By.CSS_SELECTOR, css)
+
+    def click(self, css: str) -> None:
+        self.find(css).click()
+
+    def join(self, name: str, lang: str) -> None:
+        """The first screen: a name, a language, Start."""
+        from selenium.webdriver.support.ui import Select
+
+        self.until(lambda: self.find("#welcome").is_displayed())
+        self.find("#name").send_keys(name)
+        Select(self.find("#lang")).select_by_value(lang)
+        self.click("#enter")
+        self.until(lambda: self.find("#app").is_displayed())
+
+    def say(self, pane: str, text: str) -> None:
+        field = self.find(f"#{pane} .composer input")
+        field.send_keys(text)
+        self.click(f"#{pane} .composer [type=submit]")
+
+    def messages(self, pane: str) -> list[dict[str, Any]]:
+        """The pane's messages as shown: id, edits, text, whether a picture is shown (and loaded), buttons."""
+        script = """
+            return [...document.querySelectorAll(`#${arguments[0]} li.msg`)].map(li => ({
+                id: Number(li.dataset.id), edits: Number(li.dataset.edits),
+                text: li.querySelector('.text')?.textContent ?? '',
+                picture: Boolean(li.querySelector('img')?.naturalWidth),
+                buttons: [...li.querySelectorAll('.keyboard button')].map(b => b.textContent),
+            }));"""
+        return list(self.driver.execute_script(script, pane))
+
+    def button(self, pane: str, message_id: int, label: str) -> Any:
+        from selenium.webdriver.common.by import By
+
+        item = self.find(f'#{pane} li.msg[data-id="{message_id}"]')
+        return next(b for b in item.find_elements(By.CSS_SELECTOR, ".keyboard button") if b.text == label)
+
+    def until(self, check: Callable[[], T], timeout: float = 20, what: str = "the page") -> T:
+        """``check()``'s first truthy value, retried (stale elements included) until ``timeout``."""
+        from selenium.common.exceptions import WebDriverException
+
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                value = check()
+                if value:
+                    return value
+            except (WebDriverException, LookupError, StopIteration):
+                pass
+            if time.monotonic() > deadline:
+                self.screenshot("timeout")
+                raise TimeoutError(f"timed out waiting for {what}")
+            time.sleep(0.05)
+
+    def screenshot(self, name: str) -> Path:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        self.driver.save_screenshot(str(path))
+        return path

@@ -1,0 +1,148 @@
+"""The sandbox's page API (sandbox.pages over sandbox.world), driven over HTTP as the page drives it, with the test
+standing in for the bot through the Bot API of the same server."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from sandbox import FakeTelegram
+from sandbox.pages import Pages
+from sandbox.request_body import Upload
+from sandbox.world import World
+from tests.sandbox.page_client import PageClient
+
+
+@pytest.fixture
+def sandbox() -> Iterator[tuple[FakeTelegram, World]]:
+    tg = FakeTelegram(bot_username="sandbox_test_bot")
+    world = World(tg)
+    tg.start(pages=Pages(world))
+    try:
+        yield tg, world
+    finally:
+        tg.stop()
+
+
+def bot_call(tg: FakeTelegram, method: str, **params: Any) -> Any:
+    """What the bot asks the Bot API (values as PTB posts them: JSON text for structures)."""
+    values = {k: json.dumps(v) if isinstance(v, dict | list) else v for k, v in params.items()}
+    status, answer = tg.call(tg.token, method, values, {})  # type: ignore[misc]
+    assert status == 200, answer
+    return answer["result"]
+
+
+def keyboard(*labels: str) -> dict[str, Any]:
+    return {"inline_keyboard": [[{"text": label, "callback_data": f"act:{label}"} for label in labels]]}
+
+
+def test_a_person_joins_and_sees_their_chats(sandbox: tuple[FakeTelegram, World]) -> None:
+    tg, world = sandbox
+    page = PageClient(tg.url)
+    assert page.request("/api/state")[0] == 401  # no key yet: the page asks for a name
+    assert page.request("/api/join", {"name": "  ", "lang": "en"}) == (400, {"error": "a name is 1 to 32 characters"})
+    assert page.request("/api/join", {"name": "Alice", "lang": "fr"})[0] == 400
+    page.join("Alice  Liddell", "en")
+    state = page.state()
+    me = state["me"]
+    assert me["name"] == "Alice Liddell" and me["lang"] == "en"
+    assert [c["id"] for c in state["chats"]] == [me["id"], world.club.id, world.forum.id]
+    private = state["chats"][0]
+    assert private["type"] == "private" and private["title"] == tg.bot_name
+    assert [(m["text"], m["mine"]) for m in private["messages"]] == [("/start", True)]  # START pressed
+    assert state["chats"][2]["topics"] == []  # the forum group, no topic yet
+    assert tg.calls() == []  # nothing asked of the Bot API: only the world changed
+    # The page's long poll waits for a change of the world, and ends with it: Bob arriving.
+    polled: list[dict[str, Any]] = []
+    poll = threading.Thread(target=lambda: polled.append(page.state(state["version"])))
+    poll.start()
+    time.sleep(0.2)
+    assert polled == []
+    PageClient(tg.url).join("Bob", "en")
+    poll.join(5)
+    assert polled and polled[0]["version"] > state["version"]
+
+
+def test_pictures_buttons_toasts_and_edits_reach_the_page(sandbox: tuple[FakeTelegram, World]) -> None:
+    tg, _ = sandbox
+    page = PageClient(tg.url)
+    page.join("Bob", "zh")
+    me = page.state()["me"]["id"]
+    buffer = io.BytesIO()
+    Image.new("RGB", (300, 200), "green").save(buffer, "PNG")
+    sent = tg.call(
+        tg.token,
+        "sendPhoto",
+        {"chat_id": me, "caption": "东风", "reply_markup": json.dumps(keyboard("打", "胡"))},
+        {"photo": Upload("photo.png", "image/png", buffer.getvalue())},
+    )
+    assert sent is not None and sent[0] == 200
+    shown = page.wait_for(me, lambda m: m["photo"] is not None)
+    assert shown["text"] == "东风" and shown["size"] == [300, 200] and not shown["mine"]
+    assert shown["keyboard"] == [[{"text": "打", "data": "act:打"}, {"text": "胡", "data": "act:胡"}]]
+    status, picture = page.request(shown["photo"])
+    assert status == 200 and picture == buffer.getvalue()
+
+    # The press waits for the bot's answer (Telegram's spinner); the test answers as the bot would.
+    def answer_the_press() -> None:
+        update = tg.wait_until(lambda: [u for u in bot_call(tg, "getUpdates") if "callback_query" in u])[-1]
+        assert update["callback_query"]["data"] == "act:胡"
+        bot_call(tg, "answerCallbackQuery", callback_query_id=update["callback_query"]["id"], text="还不能胡")
+
+    bot = threading.Thread(target=answer_the_press)
+    bot.start()
+    answer = page.post("/api/press", {"chat": me, "message": shown["id"], "data": "act:胡"})
+    bot.join()
+    assert answer == {"answer": {"text": "还不能胡", "alert": False}}
+
+    bot_call(tg, "editMessageCaption", chat_id=me, message_id=shown["id"], caption="南风")  # no keyboard: it goes
+    edited = page.wait_for(me, lambda m: m["id"] == shown["id"] and m["edits"] == 1)
+    assert edited["text"] == "南风" and edited["keyboard"] == []
+
+
+def test_messages_links_and_topics(sandbox: tuple[FakeTelegram, World]) -> None:
+    tg, world = sandbox
+    alice, bob = PageClient(tg.url), PageClient(tg.url)
+    alice.join("Alice", "zh")
+    bob.join("Bob", "en")
+    bob_id = bob.state()["me"]["id"]
+    assert alice.request("/api/say", {"chat": bob_id, "text": "hi"}) == (400, {"error": "not a chat of yours"})
+    said = alice.post("/api/say", {"chat": world.club.id, "text": "/newgame"})
+    club = bob.chat(world.club.id)  # everyone is in the club: Bob sees what Alice said
+    assert [(m["id"], m["from"], m["text"]) for m in club["messages"]] == [(said["message"], "Alice", "/newgame")]
+    updates = bot_call(tg, "getUpdates")
+    assert updates[-1]["message"]["entities"][0]["type"] == "bot_command"  # a command, as Telegram marks it
+
+    link = f"https://t.me/{tg.bot_username}?start=join_-100123"
+    assert bob.post("/api/link", {"url": link}) == {"chat": bob_id}
+    assert bob.chat(bob_id)["messages"][-1]["text"] == "/start join_-100123"
+    assert bob.request("/api/link", {"url": "https://t.me/other_bot?start=x"})[0] == 400
+
+    opened = alice.post("/api/topic", {"name": "一号桌"})
+    assert opened["chat"] == world.forum.id
+    alice.post("/api/say", {"chat": world.forum.id, "text": "/newgame", "topic": opened["topic"]})
+    forum = bob.chat(world.forum.id)
+    assert forum["topics"] == [{"id": opened["topic"], "name": "一号桌"}]
+    assert [(m["text"], m["topic"]) for m in forum["messages"]] == [("/newgame", opened["topic"])]
+
+
+def test_the_page_and_the_bot_api_share_the_port(sandbox: tuple[FakeTelegram, World]) -> None:
+    tg, _ = sandbox
+    page = PageClient(tg.url)
+    status, html = page.request("/")
+    assert status == 200 and b'src="/static/app.js"' in html
+    assert page.request("/static/app.js")[0] == page.request("/static/style.css")[0] == 200
+    assert page.request("/static/world.py")[0] == 404  # only the page's own files are served
+    for name in ("/", "/static/app.js", "/static/style.css"):  # nothing from another host: no CDN, no network
+        assert b"http" not in page.request(name)[1] and b"//cdn" not in page.request(name)[1]
+    assert page.request("/api/photo/nothing")[0] == 404
+    status, me = page.request(f"/bot{tg.token}/getMe")
+    assert status == 200 and me["result"]["username"] == "sandbox_test_bot"
+    assert page.request("/botwrong:token/getMe")[0] == 401
