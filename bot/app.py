@@ -14,8 +14,6 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Coroutine
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +60,7 @@ from bot.play.manager import TableManager
 from bot.play.resume import resume_tables
 from bot.ratelimit import ChatRateLimiter
 from bot.review_queue import Reviews
+from bot.search_pool import SearchPool
 from bot.webhook import serve
 from storage.database import Database
 
@@ -163,7 +162,7 @@ async def _start(application: BotApplication) -> None:
     jobs = application.job_queue
     assert jobs is not None, "install python-telegram-bot[job-queue]"
     # The search runs in other processes (spawned: no copy of this one's threads), one core left to the loop.
-    data.pool = pool = ProcessPoolExecutor(max(1, (os.cpu_count() or 2) - 1), mp_context=get_context("spawn"))
+    data.pool = pool = SearchPool(max(1, (os.cpu_count() or 2) - 1))  # replaced whenever a worker dies
     data.manager = manager = TableManager(config, db, outbox, jobs, application.bot, pool)
     data.reviews = Reviews(db, outbox, pool, config.review_samples)
     outbox.migrated = manager.migrate  # a write refused with ChatMigrated: the table follows the supergroup

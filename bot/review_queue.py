@@ -13,7 +13,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from concurrent.futures import Executor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from functools import partial
 from typing import Final
 
 from bot.i18n import t
@@ -29,6 +31,7 @@ from game.review import (
     summarize,
     world_seed,
 )
+from game.view import SeatView
 from rendering.review_card import render_review
 from storage.database import Database
 from storage.hands import SharedHand
@@ -90,15 +93,21 @@ class Reviews:
                     request.user_id, self._slot(request.shared.code), Content(t("review_failed", request.lang))
                 )
 
+    async def _search(self, view: SeatView, action: Action, i: int, seed: int) -> DecisionReview:
+        """One decision's search in the pool; once more if a worker died under it (the pool replaced it)."""
+        work = partial(review_decision, view, action, i, seed, self.samples, DEFAULT_CANDIDATES)
+        try:
+            return await asyncio.wrap_future(self.pool.submit(work))
+        except BrokenProcessPool:
+            return await asyncio.wrap_future(self.pool.submit(work))
+
     async def _review(self, r: _Request) -> None:
-        record, loop = r.shared.hand, asyncio.get_running_loop()
+        record = r.shared.hand
         actions = [Action.from_json(a) for a in r.shared.actions]
         points = decisions(record.rules, record.seed, record.dealer, actions, r.seat)
         reviewed: list[DecisionReview] = []
         for done, (i, view, action) in enumerate(points, 1):  # one decision at a time, in the pool
-            reviewed.append(await loop.run_in_executor(
-                self.pool, review_decision, view, action, i, world_seed(record.seed, i), self.samples,
-                DEFAULT_CANDIDATES))  # fmt: skip
+            reviewed.append(await self._search(view, action, i, world_seed(record.seed, i)))
             progress = t("review_progress", r.lang, code=r.shared.code, done=done, total=len(points))
             self.outbox.show(r.user_id, self._slot(r.shared.code), Content(progress), urgent=True)  # they wait
         review = summarize(r.seat, self.samples, reviewed)

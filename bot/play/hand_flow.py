@@ -25,6 +25,7 @@ from bot.outbox import Content, Outbox
 from bot.play.table_key import TableKey
 from bot.play.table_state import Seat, Table
 from bot.play.timers import TableTimers
+from bot.search_pool import automatic_choice
 from bot.views.game_views import (
     automatic_name,
     event_notices,
@@ -35,7 +36,6 @@ from bot.views.game_views import (
     stopped_text,
 )
 from game.actions import Action
-from game.automatic import choose
 from game.facts import hand_facts
 from game.table import Hand
 from game.verify import fresh_seed
@@ -220,9 +220,7 @@ class HandFlow:
         view, seed = hand.view(seat), hand.seed ^ len(hand.actions)
         # 托管 plays at the group's level too. The search (hard) thinks in another process, the others in a
         # thread: a slow decision never stalls the other tables.
-        if table.auto_level == "hard" and self.pool is not None:
-            return await asyncio.get_running_loop().run_in_executor(self.pool, choose, view, "hard", seed)
-        return await asyncio.to_thread(choose, view, table.auto_level, seed)
+        return await automatic_choice(self.pool, view, table.auto_level, seed)
 
     async def tick(self, key: TableKey, job: Job[Any] | None = None) -> None:
         """The table's timer: play every decision that is due (automatic players, timeouts), start hands."""
