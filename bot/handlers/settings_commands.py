@@ -15,7 +15,7 @@ from typing import Final
 from telegram import Update
 
 from bot.context import BotContext
-from bot.handlers.chat_checks import command_id, in_group, is_admin, reply, show_here, topic_of
+from bot.handlers.chat_checks import answer, command_id, in_group, is_admin, reply, show_here, topic_of
 from bot.i18n import language_for, private_language, t
 from bot.play.callback_data import fields
 from bot.settings_options import OPTIONS, Option, SettingRefused, changes_for, current, shown
@@ -61,7 +61,7 @@ async def settings_press(update: Update, context: BotContext) -> None:
         notice = await _set(update, context, settings, change)
     else:
         notice = t("settings_stale", presser)
-    await query.answer(notice)
+    await answer(query, notice)
 
 
 @dataclass(frozen=True)
