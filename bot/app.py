@@ -209,6 +209,6 @@ def main() -> None:
     except ConfigError as e:
         print(e, file=sys.stderr)
         sys.exit(2)
-    setup_logging(config.log_level)
+    setup_logging(config.log_level, secrets=[config.token, config.webhook_secret or ""])
     i18n.load()
     serve(build_application(config), config)
