@@ -4,8 +4,10 @@ see bot.config; ``python -m bot --check-config`` checks it without connecting.
 ``build_application(config)`` makes the PTB Application (used by the tests and the bench as well): every
 handler is registered from the one list ``HANDLERS`` below; ``main()`` reads the configuration (and ``.env``),
 sets up logging and serves until interrupted. Start-up (``_start``), in this order: open the database, make
-the outbox and the TableManager, publish the command menu, resume every unfinished table, then start the
-league nights (as the job queue's first job, so the tables they open get timers from a running scheduler).
+the outbox and the TableManager, publish the command menu (in the background, retried: ``bot.startup``),
+resume every unfinished table (from storage alone), then start the league nights (as the job queue's first
+job, so the tables they open get timers from a running scheduler). Telegram failing for a moment at start-up
+(getMe, the menu, the webhook's registration) is retried with backoff, never the end of the process.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from telegram import BotCommand, Update
+from telegram import Update
 from telegram.ext import (
     Application,
     BaseHandler,
@@ -57,10 +59,11 @@ from bot.play.callback_data import (
     STANDINGS_PATTERN,
 )
 from bot.play.manager import TableManager
-from bot.play.resume import resume_tables
+from bot.play.resume import fill_titles, resume_tables
 from bot.ratelimit import ChatRateLimiter
 from bot.review_queue import Reviews
 from bot.search_pool import SearchPool
+from bot.startup import StartingApplication, cancel_all, in_background, publish_commands
 from bot.webhook import serve
 from storage.database import Database
 
@@ -124,6 +127,7 @@ HANDLERS: list[BaseHandler[Any, BotContext, Any]] = [
 def build_application(config: Config) -> BotApplication:
     application: BotApplication = (
         Application.builder()
+        .application_class(StartingApplication)  # getMe retried while Telegram fails for a moment
         .token(config.token)
         .base_url(config.api_base_url)
         .base_file_url(config.file_base_url)
@@ -168,8 +172,9 @@ async def _start(application: BotApplication) -> None:
     outbox.migrated = manager.migrate  # a write refused with ChatMigrated: the table follows the supergroup
     outbox.lost = manager.unreachable  # 403: a group's table closes, a player who blocked the bot is 托管
     outbox.topic_gone = manager.topic_gone  # a forum topic closed or deleted: its table closes
-    await publish_commands(application)
-    resumed = await resume_tables(manager)
+    in_background(data, publish_commands(application.bot), "the command menu")  # retried, never in the way
+    resumed = await resume_tables(manager)  # from storage alone: no request to Telegram before polling
+    in_background(data, fill_titles(manager), "the titles of older tables")
     log.info("bot @%s started; %d unfinished hand(s) resumed", application.bot.username, resumed)
     data.nights = nights = LeagueNights(db, manager, jobs, data.clock)
 
@@ -181,6 +186,7 @@ async def _start(application: BotApplication) -> None:
 
 async def _stop(application: BotApplication) -> None:
     data = application.bot_data
+    await cancel_all(data)
     if data.manager is not None:  # what per-id state is left (bounded by the real tables, not by junk)
         log.info("stopping; state %s", " ".join(f"{k}={v}" for k, v in data.manager.state_size().items()))
     if data.outbox is not None:
@@ -189,13 +195,6 @@ async def _stop(application: BotApplication) -> None:
         await data.db.close()
     if data.pool is not None:
         data.pool.shutdown(wait=False, cancel_futures=True)
-
-
-async def publish_commands(application: BotApplication) -> None:
-    """The command menu: Chinese for everyone, English for Telegram clients set to English."""
-    bot = application.bot
-    await bot.set_my_commands([BotCommand(name, about) for name, about in i18n.commands("zh")])
-    await bot.set_my_commands([BotCommand(name, about) for name, about in i18n.commands("en")], language_code="en")
 
 
 def main() -> None:

@@ -189,8 +189,9 @@ class TableManager(HandFlow):
             for s in (table.seat(i) for i in range(4))
         ]
         record = await self.db.matches.create(
-            table.chat_id, seed, rules, seats, table.hands_planned, league_night_id, thread_id=table.thread_id
-        )
+            table.chat_id, seed, rules, seats, table.hands_planned, league_night_id, thread_id=table.thread_id,
+            creator_id=table.creator_id, title=table.title or None,  # a restart resumes both (bot.play.resume)
+        )  # fmt: skip
         table.match, table.match_id = Match(rules, seed), record.id
         await self.start_hand(table)
         self._show_lobby(table)  # the seats as dealt, without the buttons

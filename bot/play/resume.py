@@ -3,7 +3,8 @@
 Unfinished hands are rebuilt by replaying their stored actions (``Hand.replay``); matches stopped between two
 hands wait for the next one. Each player's and the group's view is re-sent as a new message.
 
-    resumed = await resume_tables(manager)      # once, at start-up (bot.app)
+    resumed = await resume_tables(manager)      # once, at start-up (bot.app): no request to Telegram
+    await fill_titles(manager)                  # in the background: older matches' titles (none stored)
 """
 
 from __future__ import annotations
@@ -88,24 +89,42 @@ async def _stored_seats(manager: TableManager, match_record: StoredMatch, lang: 
     return seats
 
 
+async def _creator(manager: TableManager, match_record: StoredMatch, seats: list[Seat | None]) -> tuple[int, str]:
+    """(id, name) of who opened the table, as stored; an older match's (not stored): its first human seat."""
+    if match_record.creator_id is None:
+        humans = [s for s in seats if s is not None and s.user_id is not None]
+        return (humans[0].user_id or 0, humans[0].name) if humans else (0, "")
+    if match_record.creator_id == 0:  # nobody's table (a league night's): only admins may /stop it
+        return 0, ""
+    seated = next((s for s in seats if s is not None and s.user_id == match_record.creator_id), None)
+    player = await manager.db.players.get(match_record.creator_id) if seated is None else None
+    return match_record.creator_id, seated.name if seated else player.display_name if player else "?"
+
+
+async def fill_titles(manager: TableManager) -> None:
+    """The titles of tables resumed from older matches (none stored), asked of Telegram one at a time, after
+    polling has started: a slow getChat never holds a press. A title not learned stays empty."""
+    for key, table in list(manager.tables.items()):
+        if table.title or manager.tables.get(key) is not table:
+            continue
+        try:
+            table.title = (await manager.bot.get_chat(key.chat_id)).title or ""
+        except TelegramError as e:
+            log.info("chat %s: title not learned (%s)", key.chat_id, e)
+
+
 async def _rebuilt_table(
     manager: TableManager, match_record: StoredMatch, record: HandRecord, actions: list[Action]
 ) -> Table:
     """The table of a stored match, with ``record``'s hand replayed from ``actions``."""
-    chat_id = match_record.chat_id
-    settings = await manager.db.chats.get(chat_id)
-    try:
-        title = (await manager.bot.get_chat(chat_id)).title or ""
-    except TelegramError:
-        title = ""
+    settings = await manager.db.chats.get(match_record.chat_id)
     seats = await _stored_seats(manager, match_record, settings.language)
-    humans = [s for s in seats if s is not None and s.user_id is not None]
-    creator = humans[0] if humans else None  # who opened it is not stored: the first human may /stop it
+    creator_id, creator_name = await _creator(manager, match_record, seats)
     table = Table(
         key=_key(match_record),
-        title=title,
-        creator_id=creator.user_id or 0 if creator else 0,
-        creator_name=creator.name if creator else "",
+        title=match_record.title or "",  # an older match's: asked of Telegram once polling runs (fill_titles)
+        creator_id=creator_id,
+        creator_name=creator_name,
         hands_planned=match_record.hands_planned,
         seats=seats,
     )

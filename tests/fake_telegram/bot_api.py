@@ -131,6 +131,7 @@ class BotApi:
         self._calls: list[ApiCall] = []
         self._write_times: dict[int, list[float]] = defaultdict(list)
         self._faults: list[Fault] = []
+        self._delays: dict[str, float] = {}  # method (lower case) → seconds each call waits before its answer
         self._queries: dict[str, tuple[float, CallbackAnswer | None]] = {}
         self._commands: dict[tuple[str, str], list[JSON]] = {}
         self._update_ids = itertools.count(1)
@@ -403,6 +404,11 @@ class BotApi:
         with self._lock:
             self._faults.append(Fault(kind, method.lower(), chat_id, times, retry_after))
 
+    def slow(self, method: str, seconds: float) -> None:
+        """Every later call of `method` waits `seconds` before it is answered (a slow Bot API); 0 ends that."""
+        with self._lock:
+            self._delays[method.lower()] = seconds
+
     # ----- waiting ---------------------------------------------------------------------------------
 
     def wait_until(
@@ -483,6 +489,10 @@ class BotApi:
             return 401, ApiError(401, "Unauthorized").to_api()
         name, handler = _METHODS.get(method.lower(), (method, None))
         chat_id = self._chat_id_of(values)
+        with self._lock:
+            delay = self._delays.get(name.lower(), 0.0)
+        if delay > 0:
+            time.sleep(delay)  # this request's own server thread: the others are answered meanwhile
         with self._changed:
             fault = next((f for f in self._faults if f.matches(name.lower(), chat_id)), None)
             try:
