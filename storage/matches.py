@@ -159,8 +159,17 @@ class Matches:
                 """INSERT INTO matches (chat_id, seed, rules, hands_planned, status, started_at, league_night_id,
                        thread_id, creator_id, title)
                    VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)""",
-                (chat_id, seed, rules_json, hands_planned, timestamp(self._db.now()), league_night_id, thread_id,
-                 creator_id, title),  # fmt: skip
+                (
+                    chat_id,
+                    seed,
+                    rules_json,
+                    hands_planned,
+                    timestamp(self._db.now()),
+                    league_night_id,
+                    thread_id,
+                    creator_id,
+                    title,
+                ),
             )
             match_id = cursor.lastrowid
             assert match_id is not None
