@@ -64,6 +64,7 @@ from bot.ratelimit import ChatRateLimiter
 from bot.review_queue import Reviews
 from bot.search_pool import SearchPool
 from bot.startup import StartingApplication, cancel_all, in_background, publish_commands
+from bot.updates import UpdatesRequest, once
 from bot.webhook import serve
 from storage.database import Database
 
@@ -137,12 +138,15 @@ def build_application(config: Config) -> BotApplication:
         .concurrent_updates(256)  # a slow table never holds another table's updates
         .connection_pool_size(CONNECTIONS)
         .pool_timeout(30)
+        .get_updates_request(UpdatesRequest())  # an update it cannot read is skipped, not asked for forever
         .post_init(_start)
         .post_shutdown(_stop)
         .build()
     )
     application.bot_data.config = config
-    # First, for every update: the first time the bot meets someone, their Telegram language is stored.
+    # Before anything: an update Telegram sent again (already handled, maybe before a restart) goes no further.
+    application.add_handler(TypeHandler(Update, once), group=-3)
+    # Then, for every update: the first time the bot meets someone, their Telegram language is stored.
     application.add_handler(TypeHandler(Update, chat_checks.came_back), group=-2)
     application.add_handler(TypeHandler(Update, info_commands.remember_language), group=-1)
     application.add_handlers(HANDLERS)

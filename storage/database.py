@@ -46,6 +46,7 @@ from storage.players import Players
 from storage.schema import migrate
 from storage.standings import Standings
 from storage.stats import Stats
+from storage.updates import HandledUpdates
 
 BUSY_TIMEOUT_MS = 10_000
 T = TypeVar("T")
@@ -69,6 +70,7 @@ class Database:
         self.standings = Standings(self)
         self.stats = Stats(self)
         self.live_messages = LiveMessages(self)
+        self.updates = HandledUpdates(self)
 
     @classmethod
     async def open(cls, path: str | Path, *, clock: Clock = utc_now) -> Database:

@@ -125,6 +125,8 @@ class BotApi:
         self._messages: dict[int, dict[int, Message]] = defaultdict(dict)
         self._files: dict[str, Photo] = {}
         self._updates: list[JSON] = []
+        self._sent_updates: dict[int, JSON] = {}  # every update ever queued, by id (for ``redeliver``)
+        self._redelivered: list[JSON] = []  # copies sent again, delivered once whatever offset was confirmed
         self._allowed_updates: list[str] | None = None
         self._poll_generation = 0
         self._stopping = False
@@ -404,6 +406,21 @@ class BotApi:
         with self._lock:
             self._faults.append(Fault(kind, method.lower(), chat_id, times, retry_after))
 
+    def updates_sent(self) -> list[JSON]:
+        """Every update queued for the bot so far, oldest first (copies sent again not repeated)."""
+        with self._lock:
+            return list(self._sent_updates.values())
+
+    def redeliver(self, update_id: int, copies: int = 1) -> None:
+        """Telegram sends an update again, with its id (a webhook retry; a crash before the polling offset was
+        confirmed): the copies go out with the next getUpdates even if that id was confirmed meanwhile."""
+        with self._changed:
+            for _ in range(copies):
+                copy = json.loads(json.dumps(self._sent_updates[update_id]))
+                self._redelivered.append(copy)
+                self._updates.append(copy)
+            self._changed.notify_all()
+
     def slow(self, method: str, seconds: float) -> None:
         """Every later call of `method` waits `seconds` before it is answered (a slow Bot API); 0 ends that."""
         with self._lock:
@@ -586,7 +603,9 @@ class BotApi:
     def _enqueue(self, kind: str, payload: JSON) -> None:
         if self._allowed_updates and kind not in self._allowed_updates:
             return
-        self._updates.append({"update_id": next(self._update_ids), kind: payload})
+        update = {"update_id": next(self._update_ids), kind: payload}
+        self._sent_updates[update["update_id"]] = update
+        self._updates.append(update)
         self._changed.notify_all()
 
     def _store_new(self, message: Message) -> Message:
@@ -765,7 +784,7 @@ class BotApi:
             self._updates = (
                 self._updates[offset:]
                 if offset < 0
-                else [update for update in self._updates if update["update_id"] >= offset]
+                else [u for u in self._updates if u["update_id"] >= offset or any(u is r for r in self._redelivered)]
             )
         self._poll_generation += 1
         generation = self._poll_generation
@@ -780,7 +799,9 @@ class BotApi:
                     409,
                     "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
                 )
-        return self._updates[:limit]
+        batch = self._updates[:limit]
+        self._redelivered = [r for r in self._redelivered if not any(r is u for u in batch)]  # sent: gone once confirmed
+        return batch
 
     @_method("setWebhook")
     def _set_webhook(self, params: Params) -> bool:
