@@ -2,7 +2,7 @@
 
 Telegram sends an update again when it did not see it confirmed (a webhook answered late, a crash before the
 polling offset was confirmed): ``once`` runs before every handler and stops an update whose id is already
-stored (``storage.updates``). The id is stored, committed, before any handler runs, so no effect of an update
+stored (``storage.handled_updates``). The id is stored, committed, before any handler runs, so no effect of an update
 is ever visible before its mark; a crash between the two loses that one update (at most once, never twice).
 
 ``UpdatesRequest`` is getUpdates' connection: an update PTB cannot parse would fail its whole batch, and the

@@ -38,6 +38,7 @@ from storage.chats import Chats
 from storage.codec import Clock, utc_now
 from storage.errors import StorageError, StorageUnavailableError
 from storage.gateway import Tx
+from storage.handled_updates import HandledUpdates
 from storage.hands import Hands
 from storage.leagues import Leagues
 from storage.live_messages import LiveMessages
@@ -46,7 +47,6 @@ from storage.players import Players
 from storage.schema import migrate
 from storage.standings import Standings
 from storage.stats import Stats
-from storage.updates import HandledUpdates
 
 BUSY_TIMEOUT_MS = 10_000
 T = TypeVar("T")

@@ -120,6 +120,13 @@ def checked_seats(seats: Sequence[Seat]) -> list[Seat]:
     return checked
 
 
+def _check_ids(chat_id: int, thread_id: int | None, creator_id: int | None) -> None:
+    check_int(chat_id, "chat id")
+    for value, what, low in ((thread_id, "thread id", 1), (creator_id, "creator id", 0)):
+        if value is not None:
+            check_int(value, what, low)
+
+
 class Matches:
     def __init__(self, db: Gateway) -> None:
         self._db = db
@@ -139,12 +146,8 @@ class Matches:
     ) -> Match:
         """A running match (in the forum topic ``thread_id``, opened by ``creator_id``, called ``title``); every
         human seat must be a registered player."""
-        check_int(chat_id, "chat id")
-        if creator_id is not None:
-            check_int(creator_id, "creator id", 0)
+        _check_ids(chat_id, thread_id, creator_id)
         title = title[:MAX_TITLE] if title is not None and title.strip() else None  # a name, never a refusal
-        if thread_id is not None:
-            check_int(thread_id, "thread id", 1)
         check_int(seed, "seed", 0, SQLITE_INT_MAX)
         check_int(hands_planned, "hands planned", 1, MAX_MATCH_HANDS)
         rules_json = dump_rules(rules)

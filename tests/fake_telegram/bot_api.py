@@ -800,7 +800,8 @@ class BotApi:
                     "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
                 )
         batch = self._updates[:limit]
-        self._redelivered = [r for r in self._redelivered if not any(r is u for u in batch)]  # sent: gone once confirmed
+        # A copy sent again is delivered once: the next confirmation drops it like any other.
+        self._redelivered = [r for r in self._redelivered if not any(r is u for u in batch)]
         return batch
 
     @_method("setWebhook")

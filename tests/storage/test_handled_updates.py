@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from storage.database import Database
-from storage.updates import KEEP
+from storage.handled_updates import KEEP
 
 
 def test_an_update_is_claimed_once_even_after_a_reopening_and_concurrently(tmp_path: Path) -> None:
