@@ -33,6 +33,7 @@ from typing import Final
 from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 
+from bot.fair_replies import add_reply
 from bot.limits import MAX_CAPTION, MAX_TEXT, Throttle, final_refusal, fit, length, retry_seconds, with_lines
 from bot.outbox_state import ChatQueue, Content, Remember, Slot, TopicGone, send_new
 
@@ -91,19 +92,17 @@ class Outbox:
         *,
         reply_to: int | None = None,
         thread: int | None = None,
+        asker: int | None = None,
     ) -> None:
         """Post ``text`` as a new message (in the forum topic ``thread``); with ``reply_to``, as a reply to that
-        message, alone."""
+        message, alone (the answer to ``asker``'s command; which answers wait: ``bot.fair_replies``)."""
         if chat_id in self.unreachable:  # it answered 403: nothing more until they come back (``came_back``)
             return
         chat = self._chat(chat_id)
         if not chat.announcements and not chat.replies:
             chat.announced_at = time.monotonic()
         if reply_to is not None:
-            # The same answer already waiting (a command sent again and again) is told once: a burst of them
-            # never holds the chat's other writes back.
-            if not any((r.text, r.markup, r.thread) == (text, markup, thread) for r in chat.replies):
-                chat.replies.append(Content(text, markup, reply_to=reply_to, thread=thread))
+            add_reply(chat.replies, Content(text, markup, reply_to=reply_to, thread=thread, asker=asker))
         else:
             chat.announcements.append((text, markup, thread))
         self._kick(chat)
@@ -322,7 +321,7 @@ class Outbox:
         """Send the oldest waiting announcements as one message: consecutive plain texts of one forum topic merged
         up to Telegram's 4,096 characters (a text repeated in it told once), one with buttons alone. A refusal that
         retrying will not change drops them (and is logged by the caller): it never blocks the writes behind it."""
-        if chat.replies:  # the answers to commands first, each alone
+        if chat.replies and not chat.announcements:  # the table's own messages first; answers each alone
             await self._send_reply(chat)
             return
         texts: list[str] = []

@@ -22,6 +22,7 @@ class Content:
     animated: bool = False  # the picture is an animation (a replay), always sent as a new message
     reply_to: int | None = None  # a new message answers this one (a command's): a reply in the group
     thread: int | None = None  # the forum topic a new message goes to (None: the General topic, or no topics)
+    asker: int | None = None  # whose command a reply answers (a person's waiting answers are bounded)
 
     @property
     def is_photo(self) -> bool:

@@ -91,9 +91,12 @@ def command_id(update: Update) -> int | None:
 
 def reply(update: Update, context: BotContext, text: str, markup: InlineKeyboardMarkup | None = None) -> None:
     """Answer a command: in a group, as a reply to the command's message, never merged with other texts."""
-    chat = update.effective_chat
+    chat, user = update.effective_chat, update.effective_user
     if chat is not None:
-        context.outbox.announce(chat.id, text, markup, reply_to=command_id(update), thread=topic_of(update))
+        asker = user.id if user is not None else None
+        context.outbox.announce(
+            chat.id, text, markup, reply_to=command_id(update), thread=topic_of(update), asker=asker
+        )
 
 
 def here(update: Update, slot: str) -> str:
