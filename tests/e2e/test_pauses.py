@@ -1,6 +1,7 @@
-"""A group paused by flood control (a 429 "retry after") is not a group without members: the real bot process
-cannot ask Telegram who is in it while the pause lasts, and says so ("try again in a moment"), never "only
-members" or "admins only"; once the pause is over the same requests go through."""
+"""Pauses in a group. One paused by flood control (a 429 "retry after") is not a group without members: the real
+bot process cannot ask Telegram who is in it while the pause lasts, and says so ("try again in a moment"), never
+"only members" or "admins only"; once the pause is over the same requests go through. And one member's flood of
+commands makes no one else wait long for their answers."""
 
 from __future__ import annotations
 
@@ -37,3 +38,33 @@ def test_checks_during_a_429_pause_ask_to_try_again_never_refuse(fake_telegram: 
         alice.say(group, "/settings")
         tg.wait_for_message(group.id, lambda m: "本群设置" in (m.text or ""), timeout=15)
         assert "Traceback" not in bot.log() and " ERROR " not in bot.log()
+
+
+def test_one_members_command_flood_never_holds_the_table_back(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    """Forty /verify of made-up codes from one member, then another member's /join: Carol's answer waits behind
+    at most three of Bob's (his latest), not forty (two minutes at a group's pace), and Alice's answer, queued
+    before the flood, went before all of them. (The table's own messages before any answer: tests/bot/test_outbox.)"""
+    tg = fake_telegram
+    alice, bob, carol = tg.add_user("Alice"), tg.add_user("Bob"), tg.add_user("Carol")
+    group = tg.add_group("牌友群", members=[alice, bob, carol])
+    with BotProcess(tg, tmp_path / "db.sqlite3", MAHJONG_GROUP_INTERVAL="3") as bot:
+        alice.say(group, "/newgame")
+        tg.wait_for_message(group.id, lambda m: "开局" in str(m.reply_markup), timeout=15)
+        for n in range(40):
+            bob.say(group, f"/verify ZZZ{n:03d}")
+        tg.wait_until(lambda: any("ZZZ" in (m.text or "") for m in tg.messages(group.id)), timeout=15)
+        carol.say(group, "/join")
+        joined = t("joined", "zh", name="Carol", wind=t("wind_1", "zh"))
+        notice = tg.wait_for_message(group.id, lambda m: m.text == joined, timeout=15)  # ≤ 4 writes at 3 s each
+        answers = tg.wait_until(
+            lambda: (
+                (a := [m for m in tg.messages(group.id) if "ZZZ" in (m.text or "")]) and "ZZZ039" in a[-1].text and a
+            ),
+            timeout=30,
+            what="the answer to the last /verify",
+        )
+        assert len(answers) <= 4  # the first, perhaps, then his latest three
+        assert len([a for a in answers if a.message_id < notice.message_id]) <= 4
+        seated = t("joined", "zh", name="Alice", wind=t("wind_0", "zh"))
+        assert next(m.message_id for m in tg.messages(group.id) if m.text == seated) < answers[0].message_id
+        assert "Traceback" not in bot.log()
