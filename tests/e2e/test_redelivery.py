@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.i18n import t
-from tests.e2e.players import BotProcess, Players
+from tests.e2e.players import BotProcess, Players, post_update, private_command, webhook_address
 from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.records import Chat
 from tests.fake_telegram.users import SimUser
@@ -104,3 +104,27 @@ def test_an_update_the_library_cannot_read_is_skipped(fake_telegram: FakeTelegra
         assert len(tg.calls("getUpdates")) - before < 10  # the batch was not asked for again and again
         assert tg.pending_updates() <= 1
         assert "cannot be read; skipped" in bot.log() and "Traceback" not in bot.log()
+
+
+def test_a_webhook_retry_is_handled_once(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    """Telegram posts an update again when the webhook answered late: "/lang en", then "/lang zh", then the first
+    one posted again (its id unchanged) leaves the language at zh."""
+    tg = fake_telegram
+    emma = tg.add_user("Emma", language_code="en")
+    url, listen = webhook_address()
+    secret = "s3cret-token"
+    db = tmp_path / "db.sqlite3"
+    env = {"MAHJONG_WEBHOOK_URL": url, "MAHJONG_WEBHOOK_LISTEN": listen, "MAHJONG_WEBHOOK_SECRET": secret}
+    with BotProcess(tg, db, **env) as bot:
+        tg.wait_until(lambda: tg.calls("setWebhook"), timeout=15, what="setWebhook")
+        english = private_command(emma, "/lang en") | {"update_id": 501}
+        chinese = private_command(emma, "/lang zh") | {"update_id": 502}
+        assert post_update(url, english, secret, wait=10) == 200
+        emma.wait_for_private_message(lambda m: m.text == t("lang_set", "en"), timeout=10)
+        assert post_update(url, chinese, secret) == 200
+        emma.wait_for_private_message(lambda m: m.text == t("lang_set", "zh"), timeout=10)
+        assert post_update(url, english, secret) == 200  # the retry
+        tg.wait_until(lambda: "501 was sent again" in bot.log(), timeout=10, what="the retry skipped")
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT language FROM players WHERE id = ?", (emma.id,)).fetchone()[0] == "zh"
+    assert [m.text for m in emma.private_messages()].count(t("lang_set", "en")) == 1
