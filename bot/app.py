@@ -4,8 +4,10 @@ see bot.config; ``python -m bot --check-config`` checks it without connecting.
 ``build_application(config)`` makes the PTB Application (used by the tests and the bench as well): every
 handler is registered from the one list ``HANDLERS`` below; ``main()`` reads the configuration (and ``.env``),
 sets up logging and serves until interrupted. Start-up (``_start``), in this order: open the database, make
-the outbox and the tables' registry (which follows the outbox's refusals), publish the command menu, resume
-every unfinished table, then start the league nights (as the job queue's first job).
+the outbox and the tables' registry (which follows the outbox's refusals), publish the command menu (in the
+background, retried: ``bot.startup``), resume every unfinished table (from storage alone), then start the league
+nights (as the job queue's first job). Telegram failing for a moment at start-up (getMe, the menu, the webhook's
+registration) is retried with backoff, never the end of the process.
 """
 
 from __future__ import annotations
@@ -14,12 +16,10 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Coroutine
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from telegram import BotCommand, Update
+from telegram import Update
 from telegram.ext import (
     Application,
     BaseHandler,
@@ -61,9 +61,12 @@ from bot.logs import setup_logging
 from bot.outbox import Outbox
 from bot.ratelimit import ChatRateLimiter
 from bot.review_queue import Reviews
+from bot.search_pool import SearchPool
+from bot.startup import StartingApplication, cancel_all, in_background, publish_commands
 from bot.table.edge import Edge
 from bot.table.registry import Tables
-from bot.table.resume import resume_tables
+from bot.table.resume import fill_titles, resume_tables
+from bot.updates import UpdatesRequest, once
 from bot.webhook import serve
 from storage.database import Database
 
@@ -127,6 +130,7 @@ HANDLERS: list[BaseHandler[Any, BotContext, Any]] = [
 def build_application(config: Config) -> BotApplication:
     application: BotApplication = (
         Application.builder()
+        .application_class(StartingApplication)  # getMe retried while Telegram fails for a moment
         .token(config.token)
         .base_url(config.api_base_url)
         .base_file_url(config.file_base_url)
@@ -136,12 +140,15 @@ def build_application(config: Config) -> BotApplication:
         .concurrent_updates(256)  # a slow table never holds another table's updates
         .connection_pool_size(CONNECTIONS)
         .pool_timeout(30)
+        .get_updates_request(UpdatesRequest())  # an update it cannot read is skipped, not asked for forever
         .post_init(_start)
         .post_shutdown(_stop)
         .build()
     )
     application.bot_data.config = config
-    # First, for every update: the first time the bot meets someone, their Telegram language is stored.
+    # Before anything: an update Telegram sent again (already handled, maybe before a restart) goes no further.
+    application.add_handler(TypeHandler(Update, once), group=-3)
+    # Then, for every update: the first time the bot meets someone, their Telegram language is stored.
     application.add_handler(TypeHandler(Update, chat_checks.came_back), group=-2)
     application.add_handler(TypeHandler(Update, info_commands.remember_language), group=-1)
     application.add_handlers(HANDLERS)
@@ -165,13 +172,14 @@ async def _start(application: BotApplication) -> None:
     jobs = application.job_queue
     assert jobs is not None, "install python-telegram-bot[job-queue]"
     # The search runs in other processes (spawned: no copy of this one's threads), one core left to the loop.
-    data.pool = pool = ProcessPoolExecutor(max(1, (os.cpu_count() or 2) - 1), mp_context=get_context("spawn"))
+    data.pool = pool = SearchPool(max(1, (os.cpu_count() or 2) - 1))  # replaced whenever a worker dies
     data.tables = tables = Tables(config, Edge(config, db, outbox, application.bot, pool))
     data.reviews = Reviews(db, outbox, pool, config.review_samples)
     # A group migrated, a chat that answers 403, a forum topic gone: the tables concerned are told.
     tables.follow(outbox.refusals)
-    await publish_commands(application)
-    resumed = await resume_tables(tables, db, application.bot)
+    in_background(data, publish_commands(application.bot), "the command menu")  # retried, never in the way
+    resumed = await resume_tables(tables, db)  # from storage alone: no request to Telegram before polling
+    in_background(data, fill_titles(tables, db, application.bot), "the titles of older tables")
     log.info("bot @%s started; %d unfinished hand(s) resumed", application.bot.username, resumed)
     data.nights = nights = LeagueNights(db, tables, jobs, data.clock)
 
@@ -183,6 +191,7 @@ async def _start(application: BotApplication) -> None:
 
 async def _stop(application: BotApplication) -> None:
     data = application.bot_data
+    await cancel_all(data)
     if data.tables is not None:  # what per-id state is left (bounded by the real tables, not by junk)
         log.info("stopping; state %s", " ".join(f"{k}={v}" for k, v in data.tables.state_size().items()))
         await data.tables.close()
@@ -192,13 +201,6 @@ async def _stop(application: BotApplication) -> None:
         await data.db.close()
     if data.pool is not None:
         data.pool.shutdown(wait=False, cancel_futures=True)
-
-
-async def publish_commands(application: BotApplication) -> None:
-    """The command menu: Chinese for everyone, English for Telegram clients set to English."""
-    bot = application.bot
-    await bot.set_my_commands([BotCommand(name, about) for name, about in i18n.commands("zh")])
-    await bot.set_my_commands([BotCommand(name, about) for name, about in i18n.commands("en")], language_code="en")
 
 
 def main() -> None:
@@ -213,7 +215,7 @@ def main() -> None:
     except ConfigError as e:
         print(e, file=sys.stderr)
         sys.exit(2)
-    setup_logging(config.log_level)
+    setup_logging(config.log_level, secrets=[config.token, config.webhook_secret or ""])
     if local:
         print(banner(local[0]), flush=True)
     i18n.load()

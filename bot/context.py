@@ -11,6 +11,7 @@ keys, no casts.
 
 from __future__ import annotations
 
+import asyncio
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -47,6 +48,7 @@ class BotData:
     languages_met: set[int] = field(default_factory=set)  # users whose Telegram language is stored
     # (group, user) → (when asked, monotonic; whether a member): bot.handlers.chat_checks.is_member's answers
     members: dict[tuple[int, int], tuple[float, bool]] = field(default_factory=dict)
+    tasks: set[asyncio.Task[None]] = field(default_factory=set)  # start-up's work beside the polling (bot.startup)
 
     def require(self, name: str) -> Any:
         value = getattr(self, name)

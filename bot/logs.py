@@ -13,7 +13,10 @@ from __future__ import annotations
 import logging
 import re
 import time
+from collections.abc import Mapping, Sequence
 from typing import Final
+
+import httpx
 
 from game.actions import Action
 from game.tiles import tile_name
@@ -21,6 +24,8 @@ from game.tiles import tile_name
 play_log = logging.getLogger("bot.play")
 _SAFE_VALUE = re.compile(r"^[^\s\"=]+$")
 _HIDDEN_TILE_KINDS: Final = frozenset({"an_gang"})
+_OWN_LOGGERS: Final = frozenset({"bot", "storage", "game", "rendering"})
+_FORMATTER: Final = logging.Formatter()
 
 
 def _value(v: object) -> str:
@@ -56,10 +61,46 @@ class ErrorCounter(logging.Handler):
 errors = ErrorCounter()
 
 
-def setup_logging(level: str) -> None:
+class Redact(logging.Filter):
+    """On every handler: no line carries a secret (the bot token, the webhook's secret), and a library's line
+    carries no payload. At DEBUG, PTB logs each request's parameters (a private keyboard has a button per
+    concealed tile, a caption the player's waits) and each update; those arguments are shown as ``<…>``, the
+    plain ones (an endpoint's name, a URL, a number) are kept. Our own lines (``bot``, ``storage``, ``game``,
+    ``rendering``) are written never to carry a hidden tile or a seed (see ``log_action``)."""
+
+    def __init__(self, secrets: Sequence[str]) -> None:
+        super().__init__()
+        self.secrets = [s for s in secrets if s]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args and record.name.split(".")[0] not in _OWN_LOGGERS:
+            if isinstance(record.args, Mapping):
+                record.args = ()  # the line's bare format, without its values
+            else:
+                record.args = tuple(_plain(a) for a in record.args)
+        record.msg, record.args = self._clean(record.getMessage()), ()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self._clean(_FORMATTER.formatException(record.exc_info))
+        return True
+
+    def _clean(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, "<secret>")
+        return text
+
+
+def _plain(value: object) -> object:
+    return value if isinstance(value, (str, int, float, bool, type(None), httpx.URL)) else "<…>"
+
+
+def setup_logging(level: str, secrets: Sequence[str] = ()) -> None:
+    """Log at ``level``; ``secrets`` (the token) never appear in a line, whatever the level."""
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for chatty in ("httpx", "apscheduler"):  # a line per request or timer would drown the game's lines
+    for chatty in ("httpx", "httpcore", "apscheduler"):  # a line per request or timer would drown the game's lines
         logging.getLogger(chatty).setLevel(logging.WARNING)
     root = logging.getLogger()
+    redact = Redact(secrets)
+    for handler in root.handlers:
+        handler.filters = [f for f in handler.filters if not isinstance(f, Redact)] + [redact]
     if errors not in root.handlers:
         root.addHandler(errors)

@@ -32,6 +32,7 @@ from typing import Final
 from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 
+from bot.fair_replies import add_reply
 from bot.limits import MAX_CAPTION, MAX_TEXT, Throttle, final_refusal, fit, length, retry_seconds, with_lines
 from bot.outbox_state import ChatQueue, Content, Refusal, Remember, Slot, TopicGone, Waiting, send_new
 
@@ -92,18 +93,21 @@ class Outbox:
         *,
         reply_to: int | None = None,
         thread: int | None = None,
+        asker: int | None = None,
+        in_order: bool = False,
     ) -> None:
         """Post ``text`` as a new message (in the forum topic ``thread``); with ``reply_to``, as a reply to that
-        message, alone."""
+        message, alone: the answer to ``asker``'s command. An answer waits aside (``bot.fair_replies``) unless it
+        is part of what the table did (``in_order``: "X sits down" before the deal)."""
         if chat_id in self.unreachable:  # it answered 403: nothing more until they come back (``came_back``)
             return
         chat = self._chat(chat_id)
         if not chat.waiting:
             chat.announced_at = time.monotonic()
-        content = Content(text, markup, reply_to=reply_to, thread=thread)
-        # The same answer already waiting (a command sent again and again) is told once: a burst of them never
-        # holds the chat's other writes back.
-        if reply_to is None or not any(_same_answer(w.content, content) for w in chat.waiting):
+        content = Content(text, markup, reply_to=reply_to, thread=thread, asker=asker)
+        if reply_to is not None and not in_order:  # an answer aside from the table's story: bot.fair_replies
+            add_reply(chat.waiting, Waiting(chat.number(), content, aside=True))
+        else:
             chat.waiting.append(Waiting(chat.number(), content))
         self._kick(chat)
 
@@ -211,8 +215,9 @@ class Outbox:
         ready = max(chat.last_write + chat.interval, now, chat.resume_at)
         head = chat.head()
         best: tuple[float, int, int, str] | None = None
-        if chat.waiting and chat.waiting[0].number == head:
-            best = (ready, 1, chat.waiting[0].number, "")
+        waiting = chat.next_waiting()
+        if waiting and (waiting[0].aside or waiting[0].number == head):
+            best = (ready, 1, waiting[0].number, "")
         queued = bool(chat.waiting) or any(s.pending is not None and s.new_message for s in chat.slots.values())
         for name, s in chat.slots.items():
             if s.pending is None or (s.new_message and s.number != head):
@@ -310,15 +315,17 @@ class Outbox:
     async def _send_announcements(self, chat: ChatQueue) -> None:
         """Send the oldest waiting announcements as one message: consecutive plain texts of one forum topic, with
         nothing else asked between them, merged up to Telegram's 4,096 characters (a text repeated in it told
-        once); one with buttons, or a command's answer, alone. A refusal that retrying will not change drops them
-        (and is logged by the caller): it never blocks the writes behind it."""
-        first = chat.waiting[0].content
+        once); one with buttons, or a command's answer, alone. The table's own messages go before the answers
+        aside (``bot.fair_replies``). A refusal that retrying will not change drops them (and is logged by the
+        caller): it never blocks the writes behind it."""
+        batch = chat.next_waiting()
+        first = batch[0].content
         later = [s.number for s in chat.slots.values() if s.pending is not None]
-        limit = min([n for n in later if n > chat.waiting[0].number], default=chat.numbers + 1)
+        limit = min([n for n in later if n > batch[0].number], default=chat.numbers + 1)
         texts: list[str] = []
         markup: InlineKeyboardMarkup | None = None
         taken = size = 0
-        for w in chat.waiting:
+        for w in batch:
             c, part = w.content, fit(w.content.text, MAX_TEXT)
             alone = c.markup is not None or c.reply_to is not None
             if texts and (alone or w.number > limit or c.thread != first.thread or size + 1 + length(part) > MAX_TEXT):
@@ -330,13 +337,14 @@ class Outbox:
             if alone:
                 markup = c.markup
                 break
+        sent = batch[:taken]
         try:
             await send_new(self.bot, chat.chat_id, replace(first, text="\n".join(texts), markup=markup))
         except TelegramError as e:
             if final_refusal(e):
-                del chat.waiting[:taken]
+                chat.forget_waiting(sent)
             raise
-        del chat.waiting[:taken]
+        chat.forget_waiting(sent)
         chat.announced_at = time.monotonic()
         self.writes += 1
 
@@ -388,7 +396,3 @@ class Outbox:
                 log.info("chat %s: cannot edit message %s (%s); sending a new one", chat_id, s.message_id, e.message)
         msg = await send_new(self.bot, chat_id, content, photo)
         s.message_id, s.is_photo = msg.message_id, photo is not None
-
-
-def _same_answer(a: Content, b: Content) -> bool:
-    return a.reply_to is not None and (a.text, a.markup, a.thread) == (b.text, b.markup, b.thread)

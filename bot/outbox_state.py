@@ -30,6 +30,7 @@ class Content:
     animated: bool = False  # the picture is an animation (a replay), always sent as a new message
     reply_to: int | None = None  # a new message answers this one (a command's): a reply in the group
     thread: int | None = None  # the forum topic a new message goes to (None: the General topic, or no topics)
+    asker: int | None = None  # whose command a reply answers (a person's waiting answers are bounded)
 
     @property
     def is_photo(self) -> bool:
@@ -59,10 +60,13 @@ class Slot:
 
 @dataclass(frozen=True)
 class Waiting:
-    """An announcement or a command's answer waiting to be posted (an answer, ``reply_to`` set, goes alone)."""
+    """An announcement or a command's answer waiting to be posted (an answer, ``reply_to`` set, goes alone).
+    ``aside``: an answer outside the table's story (/rules, /verify …): it never holds the table's messages back,
+    which go first, and takes no place in the chat's order (``bot.fair_replies`` bounds how many wait)."""
 
     number: int
     content: Content
+    aside: bool = False
 
 
 @dataclass
@@ -85,9 +89,18 @@ class ChatQueue:
         return self.numbers
 
     def head(self) -> int | None:
-        """The number of the oldest request still waiting in the chat."""
-        numbers = [w.number for w in self.waiting[:1]] + [s.number for s in self.slots.values() if s.pending]
+        """The number of the oldest request still waiting in the chat (answers aside left out)."""
+        ordered = [w.number for w in self.waiting if not w.aside][:1]
+        numbers = ordered + [s.number for s in self.slots.values() if s.pending]
         return min(numbers) if numbers else None
+
+    def next_waiting(self) -> list[Waiting]:
+        """The waiting posts to take the next one from: the table's own in their order, else the answers aside."""
+        ordered = [w for w in self.waiting if not w.aside]
+        return ordered or self.waiting
+
+    def forget_waiting(self, sent: list[Waiting]) -> None:
+        self.waiting = [w for w in self.waiting if all(w is not s for s in sent)]
 
     def retire(self, name: str) -> None:
         """A fresh message is asked for while the slot's state waits to be sent: the slot, with that state (the

@@ -2,7 +2,8 @@
 
 A review replays the hand (cheap, here) and sends each of the player's decisions to the process pool for the
 search (``game.review.review_decision``), editing one progress message as it goes; the picture comes last.
-Requests wait in a bounded queue: a full queue is said so at once.
+Requests wait in a bounded queue: a full queue is said so at once, and so is a review a person asked for
+again while it waits or runs (one per person and hand at a time).
 
     reviews = Reviews(db, outbox, pool)
     notice = await reviews.request(user_id, lang, "7KQ2MX")      # None: queued; else why not
@@ -13,7 +14,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from concurrent.futures import Executor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from functools import partial
 from typing import Final
 
 from bot.i18n import t
@@ -30,6 +33,7 @@ from game.review import (
     summarize,
     world_seed,
 )
+from game.view import SeatView
 from rendering.review_card import render_review
 from storage.database import Database
 from storage.hands import SharedHand
@@ -52,6 +56,7 @@ class Reviews:
         self.db, self.outbox, self.pool, self.samples = db, outbox, pool, samples
         self._queue: asyncio.Queue[_Request] = asyncio.Queue(MAX_WAITING)
         self._worker: asyncio.Task[None] | None = None
+        self._asked: set[tuple[int, str]] = set()  # (person, code) queued or under way: one at a time each
 
     async def request(self, user_id: int, lang: str, code: str) -> str | None:
         """Queue a review of the asker's own play in the hand with this code; the notice when refused."""
@@ -61,10 +66,13 @@ class Reviews:
         seat = next((i for i, s in enumerate(shared.hand.seats) if s.player_id == user_id), None)
         if seat is None:
             return t("review_not_yours", lang, code=shared.code)
+        if (user_id, shared.code) in self._asked:  # asked again: one job, however often
+            return t("review_already", lang, code=shared.code)
         try:
             self._queue.put_nowait(_Request(user_id, lang, shared, seat))
         except asyncio.QueueFull:
             return t("review_busy", lang)
+        self._asked.add((user_id, shared.code))
         self.outbox.show(
             user_id,
             self._slot(shared.code),
@@ -90,16 +98,24 @@ class Reviews:
                 self.outbox.show(
                     request.user_id, self._slot(request.shared.code), Content(t("review_failed", request.lang))
                 )
+            finally:
+                self._asked.discard((request.user_id, request.shared.code))
+
+    async def _search(self, view: SeatView, action: Action, i: int, seed: int) -> DecisionReview:
+        """One decision's search in the pool; once more if a worker died under it (the pool replaced it)."""
+        work = partial(review_decision, view, action, i, seed, self.samples, DEFAULT_CANDIDATES)
+        try:
+            return await asyncio.wrap_future(self.pool.submit(work))
+        except BrokenProcessPool:
+            return await asyncio.wrap_future(self.pool.submit(work))
 
     async def _review(self, r: _Request) -> None:
-        record, loop = r.shared.hand, asyncio.get_running_loop()
+        record = r.shared.hand
         actions = [Action.from_json(a) for a in r.shared.actions]
         points = decisions(record.rules, record.seed, record.dealer, actions, r.seat)
         reviewed: list[DecisionReview] = []
         for done, (i, view, action) in enumerate(points, 1):  # one decision at a time, in the pool
-            reviewed.append(await loop.run_in_executor(
-                self.pool, review_decision, view, action, i, world_seed(record.seed, i), self.samples,
-                DEFAULT_CANDIDATES))  # fmt: skip
+            reviewed.append(await self._search(view, action, i, world_seed(record.seed, i)))
             progress = t("review_progress", r.lang, code=r.shared.code, done=done, total=len(points))
             self.outbox.show(r.user_id, self._slot(r.shared.code), Content(progress), urgent=True)  # they wait
         review = summarize(r.seat, self.samples, reviewed)

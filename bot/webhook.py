@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 def serve(application: Application[Any, Any, Any, Any, Any, Any], config: Config) -> None:
     if config.webhook_url is None:
-        application.run_polling(allowed_updates=Update.ALL_TYPES)
+        application.run_polling(allowed_updates=Update.ALL_TYPES, bootstrap_retries=-1)
         return
     host, port = config.webhook_listen
     secret = config.webhook_secret
@@ -42,4 +42,5 @@ def serve(application: Application[Any, Any, Any, Any, Any, Any], config: Config
         webhook_url=config.webhook_url,
         secret_token=secret,
         allowed_updates=Update.ALL_TYPES,
+        bootstrap_retries=-1,  # setWebhook retried while Telegram fails for a moment
     )

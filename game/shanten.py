@@ -88,7 +88,9 @@ def _options(c: tuple[int, ...], pair_mask: int, seq: bool) -> list[tuple[tuple[
     return options
 
 
-@lru_cache(maxsize=1 << 18)
+# Bounded so a long-running bot levels off: 2^16 tables of about 500 bytes (~30 MB), full after a few hundred
+# hands; 2^18 grew the bot by ~5 MB per 100 hands for thousands of hands (bench/memory.py, bench/RESULTS.md).
+@lru_cache(maxsize=1 << 16)
 def _group(c: tuple[int, ...], pair_mask: int, seq: bool) -> _Table:
     """The table of one suit (or one honor) with counts ``c``; bit j of pair_mask: rank j may be the pair."""
     start = 0

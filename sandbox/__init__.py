@@ -83,6 +83,9 @@ as on Telegram.
 Faults: ``tg.fail_next("editMessageMedia", FaultKind.RETRY_AFTER, retry_after=3, chat_id=..., times=2)``
 makes the next calls answer 429 (PTB raises RetryAfter); ``FaultKind.SERVER_ERROR`` answers 500 and
 ``FaultKind.DROP_CONNECTION`` hangs up without an answer (PTB raises NetworkError).
+``tg.redeliver(update_id, copies=2)`` sends an update again with its id, as Telegram does when it saw no
+confirmation (``tg.updates_sent()`` lists what was queued).
+``tg.slow("getChat", 2)`` makes every later call of a method wait that long before its answer.
 
 Methods served: getMe, getUpdates (long polling, offset confirmation, 409 on a competing poller or an
 active webhook), setWebhook/deleteWebhook/getWebhookInfo, set/get/deleteMyCommands, sendMessage,

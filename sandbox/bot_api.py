@@ -126,12 +126,15 @@ class BotApi:
         self._messages: dict[int, dict[int, Message]] = defaultdict(dict)
         self._files: dict[str, Photo] = {}
         self._updates: list[JSON] = []
+        self._sent_updates: dict[int, JSON] = {}  # every update ever queued, by id (for ``redeliver``)
+        self._redelivered: list[JSON] = []  # copies sent again, delivered once whatever offset was confirmed
         self._allowed_updates: list[str] | None = None
         self._poll_generation = 0
         self._stopping = False
         self._calls: list[ApiCall] = []
         self._write_times: dict[int, list[float]] = defaultdict(list)
         self._faults: list[Fault] = []
+        self._delays: dict[str, float] = {}  # method (lower case) → seconds each call waits before its answer
         self._queries: dict[str, tuple[float, CallbackAnswer | None]] = {}
         self._commands: dict[tuple[str, str], list[JSON]] = {}
         self._update_ids = itertools.count(1)
@@ -419,6 +422,26 @@ class BotApi:
         with self._lock:
             self._faults.append(Fault(kind, method.lower(), chat_id, times, retry_after))
 
+    def updates_sent(self) -> list[JSON]:
+        """Every update queued for the bot so far, oldest first (copies sent again not repeated)."""
+        with self._lock:
+            return list(self._sent_updates.values())
+
+    def redeliver(self, update_id: int, copies: int = 1) -> None:
+        """Telegram sends an update again, with its id (a webhook retry; a crash before the polling offset was
+        confirmed): the copies go out with the next getUpdates even if that id was confirmed meanwhile."""
+        with self._changed:
+            for _ in range(copies):
+                copy = json.loads(json.dumps(self._sent_updates[update_id]))
+                self._redelivered.append(copy)
+                self._updates.append(copy)
+            self._changed.notify_all()
+
+    def slow(self, method: str, seconds: float) -> None:
+        """Every later call of `method` waits `seconds` before it is answered (a slow Bot API); 0 ends that."""
+        with self._lock:
+            self._delays[method.lower()] = seconds
+
     # ----- waiting ---------------------------------------------------------------------------------
 
     def wait_until(
@@ -505,6 +528,10 @@ class BotApi:
             return 401, ApiError(401, "Unauthorized").to_api()
         name, handler = _METHODS.get(method.lower(), (method, None))
         chat_id = self._chat_id_of(values)
+        with self._lock:
+            delay = self._delays.get(name.lower(), 0.0)
+        if delay > 0:
+            time.sleep(delay)  # this request's own server thread: the others are answered meanwhile
         with self._changed:
             fault = next((f for f in self._faults if f.matches(name.lower(), chat_id)), None)
             try:
@@ -598,7 +625,10 @@ class BotApi:
     def _enqueue(self, kind: str, payload: JSON) -> None:
         if self._allowed_updates and kind not in self._allowed_updates:
             return
-        self._updates.append({"update_id": next(self._update_ids), kind: payload})
+        update_id = next(self._update_ids)
+        update: JSON = {"update_id": update_id, kind: payload}
+        self._sent_updates[update_id] = update
+        self._updates.append(update)
         self._notify()
 
     def _notify(self) -> None:
@@ -782,7 +812,7 @@ class BotApi:
             self._updates = (
                 self._updates[offset:]
                 if offset < 0
-                else [update for update in self._updates if update["update_id"] >= offset]
+                else [u for u in self._updates if u["update_id"] >= offset or any(u is r for r in self._redelivered)]
             )
         self._poll_generation += 1
         generation = self._poll_generation
@@ -797,7 +827,10 @@ class BotApi:
                     409,
                     "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
                 )
-        return self._updates[:limit]
+        batch = self._updates[:limit]
+        # A copy sent again is delivered once: the next confirmation drops it like any other.
+        self._redelivered = [r for r in self._redelivered if not any(r is u for u in batch)]
+        return batch
 
     @_method("setWebhook")
     def _set_webhook(self, params: Params) -> bool:

@@ -38,6 +38,7 @@ from storage.chats import Chats
 from storage.codec import Clock, utc_now
 from storage.errors import StorageError, StorageUnavailableError
 from storage.gateway import Tx
+from storage.handled_updates import HandledUpdates
 from storage.hands import Hands
 from storage.leagues import Leagues
 from storage.live_messages import LiveMessages
@@ -69,6 +70,7 @@ class Database:
         self.standings = Standings(self)
         self.stats = Stats(self)
         self.live_messages = LiveMessages(self)
+        self.updates = HandledUpdates(self)
 
     @classmethod
     async def open(cls, path: str | Path, *, clock: Clock = utc_now) -> Database:

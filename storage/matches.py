@@ -29,6 +29,7 @@ from storage.gateway import Gateway, Tx
 MatchStatus = Literal["running", "done", "abandoned"]
 SEATS = 4
 MAX_MATCH_HANDS: Final = 1000  # the most hands one match (a league night included) may plan
+MAX_TITLE: Final = 300  # a table's title: a group's (up to 128 characters) and a topic's name (128) with " · "
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,8 @@ class Match:
     started_at: datetime
     ended_at: datetime | None
     thread_id: int | None = None  # the forum topic the table plays in; None: the General topic or no topics
+    creator_id: int | None = None  # who opened the table (0: nobody's); None: not stored (an older match)
+    title: str | None = None  # the table's name in private messages; None: not stored (an older match)
 
 
 async def load_match(tx: Tx, match_id: int) -> Match:
@@ -102,6 +105,8 @@ async def load_match(tx: Tx, match_id: int) -> Match:
         started_at=parse_timestamp(row["started_at"]),
         ended_at=parse_timestamp(row["ended_at"]) if row["ended_at"] else None,
         thread_id=row["thread_id"],
+        creator_id=row["creator_id"],
+        title=row["title"],
     )
 
 
@@ -113,6 +118,13 @@ def checked_seats(seats: Sequence[Seat]) -> list[Seat]:
     if len(set(humans)) != len(humans):
         raise InvalidInputError("a player cannot take two seats")
     return checked
+
+
+def _check_ids(chat_id: int, thread_id: int | None, creator_id: int | None) -> None:
+    check_int(chat_id, "chat id")
+    for value, what, low in ((thread_id, "thread id", 1), (creator_id, "creator id", 0)):
+        if value is not None:
+            check_int(value, what, low)
 
 
 class Matches:
@@ -129,11 +141,13 @@ class Matches:
         league_night_id: int | None = None,
         *,
         thread_id: int | None = None,
+        creator_id: int | None = None,
+        title: str | None = None,
     ) -> Match:
-        """A running match (in the forum topic ``thread_id``); every human seat must be a registered player."""
-        check_int(chat_id, "chat id")
-        if thread_id is not None:
-            check_int(thread_id, "thread id", 1)
+        """A running match (in the forum topic ``thread_id``, opened by ``creator_id``, called ``title``); every
+        human seat must be a registered player."""
+        _check_ids(chat_id, thread_id, creator_id)
+        title = title[:MAX_TITLE] if title is not None and title.strip() else None  # a name, never a refusal
         check_int(seed, "seed", 0, SQLITE_INT_MAX)
         check_int(hands_planned, "hands planned", 1, MAX_MATCH_HANDS)
         rules_json = dump_rules(rules)
@@ -146,9 +160,19 @@ class Matches:
                     raise NotFoundError(f"no league night {league_night_id}")
             cursor = await tx.execute(
                 """INSERT INTO matches (chat_id, seed, rules, hands_planned, status, started_at, league_night_id,
-                       thread_id)
-                   VALUES (?, ?, ?, ?, 'running', ?, ?, ?)""",
-                (chat_id, seed, rules_json, hands_planned, timestamp(self._db.now()), league_night_id, thread_id),
+                       thread_id, creator_id, title)
+                   VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)""",
+                (
+                    chat_id,
+                    seed,
+                    rules_json,
+                    hands_planned,
+                    timestamp(self._db.now()),
+                    league_night_id,
+                    thread_id,
+                    creator_id,
+                    title,
+                ),
             )
             match_id = cursor.lastrowid
             assert match_id is not None

@@ -7,9 +7,9 @@ import time
 from dataclasses import replace
 from typing import Final
 
-from telegram import Chat, InlineKeyboardMarkup, Message, Update
+from telegram import CallbackQuery, Chat, ChatMember, InlineKeyboardMarkup, Message, Update
 from telegram.constants import ChatMemberStatus
-from telegram.error import TelegramError
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError, TimedOut
 
 from bot.context import BotContext
 from bot.i18n import t
@@ -33,14 +33,29 @@ def in_private(update: Update) -> bool:
     return chat is not None and chat.type == Chat.PRIVATE
 
 
-async def is_admin(context: BotContext, chat_id: int, user_id: int) -> bool:
-    """Whether the user administers the group (asked of Telegram; no answer counts as no)."""
+class Unanswered(Exception):
+    """Telegram cannot say now who is in a group (its chat paused by a 429, a timeout, a lost connection): the
+    person is asked to try again in a moment (``table_commands.on_error``), never told they are not a member."""
+
+
+async def _chat_member(context: BotContext, chat_id: int, user_id: int) -> ChatMember | None:
+    """getChatMember; None when Telegram says no such member or chat (a refusal that will not change), and
+    ``Unanswered`` when it gave no answer now."""
     try:
-        member = await context.bot.get_chat_member(chat_id, user_id)
-    except TelegramError as e:
-        log.warning("cannot check whether %s is an admin of %s: %s", user_id, chat_id, e)
-        return False
-    return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+        return await context.bot.get_chat_member(chat_id, user_id)
+    except (RetryAfter, TimedOut) as e:
+        raise Unanswered(f"getChatMember {chat_id}: {e}") from e
+    except (BadRequest, Forbidden) as e:
+        log.info("cannot check %s in %s: %s", user_id, chat_id, e)
+        return None
+    except NetworkError as e:
+        raise Unanswered(f"getChatMember {chat_id}: {e}") from e
+
+
+async def is_admin(context: BotContext, chat_id: int, user_id: int) -> bool:
+    """Whether the user administers the group (asked of Telegram; a chat the bot is not in: no)."""
+    member = await _chat_member(context, chat_id, user_id)
+    return member is not None and member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
 
 
 def topic_of(update: Update) -> int | None:
@@ -74,11 +89,23 @@ def command_id(update: Update) -> int | None:
     return message.message_id if message is not None and in_group(update) else None
 
 
-def reply(update: Update, context: BotContext, text: str, markup: InlineKeyboardMarkup | None = None) -> None:
-    """Answer a command: in a group, as a reply to the command's message, never merged with other texts."""
-    chat = update.effective_chat
+def reply(
+    update: Update,
+    context: BotContext,
+    text: str,
+    markup: InlineKeyboardMarkup | None = None,
+    *,
+    in_order: bool = False,
+) -> None:
+    """Answer a command: in a group, as a reply to the command's message, never merged with other texts. An
+    answer waits aside of the table's messages (``bot.fair_replies``) unless it is the table's own (``in_order``:
+    "X sits down" is read before the deal)."""
+    chat, user = update.effective_chat, update.effective_user
     if chat is not None:
-        context.outbox.announce(chat.id, text, markup, reply_to=command_id(update), thread=topic_of(update))
+        asker = user.id if user is not None else None
+        context.outbox.announce(
+            chat.id, text, markup, reply_to=command_id(update), thread=topic_of(update), asker=asker, in_order=in_order
+        )
 
 
 def here(update: Update, slot: str) -> str:
@@ -94,18 +121,25 @@ def show_here(update: Update, context: BotContext, slot: str, content: Content, 
         context.outbox.show(chat.id, here(update, slot), replace(content, thread=topic_of(update)), fresh=fresh)
 
 
+async def answer(query: CallbackQuery, notice: str | None = None) -> None:
+    """Answer a press. An answer too late (over 15 s) or a second one changes nothing: logged, never raised."""
+    try:
+        await query.answer(notice)
+    except TelegramError as e:
+        log.info("could not answer a press: %s", e)
+
+
 async def is_member(context: BotContext, chat_id: int, user_id: int) -> bool:
     """Whether the user is in the group now: asked of Telegram (getChatMember) and remembered for ten minutes;
-    no answer (a chat the bot is not in, a made-up id) counts as no and is not remembered."""
+    a refusal (a chat the bot is not in, a made-up id) counts as no and is not remembered; no answer now raises
+    ``Unanswered``."""
     cache = context.bot_data.members
     now = time.monotonic()
     known = cache.get((chat_id, user_id))
     if known is not None and now - known[0] < MEMBER_SECONDS:
         return known[1]
-    try:
-        member = await context.bot.get_chat_member(chat_id, user_id)
-    except TelegramError as e:
-        log.info("cannot check whether %s is a member of %s: %s", user_id, chat_id, e)
+    member = await _chat_member(context, chat_id, user_id)
+    if member is None:
         return False
     inside = member.status in _INSIDE or (
         member.status == ChatMemberStatus.RESTRICTED and bool(getattr(member, "is_member", False))

@@ -22,7 +22,7 @@ from telegram import Update
 
 from bot.callbacks import fields
 from bot.context import BotContext
-from bot.handlers.chat_checks import in_private, reply
+from bot.handlers.chat_checks import answer, in_private, reply
 from bot.i18n import language_for, private_language, t
 from bot.views.info_views import calc_answer, lang_markup, rules_text
 from storage.chats import ChatSettings
@@ -112,7 +112,7 @@ async def lang_press(update: Update, context: BotContext) -> None:
     wanted = fields(query.data)[0]
     await private_language(context.db, query.from_user)  # registers someone the bot has not met yet
     await context.db.players.set_language(query.from_user.id, wanted)
-    await query.answer(t("lang_set", wanted))
+    await answer(query, t("lang_set", wanted))
 
 
 async def private_fallback(update: Update, context: BotContext) -> None:

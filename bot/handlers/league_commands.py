@@ -12,7 +12,7 @@ from telegram import Update
 
 from bot.callbacks import fields
 from bot.context import BotContext
-from bot.handlers.chat_checks import in_group, is_admin, is_member, reply
+from bot.handlers.chat_checks import answer, in_group, is_admin, is_member, reply
 from bot.i18n import private_language, t
 from bot.league.subcommands import ADMIN_SUBCOMMANDS, run_subcommand
 from storage.errors import StorageError
@@ -32,11 +32,11 @@ async def league_command(update: Update, context: BotContext) -> None:
     rest = words[2] if len(words) > 2 else ""
     nights = context.nights
     if sub in ADMIN_SUBCOMMANDS and not await is_admin(context, chat.id, user.id):
-        answer: str | None = t("league_admin_only", await nights.lang(chat.id))
+        notice: str | None = t("league_admin_only", await nights.lang(chat.id))
     else:
-        answer = await run_subcommand(nights, chat.id, sub, rest, lambda text: reply(update, context, text))
-    if answer:
-        reply(update, context, answer)
+        notice = await run_subcommand(nights, chat.id, sub, rest, lambda text: reply(update, context, text))
+    if notice:
+        reply(update, context, notice)
 
 
 async def signup_press(update: Update, context: BotContext) -> None:
@@ -50,10 +50,10 @@ async def signup_press(update: Update, context: BotContext) -> None:
     try:
         chat_id = await nights.chat_of(int(night_id))
         if choice == "in" and not await is_member(context, chat_id, query.from_user.id):
-            await query.answer(t("league_not_member", lang))
+            await answer(query, t("league_not_member", lang))
             return
         notice = await nights.sign(int(night_id), query.from_user.id, query.from_user.full_name, choice == "in", lang)
     except StorageError as e:
         log.info("sign-up press refused: %s", e)
         notice = t("league_signups_closed", lang)
-    await query.answer(notice)
+    await answer(query, notice)

@@ -14,7 +14,7 @@ from telegram import Update
 
 from bot.callbacks import fields
 from bot.context import BotContext
-from bot.handlers.chat_checks import reply, show_here
+from bot.handlers.chat_checks import answer, reply, show_here
 from bot.handlers.standings_commands import replay_for
 from bot.i18n import language_for, private_language, t
 from bot.outbox import Content
@@ -81,13 +81,13 @@ async def replay_press(update: Update, context: BotContext) -> None:
     code, step, seat_field = fields(query.data)
     shared = await context.db.hands.by_code(code)
     if shared is None:
-        await query.answer(t("replay_no_code", presser, code=code))
+        await answer(query, t("replay_no_code", presser, code=code))
         return
     seat = None if seat_field == "a" else int(seat_field)
     if step == "gif":
         animation = animation_content(shared, seat, lang, context.bot_data.pool)
         show_here(update, context, f"gif{code}", animation, fresh=True)
-        await query.answer(t("replay_gif_coming", presser))
+        await answer(query, t("replay_gif_coming", presser))
         return
     show_here(update, context, _slot(code), replay_content(shared, int(step), seat, lang))
-    await query.answer()
+    await answer(query)

@@ -7,7 +7,7 @@ from telegram import Update
 
 from bot.callbacks import fields
 from bot.context import BotContext
-from bot.handlers.chat_checks import reply
+from bot.handlers.chat_checks import answer, reply
 from bot.i18n import language_for, t
 
 
@@ -32,4 +32,4 @@ async def review_press(update: Update, context: BotContext) -> None:
         return
     lang = await language_for(context.db, query.from_user.id, query.from_user)
     notice = await context.reviews.request(query.from_user.id, lang, fields(query.data)[0])
-    await query.answer(notice or t("review_started", lang))
+    await answer(query, notice or t("review_started", lang))

@@ -1,7 +1,7 @@
 """/settings: a group's admins set its table and rules from an inline menu; changes apply from the next hand.
 
 The menu is ``bot.views.menu_views``, the options and their choices ``bot.settings_options``. Every change is
-stored with ``storage.chats`` and announced in the group; the TableManager reads the settings before each hand
+stored with ``storage.chats`` and announced in the group; the table reads the settings before each hand
 of the group's own table (``follow_settings``), so a hand in play keeps the rules it was dealt with. Hands per
 game applies from the next game. Only group admins may open the menu or press its buttons.
 """
@@ -16,7 +16,7 @@ from telegram import Update
 
 from bot.callbacks import fields
 from bot.context import BotContext
-from bot.handlers.chat_checks import command_id, in_group, is_admin, reply, show_here, topic_of
+from bot.handlers.chat_checks import answer, command_id, in_group, is_admin, reply, show_here, topic_of
 from bot.i18n import language_for, private_language, t
 from bot.settings_options import OPTIONS, Option, SettingRefused, changes_for, current, shown
 from bot.table.messages import FollowSettings
@@ -62,7 +62,7 @@ async def settings_press(update: Update, context: BotContext) -> None:
         notice = await _set(update, context, settings, change)
     else:
         notice = t("settings_stale", presser)
-    await query.answer(notice)
+    await answer(query, notice)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from telegram import MessageEntity, Update
 
 from bot.callbacks import fields
 from bot.context import BotContext
-from bot.handlers.chat_checks import command_id, here, in_group, may_see_hand, reply, show_here
+from bot.handlers.chat_checks import answer, command_id, here, in_group, may_see_hand, reply, show_here
 from bot.i18n import language_for, private_language, t
 from bot.outbox import Content
 from bot.views.standings_views import (
@@ -200,4 +200,4 @@ async def standings_press(update: Update, context: BotContext) -> None:
             context.outbox.forget(chat.id, here(update, f"replay{value}.{n}"))  # one message each: nothing kept
     else:
         notice = t("settings_stale", await private_language(context.db, query.from_user))
-    await query.answer(notice)
+    await answer(query, notice)

@@ -12,11 +12,12 @@ import logging
 from typing import Final
 
 from telegram import ChatMember, Update
-from telegram.error import TelegramError
 
 from bot.callbacks import BadCallback, PlayButton
 from bot.context import BotContext
 from bot.handlers.chat_checks import (
+    Unanswered,
+    answer,
     command_id,
     in_group,
     in_private,
@@ -37,10 +38,10 @@ log = logging.getLogger(__name__)
 JOIN_PREFIX: Final = "join_"
 
 
-def _say(update: Update, context: BotContext, answer: Answer) -> None:
-    """The table's answer to a command, replying to it in a group."""
-    if answer.text:
-        reply(update, context, answer.text, answer.markup)
+def _say(update: Update, context: BotContext, said: Answer) -> None:
+    """The table's answer to a command, replying to it in a group, in its place among the table's messages."""
+    if said.text:
+        reply(update, context, said.text, said.markup, in_order=True)
 
 
 async def start(update: Update, context: BotContext) -> None:
@@ -128,12 +129,8 @@ async def stop(update: Update, context: BotContext) -> None:
 
 
 async def _answer(update: Update, notice: str | None) -> None:
-    query = update.callback_query
-    assert query is not None
-    try:
-        await query.answer(notice)
-    except TelegramError as e:  # an answer too late or lost changes nothing in the game
-        log.info("could not answer a press: %s", e)
+    assert update.callback_query is not None
+    await answer(update.callback_query, notice)
 
 
 async def press(update: Update, context: BotContext) -> None:
@@ -186,9 +183,15 @@ async def bot_membership(update: Update, context: BotContext) -> None:
 
 
 async def on_error(update: object, context: BotContext) -> None:
-    """Every handler answers: an unexpected error is logged with its update, and the person gets a short apology
-    in their language (a press: as its answer)."""
-    log.error("error while handling %s", update, exc_info=context.error)
+    """Every handler answers: a check Telegram cannot answer now asks the person to try again in a moment; an
+    unexpected error is logged (the update's id and kind, never its content: names, texts) and the person gets
+    a short apology in their language (a press: as its answer)."""
+    error, unanswered = context.error, isinstance(context.error, Unanswered)
+    described = _described(update)
+    if unanswered:
+        log.info("update %s: no answer now (%s); asked to try again", described, error)
+    else:
+        log.error("error while handling update %s", described, exc_info=error)
     if not isinstance(update, Update) or update.effective_chat is None:
         return
     chat = update.effective_chat
@@ -196,7 +199,17 @@ async def on_error(update: object, context: BotContext) -> None:
         lang = await language_for(context.db, chat.id, update.effective_user)
     except Exception:  # the database may be what failed
         lang = context.config.lang
+    text = t("check_later" if unanswered else "error_apology", lang)
     if update.callback_query is not None:
-        await _answer(update, t("error_apology", lang))
+        await _answer(update, text)
+    elif unanswered:
+        reply(update, context, text)
     else:
-        context.outbox.announce(chat.id, t("error_apology", lang), thread=topic_of(update))
+        context.outbox.announce(chat.id, text, thread=topic_of(update))
+
+
+def _described(update: object) -> str:
+    if not isinstance(update, Update):
+        return type(update).__name__
+    kind = next((k for k in Update.ALL_TYPES if getattr(update, k, None) is not None), "unknown")
+    return f"{update.update_id} ({kind})"

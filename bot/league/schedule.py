@@ -154,6 +154,9 @@ def parse_switch(text: str, what: str) -> bool:
     )
 
 
+_HUGE: Final = 10**18
+
+
 def _option_value(raw: str) -> Any:
     """A rules option's value as Rules.with_options expects it (it checks the kind of each option)."""
     low = raw.lower()
@@ -161,8 +164,10 @@ def _option_value(raw: str) -> Any:
         return True
     if low in ("false", "off", "no"):
         return False
-    if re.fullmatch(r"-?\d+", raw):
+    if re.fullmatch(r"-?\d{1,18}", raw):
         return int(raw)
+    if re.fullmatch(r"-?\d+", raw):  # past every option's range (and past Python's 4,300 digits): said so, not read
+        return -_HUGE if raw.startswith("-") else _HUGE
     if "," in raw:
         return [v for v in raw.split(",") if v]
     return raw  # a fraction such as 3/2 or 1.5, or a word such as 'discarder'

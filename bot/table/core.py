@@ -164,9 +164,8 @@ def _deal(table: Table, rules: Rules, league_night_id: int | None, now: float, c
         StoredSeat.human(s.user_id) if s.user_id is not None else StoredSeat.auto(table.auto_level)
         for s in (table.seat(i) for i in range(4))
     )
-    record = yield fx.CreateMatch(
-        table.chat_id, seed, rules, seats, table.hands_planned, league_night_id, table.thread_id
-    )
+    record = yield fx.CreateMatch(table.chat_id, seed, rules, seats, table.hands_planned, league_night_id,
+                                  table.thread_id, table.creator_id, table.title or None)  # fmt: skip
     table.match, table.match_id = Match(rules, seed), record.id
     yield from flow.start_hand(table, config, now)
     yield fx.ShowGroup("lobby")  # the seats as dealt, without the buttons (an edit in place)

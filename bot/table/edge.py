@@ -11,7 +11,6 @@ views (``bot.views.game_views``); the outbox paces it.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import secrets
 from concurrent.futures import Executor
@@ -25,11 +24,11 @@ from bot.config import Config
 from bot.i18n import t
 from bot.logs import log_action, log_event
 from bot.outbox import Content, Outbox
+from bot.search_pool import automatic_choice
 from bot.table import effects as fx
 from bot.table.state import Table
 from bot.views.game_views import join_markup, lobby_content, result_content, seat_content, spectator_content
 from game.actions import Action
-from game.automatic import choose
 from storage.database import Database
 
 log = logging.getLogger(__name__)
@@ -106,8 +105,10 @@ class Edge:
                 return {p.id: p.language for p in players if p is not None}
             case fx.SavePlayer(user_id, name):
                 return await db.players.upsert(user_id, name)
-            case fx.CreateMatch(chat_id, seed, rules, seats, hands, night, thread):
-                return await db.matches.create(chat_id, seed, rules, seats, hands, night, thread_id=thread)
+            case fx.CreateMatch(chat_id, seed, rules, seats, hands, night, thread, creator, title):
+                return await db.matches.create(
+                    chat_id, seed, rules, seats, hands, night, thread_id=thread, creator_id=creator, title=title
+                )
             case fx.SetRules(match_id, rules):
                 return await db.matches.set_rules(match_id, rules)
             case fx.ReplaceSeat(match_id, seat, new):
@@ -120,11 +121,8 @@ class Edge:
 
     async def _decide(self, effect: fx.Decide) -> Action:
         # The search (hard) thinks in another process, the others in a thread: a slow decision never stalls the
-        # other tables.
-        if effect.level == "hard" and self.pool is not None:
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self.pool, choose, effect.view, "hard", effect.seed)
-        return await asyncio.to_thread(choose, effect.view, effect.level, effect.seed)
+        # other tables, and a dead search process never stops one (bot.search_pool).
+        return await automatic_choice(self.pool, effect.view, effect.level, effect.seed)
 
     def show(self, table: Table, effect: fx.Effect) -> None:
         """Hand what a chat is to see to the outbox (built now, from the table as it is)."""

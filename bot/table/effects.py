@@ -57,6 +57,8 @@ class CreateMatch:
     hands_planned: int
     league_night_id: int | None
     thread_id: int | None
+    creator_id: int  # who opened it (0: nobody's, a league night's), so a restart knows who may /stop it
+    title: str | None  # the group's (or topic's) title, so a restart need not ask Telegram
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ Unfinished hands are rebuilt by replaying their stored actions (``Hand.replay``)
 hands wait for the next one. Each table is handed to the registry, whose runner is told ``Resumed``: the
 table's core shows it where it stands, editing the messages sent before the restart in place.
 
-    resumed = await resume_tables(tables, db, bot)      # once, at start-up (bot.app)
+    resumed = await resume_tables(tables, db)      # once, at start-up (bot.app): no request to Telegram
+    await fill_titles(tables, db, bot)             # in the background: older matches' titles (none stored)
 """
 
 from __future__ import annotations
@@ -31,14 +32,14 @@ log = logging.getLogger(__name__)
 _UNRESUMABLE = (IllegalAction, ValueError, StorageError, TelegramError)
 
 
-async def resume_tables(tables: Tables, db: Database, bot: Bot) -> int:
+async def resume_tables(tables: Tables, db: Database) -> int:
     """Take up every table that was playing; how many tables resumed."""
     resumed = 0
     for stored in await db.hands.unfinished():
         record, match_record = stored.hand, stored.match
         try:
             actions = [Action.from_json(a) for a in stored.actions]
-            table = await _rebuilt_table(tables, db, bot, match_record, record, actions)
+            table = await _rebuilt_table(tables, db, match_record, record, actions)
         except _UNRESUMABLE as e:
             log.error("hand %s of chat %s cannot be resumed (%s); abandoning it", record.id, record.chat_id, e)
             await _abandon(db, match_record)
@@ -49,7 +50,7 @@ async def resume_tables(tables: Tables, db: Database, bot: Bot) -> int:
         if tables.get(_key(match_record)) is not None:
             continue
         try:
-            waiting = await _between(tables, db, bot, match_record)
+            waiting = await _between(tables, db, match_record)
         except _UNRESUMABLE as e:
             log.error(
                 "match %s of chat %s cannot be resumed (%s); abandoning it", match_record.id, match_record.chat_id, e
@@ -97,24 +98,42 @@ async def _stored_seats(db: Database, match_record: StoredMatch, lang: str) -> l
     return seats
 
 
+async def _creator(db: Database, match_record: StoredMatch, seats: list[Seat | None]) -> tuple[int, str]:
+    """(id, name) of who opened the table, as stored; an older match's (not stored): its first human seat."""
+    if match_record.creator_id is None:
+        humans = [s for s in seats if s is not None and s.user_id is not None]
+        return (humans[0].user_id or 0, humans[0].name) if humans else (0, "")
+    if match_record.creator_id == 0:  # nobody's table (a league night's): only admins may /stop it
+        return 0, ""
+    seated = next((s for s in seats if s is not None and s.user_id == match_record.creator_id), None)
+    player = await db.players.get(match_record.creator_id) if seated is None else None
+    return match_record.creator_id, seated.name if seated else player.display_name if player else "?"
+
+
+async def fill_titles(tables: Tables, db: Database, bot: Bot) -> None:
+    """The titles of tables resumed from older matches (none stored), asked of Telegram one at a time, after
+    polling has started: a slow getChat never holds a press. A title not learned stays empty."""
+    for table in tables.all():
+        if table.title:
+            continue
+        try:
+            table.title = (await bot.get_chat(table.chat_id)).title or ""
+        except TelegramError as e:
+            log.info("chat %s: title not learned (%s)", table.chat_id, e)
+
+
 async def _rebuilt_table(
-    tables: Tables, db: Database, bot: Bot, match_record: StoredMatch, record: HandRecord, actions: list[Action]
+    tables: Tables, db: Database, match_record: StoredMatch, record: HandRecord, actions: list[Action]
 ) -> Table:
     """The table of a stored match, with ``record``'s hand replayed from ``actions``."""
-    chat_id = match_record.chat_id
-    settings = await db.chats.get(chat_id)
-    try:
-        title = (await bot.get_chat(chat_id)).title or ""
-    except TelegramError:
-        title = ""
+    settings = await db.chats.get(match_record.chat_id)
     seats = await _stored_seats(db, match_record, settings.language)
-    humans = [s for s in seats if s is not None and s.user_id is not None]
-    creator = humans[0] if humans else None  # who opened it is not stored: the first human may /stop it
+    creator_id, creator_name = await _creator(db, match_record, seats)
     table = Table(
         key=_key(match_record),
-        title=title,
-        creator_id=creator.user_id or 0 if creator else 0,
-        creator_name=creator.name if creator else "",
+        title=match_record.title or "",  # an older match's: asked of Telegram once polling runs (fill_titles)
+        creator_id=creator_id,
+        creator_name=creator_name,
         hands_planned=match_record.hands_planned,
         seats=seats,
     )
@@ -128,7 +147,7 @@ async def _rebuilt_table(
     return table
 
 
-async def _between(tables: Tables, db: Database, bot: Bot, match_record: StoredMatch) -> Table | None:
+async def _between(tables: Tables, db: Database, match_record: StoredMatch) -> Table | None:
     """A match stopped between two hands: its last hand settled, the next one on its way (None: stopped before
     its first deal, nothing to take up)."""
     last = await db.hands.latest(match_record.id)
@@ -136,7 +155,7 @@ async def _between(tables: Tables, db: Database, bot: Bot, match_record: StoredM
         await db.matches.finish(match_record.id, "abandoned")
         return None
     actions = [Action.from_json(a) for a in await db.hands.actions(last.id)]
-    table = await _rebuilt_table(tables, db, bot, match_record, last, actions)
+    table = await _rebuilt_table(tables, db, match_record, last, actions)
     assert table.match is not None and table.hand is not None
     table.match.finish_hand(table.hand)  # the dealer rotates as it did before the restart
     reveal = await db.hands.reveal(last.id)

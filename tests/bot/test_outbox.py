@@ -131,24 +131,19 @@ async def test_replies_are_sent_alone_and_answer_their_message(fake_telegram: Fa
     outbox = Outbox(bot, group_interval=0.05)
     outbox.announce(group.id, "news 1")
     outbox.announce(group.id, "news 2")
-    outbox.announce(group.id, "answer 0", reply_to=asked[0].message_id)
+    outbox.announce(group.id, "sits down", reply_to=asked[0].message_id, in_order=True)  # the table's own answer
     outbox.announce(group.id, "news 3")
-    outbox.announce(group.id, "answer 1", reply_to=asked[1].message_id)
+    outbox.announce(group.id, "answer 1", reply_to=asked[1].message_id)  # an answer aside
     outbox.show(group.id, "card", Content("card", reply_to=asked[1].message_id), fresh=True)
     await _drain(outbox)
     sent = {m.text: m for m in fake_telegram.messages(group.id)}
-    assert sent["answer 0"].reply_to_message_id == asked[0].message_id
+    assert sent["sits down"].reply_to_message_id == asked[0].message_id
     assert sent["answer 1"].reply_to_message_id == asked[1].message_id
     assert sent["card"].reply_to_message_id == asked[1].message_id
     assert sent["news 1\nnews 2"].reply_to_message_id is None  # plain announcements in a row merge, replies never
-    # ... and the chat reads them in the order they were asked for: nothing merges across an answer.
-    assert [m.text for m in fake_telegram.messages(group.id)][-5:] == [
-        "news 1\nnews 2",
-        "answer 0",
-        "news 3",
-        "answer 1",
-        "card",
-    ]
+    # The table's own messages are read in the order they were asked for: nothing merges across its answer.
+    texts = [m.text for m in fake_telegram.messages(group.id)]
+    assert texts[-5:-2] == ["news 1\nnews 2", "sits down", "news 3"] and set(texts[-2:]) == {"answer 1", "card"}
     await outbox.close()
 
 
@@ -183,3 +178,34 @@ async def test_throttle_keeps_writes_in_flight_within_its_bound() -> None:
     assert not third.done()
     throttle.release()
     await asyncio.wait_for(third, 1)
+
+
+async def test_one_persons_flood_of_commands_never_holds_the_table_back(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    """Forty answers to one member's commands, then a win notice and another member's answer: the table's notice
+    goes first, the flooder keeps the answers to their latest three commands, the other member gets theirs."""
+    alice, bob = fake_telegram.add_user("Alice"), fake_telegram.add_user("Bob")
+    group = fake_telegram.add_group("g", members=[alice, bob])
+    asked = [alice.say(group, f"/verify X{n}") for n in range(40)]
+    outbox = Outbox(bot, group_interval=0.1)
+    for n, message in enumerate(asked):
+        outbox.announce(group.id, f"no hand X{n}", reply_to=message.message_id, asker=alice.id)
+    outbox.announce(group.id, "东 自摸")
+    outbox.announce(group.id, "bob's answer", reply_to=bob.say(group, "/me").message_id, asker=bob.id)
+    await _drain(outbox)
+    texts = [m.text for m in fake_telegram.messages(group.id)]
+    assert texts == ["东 自摸", "no hand X37", "no hand X38", "no hand X39", "bob's answer"]
+    await outbox.close()
+
+
+async def test_table_messages_arriving_while_answers_wait_go_first(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    alice = fake_telegram.add_user("Alice")
+    group = fake_telegram.add_group("g", members=[alice])
+    outbox = Outbox(bot, group_interval=0.3)
+    for n in range(3):
+        outbox.announce(group.id, f"answer {n}", reply_to=alice.say(group, f"/me{n}").message_id, asker=alice.id)
+    await asyncio.sleep(0.1)  # the first answer is out; the others wait their turn
+    outbox.announce(group.id, "南 胡")
+    await _drain(outbox)
+    texts = [m.text for m in fake_telegram.messages(group.id)]
+    assert texts.index("南 胡") <= 1 and texts.count("南 胡") == 1 and len(texts) == 4
+    await outbox.close()

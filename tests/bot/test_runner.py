@@ -90,7 +90,7 @@ async def test_a_flight_survives_a_crash_before_its_hand_ends(
     await db.close()
     db = await Database.open(path)
     tables = _tables(tg, bot, db, Clock())
-    assert await resume_tables(tables, db, bot) == 1
+    assert await resume_tables(tables, db) == 1
     await tables.ask(key, msg.Stop(alice.id, is_admin=False))
     await tables.close()
     await tables.edge.outbox.close()

@@ -1,0 +1,96 @@
+"""The processes the search runs in (the ``hard`` level, reviews, replay animations), kept alive.
+
+A ``ProcessPoolExecutor`` whose worker dies abruptly (the kernel's OOM killer, a crash in a C extension, an
+operator's kill) is broken for good: every later submit raises ``BrokenProcessPool``. ``SearchPool`` is an
+``Executor`` that owns one and replaces it the moment it breaks (seen by a job's future or by a submit), so only
+the jobs that were in the dead pool fail. ``automatic_choice`` is the table's side: a decision the search cannot
+make (its pool broke under it, or the bot is stopping) is made at ``normal`` at once, so no table waits on the
+pool or stops playing.
+
+    pool = SearchPool(workers=1)
+    action = await automatic_choice(pool, view, "hard", seed)
+    pool.shutdown(wait=False, cancel_futures=True)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import get_context
+from typing import Any, TypeVar
+
+from game.actions import Action
+from game.automatic import choose
+from game.view import SeatView
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+FALLBACK_LEVEL = "normal"  # what a decision the search cannot make is played at
+
+
+class PoolClosed(RuntimeError):
+    """A job submitted after ``shutdown`` (the bot is stopping)."""
+
+
+class SearchPool(Executor):
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._lock = threading.Lock()  # submits come from the loop and from render threads
+        self._closed = False
+        self.replaced = 0  # pools replaced since start-up (for the logs and the tests)
+        self._pool = self._new()
+
+    def _new(self) -> ProcessPoolExecutor:
+        # Spawned, not forked: a fork would copy the bot's threads and locks mid-flight.
+        return ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"))
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        with self._lock:
+            if self._closed:
+                raise PoolClosed("the search pool is shut down")
+            pool = self._pool
+            try:
+                future = pool.submit(fn, *args, **kwargs)
+            except BrokenProcessPool:  # broken before any job of ours noticed: replace it, submit there
+                pool = self._replace_locked(pool)
+                future = pool.submit(fn, *args, **kwargs)
+        future.add_done_callback(lambda f: self._check(pool, f))
+        return future
+
+    def _check(self, pool: ProcessPoolExecutor, future: Future[Any]) -> None:
+        if not future.cancelled() and isinstance(future.exception(), BrokenProcessPool):
+            with self._lock:
+                if not self._closed:
+                    self._replace_locked(pool)
+
+    def _replace_locked(self, broken: ProcessPoolExecutor) -> ProcessPoolExecutor:
+        """A new pool instead of ``broken`` (once: the other jobs that died with it find it replaced)."""
+        if self._pool is broken:
+            log.warning("a search process died; starting a new pool (the jobs it held are played without it)")
+            broken.shutdown(wait=False, cancel_futures=True)
+            self._pool = self._new()
+            self.replaced += 1
+        return self._pool
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        with self._lock:
+            self._closed = True
+            pool = self._pool
+        pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+async def automatic_choice(pool: Executor | None, view: SeatView, level: str, seed: int) -> Action:
+    """The automatic player's action at ``level``: the search (``hard``) in the pool, the other levels in a
+    thread; a search the pool cannot run now is played at ``FALLBACK_LEVEL`` at once."""
+    if level == "hard" and pool is not None:
+        try:
+            return await asyncio.wrap_future(pool.submit(choose, view, level, seed))
+        except (BrokenProcessPool, PoolClosed):  # logged once by the pool, not per table
+            level = FALLBACK_LEVEL
+    return await asyncio.to_thread(choose, view, level, seed)

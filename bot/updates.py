@@ -1,0 +1,63 @@
+"""What arrives: every update handled at most once, and one the library cannot read skipped.
+
+Telegram sends an update again when it did not see it confirmed (a webhook answered late, a crash before the
+polling offset was confirmed): ``once`` runs before every handler and stops an update whose id is already
+stored (``storage.handled_updates``). The id is stored, committed, before any handler runs, so no effect of an update
+is ever visible before its mark; a crash between the two loses that one update (at most once, never twice).
+
+``UpdatesRequest`` is getUpdates' connection: an update PTB cannot parse would fail its whole batch, and the
+polling would ask for the same batch again and again; it is passed on as an empty update (its id alone), which
+no handler takes, so the offset moves past it.
+
+    application.add_handler(TypeHandler(Update, once), group=-3)
+    Application.builder().get_updates_request(UpdatesRequest())
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from telegram import Update
+from telegram.ext import ApplicationHandlerStop
+from telegram.request import HTTPXRequest
+
+from bot.context import BotContext
+
+log = logging.getLogger(__name__)
+
+JSONDict = dict[str, Any]
+
+
+async def once(update: Update, context: BotContext) -> None:
+    """Before any handler: an update taken up before (now or before a restart) goes no further."""
+    if not await context.db.updates.claim(update.update_id):
+        log.info("update %s was sent again; skipped", update.update_id)
+        raise ApplicationHandlerStop
+
+
+class UpdatesRequest(HTTPXRequest):
+    def __init__(self) -> None:
+        super().__init__(connection_pool_size=1)  # as PTB's own getUpdates connection
+
+    @staticmethod
+    def parse_json_payload(payload: bytes) -> JSONDict:
+        data: JSONDict = HTTPXRequest.parse_json_payload(payload)
+        result = data.get("result")
+        if isinstance(result, list):
+            data["result"] = [u for u in map(_readable, result) if u is not None]
+        return data
+
+
+def _readable(raw: Any) -> JSONDict | None:
+    """The update as sent if PTB can read it; else its id alone (None without an id: nothing to skip past)."""
+    try:
+        Update.de_json(raw, None)
+        return dict(raw)
+    except Exception:
+        update_id = raw.get("update_id") if isinstance(raw, dict) else None
+        if not isinstance(update_id, int):
+            log.warning("an update without an id cannot be read; dropped")
+            return None
+        log.warning("update %s cannot be read; skipped", update_id)  # its content is never logged
+        return {"update_id": update_id}

@@ -1,0 +1,97 @@
+"""The search's process pool survives its worker's death: the pool is replaced, the jobs that were in the dead
+one fail (a table's decision is then played at ``normal`` at once) and every later job runs."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
+
+import pytest
+
+from bot.search_pool import FALLBACK_LEVEL, PoolClosed, SearchPool, automatic_choice
+from game.automatic import choose
+from game.rules import Rules
+from game.table import Hand
+
+
+def _pid_after(seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def _wait(condition: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + 10
+    while not condition():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+
+
+def _kill_worker(pool: SearchPool) -> None:
+    """SIGKILL the pool's worker once it runs a job (as the kernel's OOM killer would)."""
+    pid = pool.submit(os.getpid).result(timeout=60)
+    os.kill(pid, signal.SIGKILL)
+
+
+def test_a_killed_worker_breaks_only_its_own_jobs_and_the_pool_is_replaced() -> None:
+    pool = SearchPool(1)
+    try:
+        first = pool.submit(os.getpid).result(timeout=60)
+        slow = pool.submit(_pid_after, 30)
+        time.sleep(0.5)
+        os.kill(first, signal.SIGKILL)
+        with pytest.raises(BrokenProcessPool):
+            slow.result(timeout=30)
+        _wait(lambda: pool.replaced == 1)  # the future's callbacks run just after its waiters wake
+        # Every later job runs, in a new worker.
+        assert pool.submit(os.getpid).result(timeout=60) not in (first, None)
+        assert pool.submit(sum, [1, 2, 3]).result(timeout=60) == 6
+    finally:
+        pool.shutdown(wait=True)
+
+
+def test_a_submit_to_a_pool_broken_unnoticed_goes_to_a_new_one() -> None:
+    pool = SearchPool(1)
+    try:
+        _kill_worker(pool)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # whichever notices first (a job's future or this submit) replaces it
+            try:
+                assert pool.submit(sum, [2, 2]).result(timeout=60) == 4
+                break
+            except BrokenProcessPool:  # submitted in the instant before the dead worker was noticed
+                continue
+        assert pool.replaced == 1
+    finally:
+        pool.shutdown(wait=True)
+
+
+def test_a_decision_whose_worker_dies_is_played_at_normal_at_once() -> None:
+    view, seed = Hand(Rules(), 852, dealer=0).view(0), 7  # the dealer's first discard
+
+    async def scenario() -> None:
+        pool = SearchPool(1)
+        try:
+            await asyncio.wrap_future(pool.submit(os.getpid))  # the worker is up
+            pid = await asyncio.wrap_future(pool.submit(os.getpid))
+            decided = asyncio.create_task(automatic_choice(pool, view, "hard", seed))
+            await asyncio.sleep(0.05)
+            started = time.monotonic()
+            os.kill(pid, signal.SIGKILL)
+            action = await asyncio.wait_for(decided, 10)
+            assert time.monotonic() - started < 5  # not a wait for a new worker
+            assert action == choose(view, FALLBACK_LEVEL, seed)
+            # The next decision is searched again, in the new pool.
+            assert await automatic_choice(pool, view, "hard", seed) in view.legal
+            assert pool.replaced == 1
+            pool.shutdown(wait=True)
+            assert await automatic_choice(pool, view, "hard", seed) == choose(view, FALLBACK_LEVEL, seed)
+            with pytest.raises(PoolClosed):
+                pool.submit(os.getpid)
+        finally:
+            pool.shutdown(wait=True)
+
+    asyncio.run(scenario())
