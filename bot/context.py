@@ -47,6 +47,8 @@ class BotData:
     languages_met: set[int] = field(default_factory=set)  # users whose Telegram language is stored
     # (group, user) → (when asked, monotonic; whether a member): bot.handlers.chat_checks.is_member's answers
     members: dict[tuple[int, int], tuple[float, bool]] = field(default_factory=dict)
+    # (chat, slot) → the step its replay message shows: bot.handlers.replay_commands moves from there
+    replay_steps: dict[tuple[int, str], int] = field(default_factory=dict)
 
     def require(self, name: str) -> Any:
         value = getattr(self, name)
