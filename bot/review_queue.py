@@ -2,7 +2,8 @@
 
 A review replays the hand (cheap, here) and sends each of the player's decisions to the process pool for the
 search (``game.review.review_decision``), editing one progress message as it goes; the picture comes last.
-Requests wait in a bounded queue: a full queue is said so at once.
+Requests wait in a bounded queue: a full queue is said so at once, and so is a review asked again while the
+first is queued or under way (it runs once; its one status message ends as "done" or why not).
 
     reviews = Reviews(db, outbox, pool)
     notice = await reviews.request(user_id, lang, "7KQ2MX")      # None: queued; else why not
@@ -51,6 +52,7 @@ class Reviews:
         self.db, self.outbox, self.pool, self.samples = db, outbox, pool, samples
         self._queue: asyncio.Queue[_Request] = asyncio.Queue(MAX_WAITING)
         self._worker: asyncio.Task[None] | None = None
+        self._asked: set[tuple[int, str]] = set()  # (user, code) queued or under way: asked again, not run twice
 
     async def request(self, user_id: int, lang: str, code: str) -> str | None:
         """Queue a review of the asker's own play in the hand with this code; the notice when refused."""
@@ -60,10 +62,13 @@ class Reviews:
         seat = next((i for i, s in enumerate(shared.hand.seats) if s.player_id == user_id), None)
         if seat is None:
             return t("review_not_yours", lang, code=shared.code)
+        if (user_id, shared.code) in self._asked:
+            return t("review_already", lang, code=shared.code)
         try:
             self._queue.put_nowait(_Request(user_id, lang, shared, seat))
         except asyncio.QueueFull:
             return t("review_busy", lang)
+        self._asked.add((user_id, shared.code))
         self.outbox.show(
             user_id,
             self._slot(shared.code),
@@ -89,6 +94,8 @@ class Reviews:
                 self.outbox.show(
                     request.user_id, self._slot(request.shared.code), Content(t("review_failed", request.lang))
                 )
+            finally:
+                self._asked.discard((request.user_id, request.shared.code))
 
     async def _review(self, r: _Request) -> None:
         record, loop = r.shared.hand, asyncio.get_running_loop()
