@@ -12,8 +12,8 @@ from PIL import Image
 
 from game.melds import Meld
 from game.tiles import HIDDEN, parse_tile
-from rendering.labels import Lang
 from rendering.fonts import text_width
+from rendering.labels import Lang
 from rendering.table_picture import (
     GANG_FONT,
     WIDTH,
