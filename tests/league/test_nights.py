@@ -207,7 +207,7 @@ async def test_a_night_without_four_is_called_off_and_the_next_follows_dst(
         await settled(app)
         text = group_text(tg, group)
         assert text.count("取消: 只有 2 人报名 (Ann, Bob), 需要四人") == 1
-        assert "周五 2027-11-05 20:00 (Europe/Berlin)" in text  # the next night, still 20:00 local
+        assert "周五 2027-11-05 20:00 Europe/Berlin" in text  # the next night, still 20:00 local
         assert (await db.leagues.night(night.id)).status == "called_off"
         assert app.bot_data.manager is not None and TableKey(group.id) not in app.bot_data.manager.tables
         following = await night_of(app, league_id)
@@ -252,7 +252,7 @@ async def test_pause_calls_the_night_off_and_resume_schedules_the_next(
         clock.now = FRIDAY
         await nights.run_due()
         await settled(app)
-        assert "暂停中, 周五 2027-01-08 20:00 (Asia/Shanghai) 的场次取消" in group_text(tg, group)
+        assert "暂停中, 周五 2027-01-08 20:00 Asia/Shanghai 的场次取消" in group_text(tg, group)
         assert "一小时后" not in group_text(tg, group)
         assert (await db.leagues.night(night.id)).status == "called_off"
         reply = await run_subcommand(nights, group.id, "resume", "")
@@ -316,7 +316,7 @@ async def test_league_commands_typed_in_the_group(fake_telegram: FakeTelegram, t
         assert await nights_of(app).current(group.id) is None
         ann.say(group, "/league create Friday | fri 20:00 | Asia/Shanghai | 8 hands | kaikoufan")
         reply = await tg.wait_for_message_async(group.id, lambda m: "已创建" in m.content)
-        assert "第一场: 周五 2027-01-08 20:00 (Asia/Shanghai)" in reply.content
+        assert "第一场: 周五 2027-01-08 20:00 Asia/Shanghai" in reply.content
         bob.say(group, "/league next")
         await tg.wait_for_message_async(group.id, lambda m: "已报名 (0): (还没有人)" in m.content)
         bob.say(bob.id, "/league next")
