@@ -22,6 +22,7 @@ from bot.config import Config
 from bot.i18n import t
 from bot.logs import log_action, log_event
 from bot.outbox import Content, Outbox
+from bot.play.old_buttons import retire_ready
 from bot.play.table_key import TableKey
 from bot.play.table_state import Seat, Table
 from bot.play.timers import TableTimers
@@ -115,6 +116,7 @@ class HandFlow:
     # --- a new hand ---------------------------------------------------------------------------------------
     async def start_hand(self, table: Table) -> None:
         assert table.match is not None and table.match_id is not None
+        retire_ready(self.outbox, table)
         session = self.sessions.get(table.key)
         if session is not None:
             for seat, new in enumerate(session.seating(table)):
@@ -334,9 +336,10 @@ class HandFlow:
         if table.match_id is not None and not stored:  # stored before the table changes: a refusal changes nothing
             record = StoredSeat.human(new.user_id) if new and new.user_id else StoredSeat.auto(table.auto_level)
             await self.db.matches.replace_seat(table.match_id, seat, record)
+        retire_ready(self.outbox, table, seat)
         if old.user_id is not None and table.state == "playing" and table.hand is not None:
             # Their picture keeps its last state without buttons; the seat is no longer theirs to play.
-            self.outbox.show(old.user_id, table.key.private_slot("hand"), seat_content(table, seat, stopped=True))
+            self.outbox.show(old.user_id, table.key.private_slot("hand"), seat_content(table, seat, left=True))
         table.seats[seat] = new or Seat(None, automatic_name(seat, table.lang))
         if new is None and old.user_id is not None:
             table.left_by.setdefault(seat, old.name)
@@ -353,6 +356,7 @@ class HandFlow:
     async def finish(self, table: Table, status: str) -> None:
         """End the table: storage's match closed, the summary in the group, every private message closed."""
         self.timers.cancel(table.key)
+        retire_ready(self.outbox, table)
         self.tables.pop(table.key, None)
         session = self.sessions.pop(table.key, None)
         if table.match is None or table.match_id is None:

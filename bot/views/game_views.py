@@ -126,10 +126,12 @@ def _prompt_line(table: Table, seat: int, lang: str) -> str:
     return t("your_haidi", lang, seconds=seconds)
 
 
-def seat_content(table: Table, seat: int, *, lang: str | None = None, stopped: bool = False) -> Content:
+def seat_content(
+    table: Table, seat: int, *, lang: str | None = None, stopped: bool = False, left: bool = False
+) -> Content:
     """A player's one private message: the table from their seat, with buttons for exactly their legal actions,
-    in the player's own language (or ``lang``: the one leaving the seat). ``stopped``: its last state, no
-    buttons (the game ended, or they left it)."""
+    in the player's own language (or ``lang``). Its last state, no buttons: ``stopped`` (the game ended) or
+    ``left`` (they left it: the game goes on for the others)."""
     hand = table.hand
     assert hand is not None
     s = table.seat(seat)
@@ -148,8 +150,8 @@ def seat_content(table: Table, seat: int, *, lang: str | None = None, stopped: b
         )
     ]
     rows: list[list[InlineKeyboardButton]] = []
-    if stopped:
-        lines.append(t("status_stopped", lang))
+    if stopped or left:
+        lines.append(t("seat_left" if left else "seat_stopped", lang))
     elif s.auto:
         lines.append(t("tuoguan_on", lang))
         rows.append([command_button(table, "back", "btn_back", lang)])
