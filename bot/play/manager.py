@@ -26,6 +26,7 @@ from telegram.error import Forbidden, TelegramError
 from bot.i18n import t
 from bot.play.callback_data import BadCallback, parse_action_code
 from bot.play.hand_flow import HandFlow, TableSession
+from bot.play.one_table import seated_elsewhere
 from bot.play.table_key import TableKey
 from bot.play.table_state import Seat, Table, short_name
 from bot.views.game_views import automatic_name, join_markup, lobby_content, seat_label
@@ -86,6 +87,8 @@ class TableManager(HandFlow):
         lang = own if from_private else table.lang  # a private reply speaks theirs, a group's reply the group's
         if table.seat_of(user_id) is not None:
             return Reply(t("already_seated", lang))
+        if (elsewhere := seated_elsewhere(self.tables, table, user_id, lang)) is not None:
+            return Reply(elsewhere)
         if table.state != "lobby":
             return Reply(t("already_playing", lang))
         if None not in table.seats:

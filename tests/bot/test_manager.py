@@ -10,6 +10,7 @@ from pathlib import Path
 from telegram.ext import Application
 
 from bot.config import Config
+from bot.i18n import t
 from bot.outbox import Outbox
 from bot.play.manager import TableManager
 from bot.play.resume import resume_tables
@@ -119,6 +120,31 @@ async def test_a_settlement_that_fails_is_retried_until_it_is_stored(
         assert (await db.hands.get(table.hand_id or 0)).status == "done"
         assert table.state == "between" and table.match is not None and table.match.hands_played == 1
         await manager.stop(TableKey(group.id), alice.id, is_admin=False)
+        await app.job_queue.stop()
+        await manager.outbox.close()
+    await db.close()
+
+
+async def test_one_person_sits_at_one_table_at_a_time(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    tg = fake_telegram
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+    group = tg.add_group("牌友群", members=[alice, bob])
+    config = Config(token=tg.token, api_base_url=tg.base_url, match_seed=852, bot_delay=60.0)
+    app = Application.builder().token(tg.token).base_url(tg.base_url).build()
+    db = await Database.open(tmp_path / "db.sqlite3")
+    first, second = TableKey(group.id, 7), TableKey(group.id, 9)  # two topics of one forum
+    async with app:
+        assert app.job_queue is not None
+        await app.job_queue.start()
+        manager = TableManager(config, db, Outbox(app.bot), app.job_queue, app.bot)
+        await manager.new_table(first, "牌友群", alice.id, "Alice")
+        await manager.begin(first, alice.id)
+        await manager.new_table(second, "牌友群", bob.id, "Bob")
+        refused = await manager.join(second, alice.id, "Alice")
+        assert refused.text == t("seated_elsewhere", "zh", table="牌友群 · #7")
+        assert manager.tables[second].seat_of(alice.id) is None
+        await manager.stop(first, alice.id, is_admin=False)  # her table over: she may sit at the other
+        assert (await manager.join(second, alice.id, "Alice")).text == t("joined", "zh", name="Alice", wind="南")
         await app.job_queue.stop()
         await manager.outbox.close()
     await db.close()
