@@ -363,3 +363,30 @@ async def test_a_league_created_minutes_before_its_night_says_so_after_the_reply
         created = next(m for m in tg.messages(group.id) if m.reply_to_message_id == said.message_id)
         assert "已创建" in created.content and created.message_id < reminder.message_id
         assert t("league_left_hour", "zh") not in reminder.content
+
+
+async def test_a_closed_league_shows_the_standings_of_its_last_season(
+    fake_telegram: FakeTelegram, tmp_path: Path
+) -> None:
+    tg = fake_telegram
+    users, group = world(tg, ["Ann"])
+    clock = Clock(FRIDAY - timedelta(days=3))
+    async with running_bot(tg, tmp_path / "bot.sqlite3", clock) as app:
+        nights, db = nights_of(app), db_of(app)
+        league_id = await create(app, group, "Closing | fri 20:00 | Asia/Shanghai | 2 hands | kaikoufan")
+        await db.players.upsert(users[0].id, "Ann")
+        await db.execute(  # Ann's season-1 result, as a league night leaves it
+            "INSERT INTO standings (chat_id, period, player_id, points, hands, wins, biggest_win)"
+            " VALUES (?, ?, ?, 120, 2, 1, 120)",
+            (group.id, Period.league_season(league_id, 1).key, users[0].id),
+        )
+        assert "第 1 赛季结束" in (await run_subcommand(nights, group.id, "end", "") or "")
+        closed = await run_subcommand(nights, group.id, "close", "") or ""
+        assert "/league table Closing" in closed  # the promise the closing makes ...
+        await settled(app)
+        shown = len(tg.messages(group.id))
+        assert await run_subcommand(nights, group.id, "table", "Closing") is None
+        await settled(app)
+        # ... is kept: the last season's table, with Ann's result, not an empty season 2.
+        tables = [m for m in tg.messages(group.id)[shown:] if m.photo is not None]
+        assert [m.caption for m in tables] == [t("league_season_table", "zh", name="Closing", season=1)]
