@@ -145,7 +145,11 @@ async def _end(nights: LeagueNights, league: League, rest: str, lang: str) -> st
 
 
 async def _close(nights: LeagueNights, league: League, rest: str, lang: str) -> str | None:
+    announced = [n for n in await nights.db.leagues.open_nights() if n.league_id == league.id]
     await nights.db.leagues.set_status(league.id, "ended")
+    for night in announced:  # called off with the league: their sign-ups close
+        if night.status in ("announced", "reminded"):
+            await nights.close_signups(night, league)
     await nights.arm()
     return t("league_closed", lang, name=league.name)
 
