@@ -7,7 +7,7 @@
 | standings | ``sd1|top|<period>`` · ``sd1|h|<hand>`` | ``STANDINGS_PATTERN``   |
 | league    | ``lg1|<night>|in`` · ``lg1|<night>|out`` | ``LEAGUE_PATTERN``     |
 | language  | ``ln1|<lang>``                          | ``LANGUAGE_PATTERN``    |
-| replay    | ``rp1|<code>|<step>|<seat>`` · ``rp1|<code>|gif|<seat>`` | ``REPLAY_PATTERN`` |
+| replay    | ``rp1|<code>|<move>|<seat>`` · ``rp1|<code>|gif|<seat>`` | ``REPLAY_PATTERN`` |
 | review    | ``rv1|<code>``                          | ``REVIEW_PATTERN``      |
 
 ``bot.app`` routes each kind with ``CallbackQueryHandler(pattern=...)``; a press matching none is stale.
@@ -55,7 +55,9 @@ LEAGUE_PATTERN: Final = rf"^{LEAGUE_PREFIX}\|\d{{1,18}}\|(in|out)$"
 LANGUAGE_PATTERN: Final = rf"^{LANGUAGE_PREFIX}\|({'|'.join(LANGUAGES)})$"
 # A share code, a step (or gif) and a seat: 0-3, or a for all hands open.
 REVIEW_PATTERN: Final = rf"^{REVIEW_PREFIX}\|[{SHARE_ALPHABET}]{{{SHARE_CODE_LEN}}}$"
-REPLAY_PATTERN: Final = rf"^{REPLAY_PREFIX}\|[{SHARE_ALPHABET}]{{{SHARE_CODE_LEN}}}\|(\d{{1,4}}|gif)\|[0-3a]$"
+# A replay move: ``<step>`` goes there (⏮ ⏭, a new replay); ``<step>+1`` / ``<step>-1`` / ``<step>=`` move one on,
+# one back or stay (a seat) from the step the message shows now (``<step>``: what it showed when drawn).
+REPLAY_PATTERN: Final = rf"^{REPLAY_PREFIX}\|[{SHARE_ALPHABET}]{{{SHARE_CODE_LEN}}}\|(\d{{1,4}}([+-]1|=)?|gif)\|[0-3a]$"
 
 # One or two letters per action kind; the tile follows where the kind has one.
 _KIND_CODE: Final[dict[str, str]] = {
@@ -141,7 +143,7 @@ def language_data(lang: str) -> str:
 
 
 def replay_data(code: str, step: int | str, seat: int | None) -> str:
-    """A replay button: ``seat`` None watches with every hand open."""
+    """A replay button: ``step`` a move (see ``REPLAY_PATTERN``) or ``gif``; ``seat`` None: every hand open."""
     return _checked(_SEP.join((REPLAY_PREFIX, code, str(step), "a" if seat is None else str(seat))))
 
 

@@ -49,6 +49,8 @@ class BotData:
     # (group, user) → (when asked, monotonic; whether a member): bot.handlers.chat_checks.is_member's answers
     members: dict[tuple[int, int], tuple[float, bool]] = field(default_factory=dict)
     tasks: set[asyncio.Task[None]] = field(default_factory=set)  # start-up's work beside the polling (bot.startup)
+    # (chat, slot) → the step its replay message shows: bot.handlers.replay_commands moves from there
+    replay_steps: dict[tuple[int, str], int] = field(default_factory=dict)
 
     def require(self, name: str) -> Any:
         value = getattr(self, name)

@@ -25,7 +25,7 @@ from game.analysis import analyse_win
 from game.melds import SELF_DRAWN, Meld, WinHow
 from game.patterns import PATTERNS, WinAnalysis, big_count
 from game.rules import Rules
-from game.tiles import Tile
+from game.tiles import HONOR_CN, HONOR_EN, Tile
 
 CapKind = Literal["none", "capped", "golden"]
 
@@ -387,7 +387,8 @@ def _lines(s: Settlement, rules: Rules, dealer: int, lang: int) -> list[str]:
 
 
 def _seat_word(seat: int, zh: bool) -> str:
-    return f"座位{seat}" if zh else f"Seat {seat}"
+    """A seat by its wind (seats 0-3 of the calculator's JSON are 东南西北): ``东``, ``East``."""
+    return HONOR_CN[seat] if zh else HONOR_EN[seat]
 
 
 def _seat_line(s: Settlement, score: SeatScore, dealer: int, zh: bool) -> str:

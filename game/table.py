@@ -249,6 +249,11 @@ class Hand:
         """The discard (or 蓄杠 tile) the asked seats are answering now; None outside a claim or rob."""
         return self._pending.tile if self._pending is not None else None
 
+    @property
+    def claim_asked(self) -> frozenset[int]:
+        """The seats asked about the discard (or 蓄杠 tile) on the table now, answered or not; empty otherwise."""
+        return frozenset(self._pending.options) if self._pending is not None else frozenset()
+
     def concealed_counts(self, seat: int) -> Sequence[int]:
         """The seat's concealed tiles as 34 counts, drawn tile included (read only: the live state)."""
         return self._counts[seat]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Final
 
 from PIL import Image, ImageDraw
@@ -21,17 +22,23 @@ from game.replay import replay_views
 from game.rules import Rules
 from game.tiles import tile_label
 from game.view import SeatView
-from rendering.draw import FELT, GOLD, TEXT
+from rendering.draw import FELT, GOLD, TEXT, paste, tile_row
 from rendering.fonts import draw_text
 from rendering.labels import Lang, check_lang, seat_wind
 from rendering.table_picture import table_image
+from rendering.tile_faces import tile_dims
 
 CAPTION_H: Final = 44
+# Every hand open: a row each below the table, 14 tiles and a name across 720 px, still big at GIF scale.
+HAND_SIZE: Final = 36
+HAND_ROW_H: Final = 60
+HAND_LABEL_W: Final = 160
 FRAME_MS: Final = 700  # a step at reading speed
 FINAL_MS: Final = 5000  # the end of the hand stays up longer
 MAX_BYTES: Final = 2_000_000
-# Animation frames at half size (readable on a phone), smaller for a hand too long to fit MAX_BYTES.
-SCALES: Final = (0.5, 0.42, 0.35)
+# Animation frames at full size (its open hands readable on a phone), smaller for a hand too long to fit
+# MAX_BYTES: at the smallest, the open hands are still 36 × 0.6 ≈ 22 px a tile.
+SCALES: Final = (1.0, 0.8, 0.6)
 GIF_COLORS: Final = 64
 # What each action kind is called in a caption (characters the bundled font holds).
 ACTION_WORDS: Final[dict[str, tuple[str, str]]] = {
@@ -64,15 +71,27 @@ def caption(step: int, total: int, action: Action | None, names: Sequence[str], 
 def replay_frame_image(
     view: SeatView, names: Sequence[str], scores: Sequence[int], lang: Lang, text: str
 ) -> Image.Image:
-    """The table picture of ``view`` with ``text`` in a caption strip below it."""
+    """The table picture of ``view`` with ``text`` in a caption strip below it; when every hand is open (全开,
+    or the hand is over), the table shows their backs and each hand lies face up, large, in a row of its own
+    below the table (the table's panels would draw them too small to read)."""
     check_lang(lang)
-    table = table_image(view, names, scores, lang)
-    img = Image.new("RGB", (table.width, table.height + CAPTION_H), FELT)
+    revealed = view.revealed
+    table = table_image(view if revealed is None else replace(view, revealed=None), names, scores, lang)
+    rows = 0 if revealed is None else len(revealed)
+    img = Image.new("RGB", (table.width, table.height + rows * HAND_ROW_H + CAPTION_H), FELT)
     img.paste(table, (0, 0))
     d = ImageDraw.Draw(img)
+    for seat, tiles in enumerate(revealed or ()):
+        y = table.height + seat * HAND_ROW_H
+        label = f"{seat_wind(seat, lang)} {names[seat]}"
+        draw_text(d, (16, y + HAND_ROW_H // 2), label, 20, TEXT, anchor="lm", max_width=HAND_LABEL_W - 8)
+        for spot in tile_row(tiles, 16 + HAND_LABEL_W, y + (HAND_ROW_H - tile_dims(HAND_SIZE)[1]) // 2,
+                             HAND_SIZE, view.laizi, gap=2):  # fmt: skip
+            paste(img, spot, FELT)
+    table_h = table.height + rows * HAND_ROW_H
     draw_text(
         d,
-        (16, table.height + CAPTION_H // 2),
+        (16, table_h + CAPTION_H // 2),
         text,
         24,
         GOLD if view.phase == "over" else TEXT,

@@ -28,7 +28,7 @@ LABELS: Final[dict[str, tuple[str, str]]] = {
     "title": ("复盘", "Review"),
     "agreement": ("与推荐一致 {pct}%", "Agreed with the search {pct}%"),
     "loss": ("期望少得 {points} 分 · {n} 个决定", "Expected points lost {points} · {n} decisions"),
-    "played": ("你打了", "You played"),
+    "played": ("你的选择", "Your move"),
     "better": ("更好", "Better"),
     "cost": ("少得 {points} 分", "cost {points}"),
     "none": ("这一局没有可复盘的决定", "No decision to review in this hand"),

@@ -70,6 +70,8 @@ INFO_SIZE: Final = 30  # the 赖子 and 赖子皮 in the header
 CLAIM_SIZE: Final = 56  # the tile that may be claimed, or the latest discard
 WAIT_SIZE: Final = 30
 MELD_GAP: Final = 6
+GANG_LINE_H: Final = 18  # a half panel's line for its 红中杠 / 赖子杠 counts
+GANG_FONT: Final = 15
 PLATE_H: Final = 36
 HEADER_H: Final = 50
 HEADER_FONT: Final = 20
@@ -99,6 +101,7 @@ SIDE_PANEL_H: Final = (
     + PAD
     + tile_dims(OTHER_HAND_SIZE)[1]
     + PAD
+    + GANG_LINE_H
     + _meld_row_h(OTHER_MELD_SIZE)
     + PAD
     + _river_h(SIDE_RIVER_ROWS)
@@ -217,8 +220,10 @@ def _layout_panel(lay: TableLayout, view: SeatView, seat: int, box: Box, tiles: 
     lay.hands[seat] = tile_row(tiles, x0 + PAD + 2, y, OTHER_HAND_SIZE, view.laizi, apart_last=apart)
     lay.gang_counts_at[seat] = (x1 - PAD - 2, y + tile_dims(OTHER_HAND_SIZE)[1] // 2)
     melds_x = (lay.hands[seat][-1].box[2] + 3 * MELD_GAP) if full and lay.hands[seat] else x0 + PAD + 2
-    if not full:
+    if not full:  # 14 backs reach a half panel's edge: its kong counts get a line of their own below them
         y += tile_dims(OTHER_HAND_SIZE)[1] + PAD
+        lay.gang_counts_at[seat] = (x1 - PAD - 2, y + GANG_LINE_H // 2)
+        y += GANG_LINE_H
     meld_bottom = y + _meld_row_h(OTHER_MELD_SIZE)
     _add_melds(lay, view, seat, melds_x, meld_bottom, OTHER_MELD_SIZE)
     rows = FULL_RIVER_ROWS if full else SIDE_RIVER_ROWS
@@ -370,6 +375,12 @@ def _draw_turn(d: ImageDraw.ImageDraw, view: SeatView, lay: TableLayout) -> None
     d.rounded_rectangle(box, 12, outline=GOLD, width=3)
 
 
+def gang_counts(view: SeatView, seat: int, lang: Lang) -> str:
+    """``红中杠 ×2  赖子杠 ×1``: the seat's 红中杠 and 赖子杠 so far ("" for none)."""
+    counts = (("hongzhong_gangs", view.hongzhong_gangs[seat]), ("laizi_gangs", view.laizi_gangs[seat]))
+    return "  ".join(text(key, lang).format(n=n) for key, n in counts if n)
+
+
 def _draw_plate(
     d: ImageDraw.ImageDraw,
     view: SeatView,
@@ -387,16 +398,12 @@ def _draw_plate(
     cy = (y0 + y1) // 2
     badge(d, (x0 + 5, cy), 13, seat_wind(seat, lang), ink, fill)
     right = x1 - 8 - draw_text(d, (x1 - 8, cy), signed(scores[seat]), 20, ink, anchor="rm") - 8
-    gangs = "  ".join(
-        text(key, lang).format(n=n)
-        for key, n in (("hongzhong_gangs", view.hongzhong_gangs[seat]), ("laizi_gangs", view.laizi_gangs[seat]))
-        if n
-    )
+    gangs = gang_counts(view, seat, lang)
     at = lay.gang_counts_at[seat]
     if gangs and at is not None:
-        draw_text(d, at, gangs, 15, GOLD, anchor="rm")
+        draw_text(d, at, gangs, GANG_FONT, GOLD, anchor="rm")
     elif gangs:
-        right -= draw_text(d, (right, cy), gangs, 15, DARK if turn else GOLD, anchor="rm") + 8
+        right -= draw_text(d, (right, cy), gangs, GANG_FONT, DARK if turn else GOLD, anchor="rm") + 8
     rel = text(RELATIVE_KEYS[position(seat, lay.bottom)], lang) if view.seat is not None else ""
     badges = [(text("dealer", lang), DEALER_RED)] if seat == view.dealer else []
     badges += [(text("ready", lang), READY_BLUE)] if seat == view.seat and view.waits else []

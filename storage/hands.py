@@ -247,9 +247,11 @@ async def _league_season(tx: Tx, match_id: int) -> tuple[int, int] | None:
 
 
 async def _settle_seat(
-    tx: Tx, hand: HandRecord, seat_no: int, pts: int, won: bool, periods: Sequence[str]
+    tx: Tx, hand: HandRecord, seat_no: int, pts: int, won: int | None, periods: Sequence[str]
 ) -> SeatResult:
-    """One seat's share of a settlement: the player's skill, title and record, and their standings."""
+    """One seat's share of a settlement (``pts``, flee penalties included): the player's skill, title and
+    record, and their standings; ``won``: the winner's own winnings (None for the others), the only points a
+    biggest win counts (a flee's compensation is no win)."""
     player_id = hand.seats[seat_no].player_id
     if player_id is None:
         return SeatResult(seat_no, None, pts, None, None, None, None)
@@ -260,7 +262,7 @@ async def _settle_seat(
     await tx.execute(
         """UPDATE players SET skill = ?, title = ?, hands = hands + 1, wins = wins + ?,
               biggest_win = MAX(biggest_win, ?) WHERE id = ?""",
-        (after, title_after.zh, int(won), max(pts, 0), player_id),
+        (after, title_after.zh, int(won is not None), max(won or 0, 0), player_id),
     )
     await tx.executemany(
         """INSERT INTO standings (chat_id, period, player_id, points, hands, wins, biggest_win)
@@ -268,7 +270,7 @@ async def _settle_seat(
            ON CONFLICT (chat_id, period, player_id) DO UPDATE SET
                points = points + excluded.points, hands = hands + 1, wins = wins + excluded.wins,
                biggest_win = MAX(biggest_win, excluded.biggest_win)""",
-        [(hand.chat_id, period, player_id, pts, int(won), max(pts, 0)) for period in periods],
+        [(hand.chat_id, period, player_id, pts, int(won is not None), max(won or 0, 0)) for period in periods],
     )
     return SeatResult(seat_no, player_id, pts, before, after, title_before, title_after)
 
@@ -432,7 +434,7 @@ class Hands:
             due = [p + f for p, f in zip(points, await _penalty_totals(tx, hand_id), strict=True)]
             periods = periods_of(ended, await _league_season(tx, hand.match_id))
             results = [
-                await _settle_seat(tx, hand, seat_no, pts, seat_no == winner, periods)
+                await _settle_seat(tx, hand, seat_no, pts, points[seat_no] if seat_no == winner else None, periods)
                 for seat_no, pts in enumerate(due)
             ]
             await _insert_settlements(tx, hand, results, winner, columns, timestamp(ended))

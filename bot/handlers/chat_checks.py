@@ -115,10 +115,12 @@ def here(update: Update, slot: str) -> str:
 
 
 def show_here(update: Update, context: BotContext, slot: str, content: Content, *, fresh: bool = False) -> None:
-    """Show ``content`` in a slot (``here``) of the chat the update came from, a new message in its forum topic."""
+    """Show ``content`` in a slot (``here``) of the chat the update came from, a new message in its forum topic;
+    urgent: a person asked for it and waits (a replay step, a card), so it never waits the passive interval."""
     chat = update.effective_chat
     if chat is not None:
-        context.outbox.show(chat.id, here(update, slot), replace(content, thread=topic_of(update)), fresh=fresh)
+        shown = replace(content, thread=topic_of(update))
+        context.outbox.show(chat.id, here(update, slot), shown, urgent=True, fresh=fresh)
 
 
 async def answer(query: CallbackQuery, notice: str | None = None) -> None:

@@ -5,26 +5,49 @@
   text log from the asker's seat. A code works for anyone who has it; only settled hands have one.
 - ``/verify <code>``: the commitment shown at the deal, the seed behind it, whether they match, the deal.
 
-Stepping edits one message per chat and code: presses faster than the chat's pace coalesce in the outbox.
+Stepping edits one message per chat and code: presses faster than the chat's pace coalesce in the outbox. Each
+press moves from the step that message shows (remembered per message, the newest ``STEPS_KEPT``), so a burst of
+taps lands where the taps add up to, however many of the pictures between were skipped.
 """
 
 from __future__ import annotations
+
+from typing import Final
 
 from telegram import Update
 
 from bot.callbacks import fields
 from bot.context import BotContext
-from bot.handlers.chat_checks import answer, reply, show_here
+from bot.handlers.chat_checks import answer, here, reply, show_here
 from bot.handlers.standings_commands import replay_for
 from bot.i18n import language_for, private_language, t
 from bot.outbox import Content
-from bot.views.replay_views import animation_content, replay_content, verify_text
+from bot.views.replay_views import animation_content, moved_to, replay_content, verify_text
 from bot.views.standings_views import chunks
 from storage.hands import SharedHand
+
+STEPS_KEPT: Final = 1000  # replay messages whose step is remembered
 
 
 def _slot(code: str) -> str:
     return f"replay{code}"
+
+
+def _remember(update: Update, context: BotContext, code: str, step: int) -> None:
+    """The step the chat's replay message of ``code`` shows from now on (the newest STEPS_KEPT kept)."""
+    chat = update.effective_chat
+    assert chat is not None
+    steps, key = context.bot_data.replay_steps, (chat.id, here(update, _slot(code)))
+    steps.pop(key, None)
+    steps[key] = step
+    while len(steps) > STEPS_KEPT:
+        del steps[next(iter(steps))]
+
+
+def _seen(update: Update, context: BotContext, code: str) -> int | None:
+    chat = update.effective_chat
+    assert chat is not None
+    return context.bot_data.replay_steps.get((chat.id, here(update, _slot(code))))
 
 
 async def _shared(update: Update, context: BotContext, lang: str, usage: str) -> SharedHand | None:
@@ -57,6 +80,7 @@ async def replay_command(update: Update, context: BotContext) -> None:
         for n, part in enumerate(chunks(await replay_for(context.db, shared.hand.id, user.id, lang))):
             show_here(update, context, f"replay{shared.code}.{n}", Content(part), fresh=True)
     else:
+        _remember(update, context, shared.code, 0)
         show_here(update, context, _slot(shared.code), replay_content(shared, 0, None, lang), fresh=True)
 
 
@@ -71,7 +95,7 @@ async def verify_command(update: Update, context: BotContext) -> None:
 
 
 async def replay_press(update: Update, context: BotContext) -> None:
-    """``rp1|<code>|<step>|<seat>`` moves the replay; ``rp1|<code>|gif|<seat>`` sends the animation."""
+    """``rp1|<code>|<move>|<seat>`` moves the replay; ``rp1|<code>|gif|<seat>`` sends the animation."""
     query = update.callback_query
     if query is None or query.message is None:
         return
@@ -89,5 +113,8 @@ async def replay_press(update: Update, context: BotContext) -> None:
         show_here(update, context, f"gif{code}", animation, fresh=True)
         await answer(query, t("replay_gif_coming", presser))
         return
-    show_here(update, context, _slot(code), replay_content(shared, int(step), seat, lang))
+    # No await between reading the step shown and remembering the new one: presses in a burst add up.
+    to = moved_to(step, _seen(update, context, code), len(shared.actions))
+    _remember(update, context, code, to)
+    show_here(update, context, _slot(code), replay_content(shared, to, seat, lang))
     await answer(query)

@@ -173,9 +173,29 @@ class LeagueNights:
             count=len(players),
             names=names_text([p.display_name for p in players], lang),
         )
-        self.outbox.show(
-            league.chat_id, f"league{night.id}", Content(caption, signup_markup(night.id, lang)), fresh=fresh
+        slot = _signup_slot(night.id, night.status)
+        self.outbox.show(league.chat_id, slot, Content(caption, signup_markup(night.id, lang)), fresh=fresh)
+
+    async def close_signups(self, night: LeagueNight, league: League) -> None:
+        """The sign-up messages' last state once the night starts or is called off: who signed up, no buttons
+        (else "starts in 2 minutes" and [I'm in | Not this time] would look live for ever)."""
+        lang = await self.lang(league.chat_id)
+        players = await self.db.leagues.signups(night.id)
+        caption = t(
+            "league_signups_final",
+            lang,
+            name=league.name,
+            when=local_when(night.starts_at, league.time_zone, lang),
+            count=len(players),
+            names=names_text([p.display_name for p in players], lang),
         )
+        outbox, stored = self.outbox, await self.db.live_messages.of_chats([league.chat_id])
+        for slot in (_signup_slot(night.id, "announced"), _signup_slot(night.id, "reminded")):
+            sent = next((m for m in stored if m.slot == slot), None)
+            if outbox.message_id(league.chat_id, slot) is None and sent is not None:  # sent before a restart
+                outbox.adopt(league.chat_id, slot, sent.message_id, is_photo=False)
+            if outbox.message_id(league.chat_id, slot) is not None:  # never sent: nothing to close
+                outbox.show(league.chat_id, slot, Content(caption))
 
     # --- the timeline -------------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -203,6 +223,7 @@ class LeagueNights:
         when = local_when(night.starts_at, league.time_zone, lang)
         if league.status != "active":  # paused: no announcements, and the night is off when it comes
             if step in ("running", "called_off") and await self.db.leagues.advance_night(night.id, "called_off"):
+                await self.close_signups(night, league)
                 self.outbox.announce(league.chat_id, t("league_paused_off", lang, name=league.name, when=when))
             return
         if step in ("announced", "reminded"):
@@ -210,6 +231,7 @@ class LeagueNights:
                 await self._show_signups(dataclasses.replace(night, status=step), league, fresh=True)
         elif step == "running":
             if await self.db.leagues.advance_night(night.id, "running"):
+                await self.close_signups(night, league)
                 await self._open(night, league)
         elif await self.db.leagues.advance_night(night.id, "called_off"):
             await self._called_off(night, league, "league_missed")
@@ -256,6 +278,7 @@ class LeagueNights:
             await self._called_off(night, league, "league_busy")
 
     async def _called_off(self, night: LeagueNight, league: League, key: str, **fields: object) -> None:
+        await self.close_signups(night, league)
         lang = await self.lang(league.chat_id)
         following = await self.ensure_night(league.id)
         self.outbox.announce(
@@ -330,3 +353,8 @@ class LeagueNights:
     async def _on_job(self, context: CallbackContext[Any, Any, Any, Any]) -> None:
         self._job = None
         await self.run_due()
+
+
+def _signup_slot(night_id: int, status: str) -> str:
+    """The group's slot of a night's announcement, or of its reminder (a message of its own)."""
+    return f"league{night_id}" if status == "announced" else f"league{night_id}.remind"

@@ -17,6 +17,7 @@ from bot.league.schedule import LeagueSyntaxError, parse_create, parse_set
 from bot.views.league_views import league_summary, local_when, names_text
 from storage.errors import StorageError
 from storage.leagues import League
+from storage.standings import Period
 
 ADMIN_SUBCOMMANDS: Final = frozenset({"create", "pause", "resume", "end", "close", "set"})
 # After these, a night may be due at once (announced late): the handler runs it after sending the reply.
@@ -94,8 +95,18 @@ async def _next(nights: LeagueNights, league: League, rest: str, lang: str) -> s
     return await next_text(nights, league, lang)
 
 
+async def _shown_season(nights: LeagueNights, league: League) -> int:
+    """The season whose table ``/league table`` shows: the current one, or, while it has no result yet (just
+    begun by /league end, or never to begin: the league closed), the last season that has one."""
+    for season in range(league.season, 0, -1):
+        period = Period.league_season(league.id, season)
+        if await nights.db.standings.leaderboard(league.chat_id, period, 1):
+            return season
+    return league.season
+
+
 async def _table(nights: LeagueNights, league: League, rest: str, lang: str) -> str | None:
-    await nights.show_season_table(league, league.season, lang)
+    await nights.show_season_table(league, await _shown_season(nights, league), lang)
     return None
 
 
@@ -108,7 +119,7 @@ async def _named_table(nights: LeagueNights, chat_id: int, name: str, lang: str)
         if not leagues:
             return t("league_none", lang)
         return t("league_unknown_name", lang, said=name, names=" · ".join(dict.fromkeys(lg.name for lg in leagues)))
-    await nights.show_season_table(found[-1], found[-1].season, lang)
+    await nights.show_season_table(found[-1], await _shown_season(nights, found[-1]), lang)
     return None
 
 
@@ -134,7 +145,11 @@ async def _end(nights: LeagueNights, league: League, rest: str, lang: str) -> st
 
 
 async def _close(nights: LeagueNights, league: League, rest: str, lang: str) -> str | None:
+    announced = [n for n in await nights.db.leagues.open_nights() if n.league_id == league.id]
     await nights.db.leagues.set_status(league.id, "ended")
+    for night in announced:  # called off with the league: their sign-ups close
+        if night.status in ("announced", "reminded"):
+            await nights.close_signups(night, league)
     await nights.arm()
     return t("league_closed", lang, name=league.name)
 

@@ -83,22 +83,23 @@ def _open(table: Table, opening: msg.Open, config: Config) -> Steps:
     table.creator_id, table.creator_name, table.command_id = user_id, short_name(name), opening.command_id
     table.hands_planned, table.state = settings.hands_per_game, "lobby"
     table.follow(settings, config)
-    answer = yield from _join(table, user_id, name, from_private=False, lang=None)
+    answer = yield from _join(table, msg.Join(user_id, name, elsewhere=opening.elsewhere))
     # The creator sits down first, which the group sees in the lobby: only a refusal is said.
     yield answer if table.seat_of(user_id) is None else fx.Reply(None)
     yield fx.ShowGroup("lobby")
 
 
-def _join(
-    table: Table, user_id: int, name: str, from_private: bool, lang: str | None
-) -> Generator[Effect, Any, fx.Reply]:
+def _join(table: Table, joining: msg.Join) -> Generator[Effect, Any, fx.Reply]:
     """Seat a player; the answer. From the group, only once a private message reached them (else: how to start
     me). From a private chat (``from_private``), the answer is in the player's own language."""
+    user_id, name, from_private, lang = joining.user_id, joining.name, joining.from_private, joining.lang
     languages = yield fx.ReadLanguages((user_id,))  # the handler registered them with their own language
     own = languages.get(user_id, table.lang)
     lang = own if from_private else table.lang  # a private reply speaks theirs, a group's reply the group's
     if table.seat_of(user_id) is not None:
         return fx.Reply(t("already_seated", lang))
+    if joining.elsewhere is not None:  # one running table a person (their private chat is one)
+        return fx.Reply(t("seated_elsewhere", lang, table=joining.elsewhere))
     if table.state != "lobby":
         return fx.Reply(t("already_playing", lang))
     if None not in table.seats:
@@ -116,7 +117,7 @@ def _join(
 
 
 def _join_answered(table: Table, m: msg.Join) -> Steps:
-    yield (yield from _join(table, m.user_id, m.name, m.from_private, m.lang))
+    yield (yield from _join(table, m))
 
 
 def _leave(table: Table, user_id: int, flee: bool, now: float, config: Config) -> Answer:

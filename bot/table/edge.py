@@ -128,8 +128,8 @@ class Edge:
         """Hand what a chat is to see to the outbox (built now, from the table as it is)."""
         outbox, key = self.outbox, table.key
         match effect:
-            case fx.ShowSeat(seat, urgent, fresh, stopped, user_id, lang):
-                content = seat_content(table, seat, lang=lang, stopped=stopped)
+            case fx.ShowSeat(seat, urgent, fresh, stopped, user_id, lang, left):
+                content = seat_content(table, seat, lang=lang, stopped=stopped, left=left)
                 who = user_id or table.seat(seat).user_id or 0
                 outbox.show(who, key.private_slot("hand"), content, urgent=urgent, fresh=fresh)
             case fx.ShowGroup(view, fresh, stopped):

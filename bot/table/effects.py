@@ -190,6 +190,7 @@ class ShowSeat:
     stopped: bool = False
     user_id: int | None = None  # the one to show it to, when not the seat's player now (someone leaving it)
     lang: str | None = None
+    left: bool = False  # its last state for the one leaving it: the game goes on for the others
 
 
 @dataclass(frozen=True)
@@ -207,8 +208,8 @@ class ShowResult:
     """A player's own result of the hand just settled (with ``next_seconds``: a Ready button)."""
 
     seat: int
-    next_seconds: float | None
-    fresh: bool = True  # a message of its own (after a restart: the one sent before, edited in place)
+    next_seconds: float | None  # None: no Ready button (the last hand, or its time is over)
+    fresh: bool = True  # a message of its own (after a restart, or to retire its Ready: edited in place)
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ def start_hand(table: Table, config: Config, now: float) -> Steps:
                 yield from replace_seat(table, seat, new, "sitting_out")
     else:  # a group's own table: the group's /settings as they are now
         yield from follow_settings(table, config)
+    yield from retire_ready(table)
     # Each hand its own secret seed (a fixed MAHJONG_SEED derives them, so a test match replays exactly).
     seed = None if config.match_seed is not None else (yield fx.NewSeed(SEED_BITS))
     hand = table.match.new_hand(seed)
@@ -218,6 +219,19 @@ def show_the_end(table: Table, next_seconds: float | None) -> Steps:
         yield fx.ShowResult(seat, next_seconds)
 
 
+def retire_ready(table: Table, seat: int | None = None) -> Steps:
+    """A finished hand's private results offer Ready only until the next hand starts, the table ends or the
+    player leaves: then each (``seat``: that one's) shows the result alone, edited in place."""
+    hand, match = table.hand, table.match
+    if table.state != "between" or hand is None or not hand.finished or table.proof is None:
+        return  # no result with a Ready button is out
+    if match is not None and match.hands_played >= table.hands_planned:
+        return  # the last hand's results offered none
+    for i, _ in table.humans():
+        if seat is None or i == seat:
+            yield fx.ShowResult(i, None, fresh=False)
+
+
 # --- seats changing hands, closing ------------------------------------------------------------------------------
 def replace_seat(table: Table, seat: int, new: Seat | None, farewell: str, *, stored: bool = False) -> Steps:
     """Someone else (None: an automatic player) takes a seat for the next hands; the one leaving it is told
@@ -228,9 +242,10 @@ def replace_seat(table: Table, seat: int, new: Seat | None, farewell: str, *, st
     if table.match_id is not None and not stored:  # stored before the table changes: a refusal changes nothing
         record = StoredSeat.human(new.user_id) if new and new.user_id else StoredSeat.auto(table.auto_level)
         yield fx.ReplaceSeat(table.match_id, seat, record)
+    yield from retire_ready(table, seat)
     if old.user_id is not None and table.state == "playing" and table.hand is not None:
         # Their picture keeps its last state without buttons; the seat is no longer theirs to play.
-        yield fx.ShowSeat(seat, stopped=True, user_id=old.user_id, lang=old.lang)
+        yield fx.ShowSeat(seat, user_id=old.user_id, lang=old.lang, left=True)
     table.seats[seat] = new or Seat(None, automatic_name(seat, table.lang))
     if new is None and old.user_id is not None:
         table.left_by.setdefault(seat, old.name)
@@ -261,6 +276,7 @@ def end_if_no_humans(table: Table) -> Generator[Effect, Any, bool]:
 
 def finish(table: Table, status: str) -> Steps:
     """End the table: storage's match closed, the summary in the group, every private message closed."""
+    yield from retire_ready(table)
     if table.match is None or table.match_id is None:
         yield fx.ShowGroup("closed")
     else:

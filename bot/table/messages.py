@@ -22,6 +22,7 @@ class Open:
     name: str
     title: str
     command_id: int | None = None  # the /newgame message: the lobby replies to it
+    elsewhere: str | None = None  # the table the person sits at already (the registry knows): they may not sit
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class Join:
     name: str
     from_private: bool = False
     lang: str | None = None
+    elsewhere: str | None = None  # the table the person sits at already (the registry knows): they may not sit
 
 
 @dataclass(frozen=True)

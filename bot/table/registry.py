@@ -19,7 +19,7 @@ import heapq
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.config import Config
@@ -28,6 +28,7 @@ from bot.table import messages as msg
 from bot.table.core import absent
 from bot.table.edge import Edge
 from bot.table.key import TableKey
+from bot.table.one_table import seated_elsewhere
 from bot.table.runner import Hooks, Session, TableRunner
 from bot.table.state import Seat, Table
 from game.rules import Rules
@@ -120,6 +121,8 @@ class Tables:
     # --- messages -----------------------------------------------------------------------------------------------
     async def ask(self, key: TableKey, message: msg.Message) -> Answer:
         """Hand ``message`` to the table and wait until it is taken; what to answer its sender."""
+        if isinstance(message, msg.Open | msg.Join):  # one table a person: the others are known here
+            message = replace(message, elsewhere=seated_elsewhere(self.all(), key, message.user_id))
         runner = self._runners.get(key)
         if runner is None and isinstance(message, msg.Open):
             runner = self._runner(Table(key=key, title=message.title, creator_id=0, creator_name="", state="new"))

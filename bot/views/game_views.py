@@ -2,7 +2,8 @@
 
 Everything here is a pure function of the table's state at call time: the SeatView snapshots are taken
 now, the pictures are rendered later by the outbox from those snapshots (so coalesced states cost nothing).
-A player's content only ever comes from ``hand.view(their seat)``; the group's only from ``hand.view(None)``.
+A player's content only ever comes from ``shown_view(hand, their seat)``; the group's only from
+``shown_view(hand, None)`` (``hand.view`` with a claim window hidden from whoever is not asked).
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from bot.outbox import Content
 from bot.table.key import TableKey
 from bot.table.state import Table
 from bot.table.texts import seat_label, seat_names
+from bot.views.public_view import shown_view
 from game.actions import Action
 from game.tiles import SUIT_EN_PLURAL, parse_tile, rank_of, suit_of, tile_cn, tile_label
+from game.view import SeatView
 from rendering import render_exhausted, render_result, render_spectator_view, render_table_view
 from rendering.labels import Lang
 
@@ -84,15 +87,17 @@ def _prompt_line(table: Table, seat: int, lang: str) -> str:
     return t("your_haidi", lang, seconds=seconds)
 
 
-def seat_content(table: Table, seat: int, *, lang: str | None = None, stopped: bool = False) -> Content:
+def seat_content(
+    table: Table, seat: int, *, lang: str | None = None, stopped: bool = False, left: bool = False
+) -> Content:
     """A player's one private message: the table from their seat, with buttons for exactly their legal actions,
-    in the player's own language (or ``lang``: the one leaving the seat). ``stopped``: its last state, no
-    buttons (the game ended, or they left it)."""
+    in the player's own language (or ``lang``). Its last state, no buttons: ``stopped`` (the game ended) or
+    ``left`` (they left it: the game goes on for the others)."""
     hand = table.hand
     assert hand is not None
     s = table.seat(seat)
     lang = lang or s.lang
-    view = hand.view(seat)
+    view = shown_view(hand, seat)
     dealer = t("dealer_mark", lang) if hand.dealer == seat else ""
     lines = [
         t(
@@ -106,8 +111,8 @@ def seat_content(table: Table, seat: int, *, lang: str | None = None, stopped: b
         )
     ]
     rows: list[list[InlineKeyboardButton]] = []
-    if stopped:
-        lines.append(t("status_stopped", lang))
+    if stopped or left:
+        lines.append(t("seat_left" if left else "seat_stopped", lang))
     elif hand.finished:  # its last state: the result follows as a message of its own
         lines.append(t("seat_hand_over", lang))
     elif s.auto:
@@ -124,19 +129,14 @@ def seat_content(table: Table, seat: int, *, lang: str | None = None, stopped: b
     )
 
 
-def _public_status(table: Table, stopped: bool) -> str:
+def _public_status(table: Table, view: SeatView, stopped: bool) -> str:
     """What everyone may know of whom the table waits for: whose turn it is, never who is deciding a claim
-    (or could win the 海底)."""
-    hand = table.hand
-    assert hand is not None
+    (``view``: the group's, its claim window hidden) or could win the 海底."""
     if stopped:
         return t("status_stopped", table.lang)
-    if hand.phase == "turn":
-        return t("status_turn", table.lang, seat=seat_label(table, hand.view(None).turn))
-    return t(
-        {"claim": "status_claims", "rob": "status_claims", "haidi": "status_haidi"}.get(hand.phase, "status_over"),
-        table.lang,
-    )
+    if view.phase == "turn":
+        return t("status_turn", table.lang, seat=seat_label(table, view.turn))
+    return t("status_haidi" if view.phase == "haidi" else "status_over", table.lang)
 
 
 def spectator_content(table: Table, *, stopped: bool = False) -> Content:
@@ -144,7 +144,7 @@ def spectator_content(table: Table, *, stopped: bool = False) -> Content:
     hand = table.hand
     assert hand is not None
     lang = table.lang
-    view = hand.view(None)
+    view = shown_view(hand, None)
     caption = t(
         "spectator_caption",
         lang,
@@ -152,7 +152,7 @@ def spectator_content(table: Table, *, stopped: bool = False) -> Content:
         dealer=seat_label(table, hand.dealer),
         laizi=tile_label(hand.laizi, lang),
         wall=view.wall_remaining,
-        status=_public_status(table, stopped),
+        status=_public_status(table, view, stopped),
     )
     if table.commitment and not stopped:
         caption += "\n" + t("deal_commitment", lang, commitment=table.commitment)

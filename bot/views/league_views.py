@@ -28,9 +28,10 @@ def signup_markup(night_id: int, lang: str) -> InlineKeyboardMarkup:
 
 
 def local_when(moment: datetime, zone: str, lang: str) -> str:
-    """``周五 2026-12-04 20:00 (Asia/Shanghai)``: a moment in the league's own time zone."""
+    """``周五 2026-12-04 20:00 Asia/Shanghai``: a moment in the league's own time zone (no brackets of its own:
+    texts put it in theirs)."""
     local = moment.astimezone(ZoneInfo(zone))
-    return f"{t('league_weekdays', lang).split()[local.weekday()]} {local:%Y-%m-%d %H:%M} ({zone})"
+    return f"{t('league_weekdays', lang).split()[local.weekday()]} {local:%Y-%m-%d %H:%M} {zone}"
 
 
 def league_summary(league: League, lang: str) -> str:

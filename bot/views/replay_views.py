@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import functools
 import itertools
+import re
 from concurrent.futures import Executor
+from typing import Final
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
@@ -36,13 +38,27 @@ def _seat_word(seat: int | None, lang: str) -> str:
     return t("replay_all_open", lang) if seat is None else t(f"wind_{seat}", lang)
 
 
+_MOVE: Final = re.compile(r"(\d+)([+-]1|=)?")
+_SHIFT: Final = {"+1": 1, "-1": -1, "=": 0}
+
+
+def moved_to(move: str, seen: int | None, total: int) -> int:
+    """The step a replay button's ``move`` leads to from the step the message shows (``seen``; None: not
+    known, the step the button was drawn at): ``12+1`` one on, ``12-1`` one back, ``12=`` stay, ``0`` there."""
+    matched = _MOVE.fullmatch(move)
+    assert matched is not None  # REPLAY_PATTERN let only moves through
+    base, op = int(matched[1]), matched[2]
+    at = base if not op else (base if seen is None else seen) + _SHIFT[op]
+    return max(0, min(at, total))
+
+
 def _keyboard(code: str, step: int, total: int, seat: int | None, lang: str) -> InlineKeyboardMarkup:
-    moves = [("⏮", 0), ("◀", max(0, step - 1)), ("▶", min(total, step + 1)), ("⏭", total)]
+    moves = [("⏮", "0"), ("◀", f"{step}-1"), ("▶", f"{step}+1"), ("⏭", str(total))]
     seats: list[int | None] = [0, 1, 2, 3, None]
     return InlineKeyboardMarkup([
         [InlineKeyboardButton(label, callback_data=replay_data(code, to, seat)) for label, to in moves],
         [InlineKeyboardButton(("✓ " if s == seat else "") + _seat_word(s, lang),
-                              callback_data=replay_data(code, step, s)) for s in seats],
+                              callback_data=replay_data(code, f"{step}=", s)) for s in seats],
         [InlineKeyboardButton(t("btn_replay_gif", lang), callback_data=replay_data(code, "gif", seat))],
     ])  # fmt: skip
 

@@ -145,10 +145,11 @@ def history_markup(entries: Sequence[HistoryEntry]) -> InlineKeyboardMarkup | No
 
 
 def replay_text(hand: Hand, viewer: int | None, names: Sequence[str], number: int, lang: str) -> str:
-    """A finished hand as readable lines, seen from ``viewer``'s seat (None: as a spectator)."""
+    """A finished hand as readable lines, seen from ``viewer``'s seat (None: as a spectator): the seats named
+    once under the head, then each seat by its wind (a long name on every line would bury the play)."""
 
     def seat(s: int) -> str:
-        return f"{t(f'wind_{s}', lang)} {names[s]}"
+        return t(f"wind_{s}", lang)
 
     lines = [
         t(
@@ -159,7 +160,8 @@ def replay_text(hand: Hand, viewer: int | None, names: Sequence[str], number: in
             laizi=tile_label(hand.laizi, lang),
             indicator=tile_label(hand.indicator, lang),
             preset=t(f"value_preset_{hand.rules.preset}", lang),
-        )
+        ),
+        " · ".join(f"{seat(s)} {name}" for s, name in enumerate(names)),
     ]
     for event in hand.log:
         line = _event_line(event.for_seat(viewer), viewer, seat, lang)

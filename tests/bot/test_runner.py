@@ -12,6 +12,7 @@ from telegram import Bot
 
 from bot.callbacks import code_of
 from bot.config import Config
+from bot.i18n import t
 from bot.outbox import Outbox
 from bot.table import messages as msg
 from bot.table.edge import Edge
@@ -161,6 +162,27 @@ async def test_a_burst_of_presses_is_taken_one_at_a_time(fake_telegram: FakeTele
     )
     assert sum(a.text is None for a in answers) == 1
     assert len(await db.hands.actions(table.hand_id or 0)) == 1
+    await tables.close()
+    await tables.edge.outbox.close()
+    await db.close()
+
+
+async def test_one_person_sits_at_one_table_at_a_time(fake_telegram: FakeTelegram, bot: Bot, tmp_path: Path) -> None:
+    tg = fake_telegram
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+    group = tg.add_group("牌友群", members=[alice, bob])
+    db = await Database.open(tmp_path / "db.sqlite3")
+    tables = _tables(tg, bot, db, Clock())
+    first, second = TableKey(group.id, 7), TableKey(group.id, 9)  # two topics of one forum
+    await tables.ask(first, msg.Open(alice.id, "Alice", "牌友群"))
+    await tables.ask(first, msg.Begin(alice.id))
+    await tables.ask(second, msg.Open(bob.id, "Bob", "牌友群"))
+    refused = await tables.ask(second, msg.Join(alice.id, "Alice"))
+    assert refused.text == t("seated_elsewhere", "zh", table="牌友群 · #7")
+    table = tables.get(second)
+    assert table is not None and table.seat_of(alice.id) is None
+    await tables.ask(first, msg.Stop(alice.id, is_admin=False))  # her table over: she may sit at the other
+    assert (await tables.ask(second, msg.Join(alice.id, "Alice"))).text == t("joined", "zh", name="Alice", wind="南")
     await tables.close()
     await tables.edge.outbox.close()
     await db.close()

@@ -7,8 +7,9 @@ from bot.callbacks import PlayButton, parse_action_code
 from bot.i18n import t
 from bot.table.key import TableKey
 from bot.table.state import Table
-from bot.table.texts import seat_names
+from bot.table.texts import seat_label, seat_names
 from bot.views.game_views import seat_content, spectator_content
+from bot.views.public_view import shown_view
 from game.match import Match
 from game.rules import Rules
 from rendering import render_spectator_view, render_table_view
@@ -48,19 +49,30 @@ def test_each_picture_is_drawn_from_the_view_its_chat_may_see() -> None:
     names, scores = seat_names(table, "zh"), [0, 0, 0, 0]
     spectator = spectator_content(table)
     assert spectator.render is not None and spectator.markup is None
-    assert spectator.render() == render_spectator_view(hand.view(None), names, scores, "zh")
+    assert spectator.render() == render_spectator_view(shown_view(hand, None), names, scores, "zh")
     assert hand.view(None).hand == () and hand.view(None).drawn is None
     seat = hand.waiting_on()[0]
-    private = seat_content(table, seat)
+    private = seat_content(table, seat)  # the claimer sees the claim as it is
     assert private.render is not None
     assert private.render() == render_table_view(hand.view(seat), names, scores, "zh")
+    assert shown_view(hand, seat) == hand.view(seat)
 
 
-def test_the_group_caption_never_says_who_is_deciding_a_claim() -> None:
+def test_the_group_caption_and_picture_of_a_claim_window_are_those_of_the_discard_left_unclaimed() -> None:
     table = _table_in_claim_phase()
     hand = table.hand
     assert hand is not None and hand.phase == "claim"
-    status = spectator_content(table).text.split("\n")[0].rsplit(" · ", 1)[1]  # what the table waits for
-    assert status == t("status_claims", table.lang)
-    deciding = [table.seat(s).name for s in hand.waiting_on()]
-    assert deciding and not [name for name in deciding if name in status]
+    during = spectator_content(table)
+    by = hand.view(hand.waiting_on()[0]).last_discard
+    assert by is not None
+    status = during.text.split("\n")[0].rsplit(" · ", 1)[1]  # what the table waits for
+    assert status == t("status_turn", table.lang, seat=seat_label(table, (by[0] + 1) % 4))
+    discarder = seat_content(table, by[0])
+    while hand.phase == "claim":  # everyone asked lets it go: the next seat draws
+        table.apply(pick(hand.legal_actions(hand.waiting_on()[0]), lambda _a: False), now=0.0)
+    after = spectator_content(table)
+    assert hand.phase == "turn" and during.text == after.text
+    assert during.render is not None and after.render is not None and during.render() == after.render()
+    discarder_after = seat_content(table, by[0])
+    assert discarder.render is not None and discarder_after.render is not None
+    assert discarder.render() == discarder_after.render() and discarder.text == discarder_after.text

@@ -183,11 +183,13 @@ def test_history_lists_the_hand_and_replays_it_from_the_players_seat(played: Pla
     alice.say(alice.id, f"/replay {code} text")
     replay = alice.wait_for_private_message(lambda m: "局回放" in (m.text or ""), timeout=15).text or ""
     lines = replay.splitlines()
-    assert lines[0].startswith("第 1 局回放 · 开口翻") and lines[1].startswith("你的起手: ")
+    assert lines[0].startswith("第 1 局回放 · 开口翻") and lines[2].startswith("你的起手: ")
     assert any(" 打 " in line for line in lines) and lines[-1].startswith("结算: ")
-    # Her own draws are there, another seat's never are.
+    # The seats are named once, then by their winds; her own draws are there, another seat's never are.
+    wind = next(part.split()[0] for part in lines[1].split(" · ") if part.endswith("Alice"))
+    assert sum("Alice" in line for line in lines) == 1
     draws = [line for line in lines if " 摸 " in line]
-    assert draws and all("Alice" in line for line in draws)
+    assert draws and all(line.startswith(wind) for line in draws)
     in_group = _ask(tg, alice, played.group.id, "/history", lambda m: "Your last hands" in (m.text or ""))
     assert "Press ▶ for a replay." in (in_group.text or "")
 

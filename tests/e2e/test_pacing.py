@@ -108,7 +108,8 @@ def test_the_group_never_sees_who_decides_and_each_result_stays(fake_telegram: F
         # The result is still there, as it was, after the next hand opened a message of its own.
         kept = tg.message(first.chat_id, first.message_id)
         assert "第 1 局结果" in (kept.caption or "") and kept.photo == first.photo
-        statuses = {t(key, "zh") for key in ("status_claims", "status_haidi", "status_over", "status_stopped")}
+        # A claim window is shown as the discard left unclaimed: whose turn it is next, never "claims".
+        statuses = {t(key, "zh") for key in ("status_haidi", "status_over", "status_stopped")}
         turn = re.compile("^" + re.escape(t("status_turn", "zh", seat="§")).replace("§", "[东南西北] .+") + "$")
 
         def tables() -> list[str]:  # the table's pictures (not the results); hands may be coalesced away

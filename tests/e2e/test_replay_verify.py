@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from bot.i18n import t
@@ -80,7 +81,9 @@ def test_a_hand_is_replayed_by_a_stranger_and_its_deal_verified(fake_telegram: F
         # Alice asks for a review of her play from her private result: progress in one message, then the picture.
         mine = alice.wait_for_private_message(lambda m: t("btn_review", "zh") in str(m.reply_markup), timeout=20)
         assert t("review_started", "zh") == tg.wait_for_callback_answer(alice.press(mine, t("btn_review", "zh"))).text
-        # Asking again while it runs queues nothing more: she is told it is on its way.
+        # Pressed again while it runs: said so, not run twice; nor is asking again by command.
+        again = tg.wait_for_callback_answer(alice.press(mine, t("btn_review", "zh"))).text
+        assert again == t("review_already", "zh", code=code)
         for _ in range(5):
             alice.say(alice.id, f"/review {code}")
         already = t("review_already", "zh", code=code)
@@ -90,6 +93,7 @@ def test_a_hand_is_replayed_by_a_stranger_and_its_deal_verified(fake_telegram: F
         tg.wait_until(lambda: any(m.text == done for m in alice.private_messages()), timeout=15, what="review done")
         progress = [m for m in alice.private_messages() if (m.text or "").startswith(f"复盘 {code}")]
         assert len(progress) == 1 and progress[0].edits >= 1  # one message, edited as it went
+        time.sleep(1.0)
         assert len([m for m in alice.private_messages() if "与推荐一致" in (m.caption or "")]) == 1  # one review
         # Carol may watch the hand, but a review is of one's own play.
         carol.say(carol.id, f"/review {code}")

@@ -339,13 +339,13 @@ def test_breakdown_names_every_multiplier_in_both_languages() -> None:
     assert len(zh) == len(en)
     assert zh[0].startswith(PATTERNS["pi_hu"].zh) and en[0].startswith(PATTERNS["pi_hu"].en)
     assert "底分 1" in zh[0] and "base 1" in en[0]
-    assert "座位0(庄): 开口 ×2 · 红中杠 ×2 · 庄家 ×2 = ×8 → 1 × 4 × 8 = 32" in zh
-    assert "Seat 0 (dealer): open ×2 · red-dragon kong ×2 · dealer ×2 = ×8 → 1 × 4 × 8 = 32" in en
-    assert "座位1 胡: 开口 ×2 · 硬胡 ×2 = ×4" in zh
-    assert "Seat 2: deal-in ×2 → 1 × 4 × 2 = 8" in en
-    assert "座位3: 暗杠 ×4 → 1 × 4 × 4 = 16" in zh
-    assert zh[-1] == "结算: 座位0 -32 · 座位1 +56 · 座位2 -8 · 座位3 -16"
-    assert en[-1] == "Payments: Seat 0 -32 · Seat 1 +56 · Seat 2 -8 · Seat 3 -16"
+    assert "东(庄): 开口 ×2 · 红中杠 ×2 · 庄家 ×2 = ×8 → 1 × 4 × 8 = 32" in zh
+    assert "East (dealer): open ×2 · red-dragon kong ×2 · dealer ×2 = ×8 → 1 × 4 × 8 = 32" in en
+    assert "南 胡: 开口 ×2 · 硬胡 ×2 = ×4" in zh
+    assert "West: deal-in ×2 → 1 × 4 × 2 = 8" in en
+    assert "北: 暗杠 ×4 → 1 × 4 × 4 = 16" in zh
+    assert zh[-1] == "结算: 东 -32 · 南 +56 · 西 -8 · 北 -16"
+    assert en[-1] == "Payments: East -32 · South +56 · West -8 · North -16"
     assert s.to_json()["breakdown"] == {"zh": list(zh), "en": list(en)}
 
 
@@ -360,7 +360,7 @@ def test_breakdown_of_counted_factors_caps_and_liability() -> None:
     assert "金顶 500" in zh and "golden cap 500" in en
     # 风一色's third opening meld (peng 3z) came from seat 3
     assert s.liable == 3
-    assert "承包: 座位3 付三家共 1500" in zh and "Liability: Seat 3 pays all three, 1500" in en
+    assert "承包: 北 付三家共 1500" in zh and "Liability: North pays all three, 1500" in en
 
 
 def test_to_json_has_exactly_the_calculator_keys() -> None:

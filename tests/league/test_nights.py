@@ -126,7 +126,11 @@ async def test_reminders_once_and_a_restart_before_the_start(fake_telegram: Fake
         text = group_text(tg, group)
         assert text.count("联赛「Friday」开始! 今晚: Ann, Bob, Cai") == 1
         assert "1 个空位由电脑补上" in text
-        assert text.count("一小时后开始") == 1 and text.count("开打!") == 1
+        # The announcement and the reminder (each sent once) end in their last state: sign-ups closed, no
+        # buttons, edited in place by the restarted bot.
+        assert text.count("一小时后开始") == 0 and text.count("开打!") == 0
+        signups = [m for m in tg.messages(group.id) if "已报名 (3)" in m.content]
+        assert len(signups) == 2 and all("报名已截止" in m.content and not m.buttons for m in signups)
         db = db_of(app)
         assert (await db.leagues.night(night.id)).status == "done"
         played = await db.leagues.night_results(night.id)
@@ -207,7 +211,7 @@ async def test_a_night_without_four_is_called_off_and_the_next_follows_dst(
         await settled(app)
         text = group_text(tg, group)
         assert text.count("取消: 只有 2 人报名 (Ann, Bob), 需要四人") == 1
-        assert "周五 2027-11-05 20:00 (Europe/Berlin)" in text  # the next night, still 20:00 local
+        assert "周五 2027-11-05 20:00 Europe/Berlin" in text  # the next night, still 20:00 local
         assert (await db.leagues.night(night.id)).status == "called_off"
         assert app.bot_data.tables is not None and app.bot_data.tables.get(TableKey(group.id)) is None
         following = await night_of(app, league_id)
@@ -252,7 +256,7 @@ async def test_pause_calls_the_night_off_and_resume_schedules_the_next(
         clock.now = FRIDAY
         await nights.run_due()
         await settled(app)
-        assert "暂停中, 周五 2027-01-08 20:00 (Asia/Shanghai) 的场次取消" in group_text(tg, group)
+        assert "暂停中, 周五 2027-01-08 20:00 Asia/Shanghai 的场次取消" in group_text(tg, group)
         assert "一小时后" not in group_text(tg, group)
         assert (await db.leagues.night(night.id)).status == "called_off"
         reply = await run_subcommand(nights, group.id, "resume", "")
@@ -316,7 +320,7 @@ async def test_league_commands_typed_in_the_group(fake_telegram: FakeTelegram, t
         assert await nights_of(app).current(group.id) is None
         ann.say(group, "/league create Friday | fri 20:00 | Asia/Shanghai | 8 hands | kaikoufan")
         reply = await tg.wait_for_message_async(group.id, lambda m: "已创建" in m.content)
-        assert "第一场: 周五 2027-01-08 20:00 (Asia/Shanghai)" in reply.content
+        assert "第一场: 周五 2027-01-08 20:00 Asia/Shanghai" in reply.content
         bob.say(group, "/league next")
         await tg.wait_for_message_async(group.id, lambda m: "已报名 (0): (还没有人)" in m.content)
         bob.say(bob.id, "/league next")
@@ -363,3 +367,30 @@ async def test_a_league_created_minutes_before_its_night_says_so_after_the_reply
         created = next(m for m in tg.messages(group.id) if m.reply_to_message_id == said.message_id)
         assert "已创建" in created.content and created.message_id < reminder.message_id
         assert t("league_left_hour", "zh") not in reminder.content
+
+
+async def test_a_closed_league_shows_the_standings_of_its_last_season(
+    fake_telegram: FakeTelegram, tmp_path: Path
+) -> None:
+    tg = fake_telegram
+    users, group = world(tg, ["Ann"])
+    clock = Clock(FRIDAY - timedelta(days=3))
+    async with running_bot(tg, tmp_path / "bot.sqlite3", clock) as app:
+        nights, db = nights_of(app), db_of(app)
+        league_id = await create(app, group, "Closing | fri 20:00 | Asia/Shanghai | 2 hands | kaikoufan")
+        await db.players.upsert(users[0].id, "Ann")
+        await db.execute(  # Ann's season-1 result, as a league night leaves it
+            "INSERT INTO standings (chat_id, period, player_id, points, hands, wins, biggest_win)"
+            " VALUES (?, ?, ?, 120, 2, 1, 120)",
+            (group.id, Period.league_season(league_id, 1).key, users[0].id),
+        )
+        assert "第 1 赛季结束" in (await run_subcommand(nights, group.id, "end", "") or "")
+        closed = await run_subcommand(nights, group.id, "close", "") or ""
+        assert "/league table Closing" in closed  # the promise the closing makes ...
+        await settled(app)
+        shown = len(tg.messages(group.id))
+        assert await run_subcommand(nights, group.id, "table", "Closing") is None
+        await settled(app)
+        # ... is kept: the last season's table, with Ann's result, not an empty season 2.
+        tables = [m for m in tg.messages(group.id)[shown:] if m.photo is not None]
+        assert [m.caption for m in tables] == [t("league_season_table", "zh", name="Closing", season=1)]

@@ -12,9 +12,12 @@ from PIL import Image
 
 from game.melds import Meld
 from game.tiles import HIDDEN, parse_tile
+from rendering.fonts import text_width
 from rendering.labels import Lang
 from rendering.table_picture import (
+    GANG_FONT,
     WIDTH,
+    gang_counts,
     render_spectator_view,
     render_table_view,
     table_image,
@@ -170,3 +173,22 @@ def test_english_pictures_name_tiles_in_words(drawn: list[tuple[str, str]]) -> N
     texts = " ".join(t for t, _ in drawn)
     assert "discarded: Red" in texts and "Wildcard" in texts and "5 Dot" in texts
     assert not re.search(r"\b[1-9][mpsz]\b", texts)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_kong_counts_are_never_covered_by_a_side_panels_thirteen_backs(lang: Lang) -> None:
+    view = dataclasses.replace(
+        make_view(0), hand_sizes=(13, 13, 13, 14), hongzhong_gangs=(0, 2, 2, 2), laizi_gangs=(0, 2, 1, 2)
+    )
+    for seen in (view, dataclasses.replace(view, seat=None, hand=(), claimable=None, waits=())):
+        lay = table_layout(seen, lang)
+        for seat in range(1, 4):  # the panels of the others (the spectator's bottom seat is 0 too)
+            label, at = gang_counts(seen, seat, lang), lay.gang_counts_at[seat]
+            assert label and at is not None and len(lay.hands[seat]) == seen.hand_sizes[seat]
+            x1, cy = at
+            x0, half = x1 - text_width(label, GANG_FONT), GANG_FONT * 2 // 3
+            panel = lay.frame.panels[(seat - lay.bottom) % 4]
+            assert panel[0] < x0 and panel[1] < cy - half and cy + half < panel[3]
+            for spot in (*lay.hands[seat], *lay.melds[seat], *lay.rivers[seat]):
+                sx0, sy0, sx1, sy1 = spot.box
+                assert not (sx0 < x1 and x0 < sx1 and sy0 < cy + half and cy - half < sy1), (lang, seat, spot)

@@ -269,3 +269,15 @@ async def test_stored_rules_the_code_no_longer_knows_are_reported(
         raw.execute("""UPDATE hands SET rules = '{"preset":"kaikoufan","retired_option":1}' WHERE id = ?""", (hand.id,))
     with pytest.raises(CorruptDataError, match=f"hand {hand.id} holds rules.*retired_option"):
         await db.hands.get(hand.id)
+
+
+async def test_a_flees_compensation_is_no_win_and_no_biggest_win(db: Database, new_match: NewMatch) -> None:
+    match = await new_match((1, 2, 3, None))
+    first = (await db.hands.start(match.id, seed=8, dealer=0)).id
+    await db.hands.flee(first, 1, (134, -400, 133, 133))  # seat 1 flees; then seat 0 wins 60 on a discard
+    await db.hands.close(first, (60, 0, -60, 0), winner=0)
+    for player_id, wins, biggest in ((1, 1, 60), (3, 0, 0)):  # 60 + 134 is not a hand's win; 133 is none at all
+        player = await db.players.require(player_id)
+        assert (player.hands, player.wins, player.biggest_win) == (1, wins, biggest), player_id
+    board = await db.standings.leaderboard(-100, Period.all_time())
+    assert {e.player_id: (e.wins, e.biggest_win) for e in board}[3] == (0, 0)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from game.actions import Action
 from game.automatic import choose
@@ -178,6 +180,14 @@ async def test_pattern_boards_and_week_boards(db: Database, clock: Clock) -> Non
     )
 
 
+def _as_version_6(summary: dict[str, Any]) -> dict[str, Any]:
+    """A summary as version 6 stored it: its breakdown named the seats "Seat 0" … (now by their winds)."""
+    winds = ("East", "South", "West", "North")
+    en = [re.sub(r"^(East|South|West|North)\b", lambda m: f"Seat {winds.index(m[1])}", line)
+          for line in summary["breakdown"]["en"]]  # fmt: skip
+    return {**summary, "breakdown": {**summary["breakdown"], "en": en}}
+
+
 async def test_migration_0007_backfills_the_facts_of_won_hands(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
     await at_version(path, 6)
@@ -191,7 +201,7 @@ async def test_migration_0007_backfills_the_facts_of_won_hands(tmp_path: Path) -
         )
         for n, seed in enumerate([*SEEDS, None], start=1):
             result = played(seed).result if seed is not None else None
-            summary = result.to_json() if result else {"exhausted": True}
+            summary = _as_version_6(result.to_json()) if result else {"exhausted": True}
             conn.execute(
                 "INSERT INTO hands (id, match_id, hand_no, seed, dealer, rules, status, started_at, ended_at, winner,"
                 " summary) VALUES (?, 1, ?, 0, 0, '{\"preset\":\"kaikoufan\"}', 'done', ?, ?, ?, ?)",

@@ -1,0 +1,78 @@
+"""No button outlives its use, and whoever flees is told the truth, through the real bot process.
+
+Alice and Bob sit with two automatic players and let the timers play for them (托管). Once a later hand has
+begun, the earlier private results no longer offer Ready (their review button stays). Then Bob flees in the
+middle of a hand: his picture says he left and the game goes on (not that it ended), none of his results
+offers Ready, and the compensation Alice receives is not counted as a hand she won.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from bot.callbacks import PlayButton, Stamp
+from bot.i18n import t
+from sandbox import FakeTelegram
+from sandbox.records import Chat, Message
+from sandbox.users import SimUser
+from tests.e2e.players import BotProcess, game_buttons
+
+# Long enough a turn for Bob to flee while he holds a decision; after a first timeout 托管 plays at once.
+FAST = {"MAHJONG_TURN_SECONDS": "4", "MAHJONG_CLAIM_SECONDS": "4", "MAHJONG_NEXT_HAND_SECONDS": "3"}
+
+
+def _results(user: SimUser) -> list[Message]:
+    return [m for m in user.private_messages() if "局结果" in (m.caption or "")]
+
+
+def _offers_a_move(user: SimUser, group: Chat) -> bool:
+    """Whether the user's newest picture has a move's button (not Ready or I'm back, whose stamp is 0)."""
+    pictures = [m for m in user.private_messages() if m.photo is not None]
+    return bool(pictures) and any(
+        PlayButton.decode(b.callback_data or "").stamp != Stamp() for b in game_buttons(pictures[-1], group)
+    )
+
+
+def _offer_ready(messages: list[Message]) -> list[Message]:
+    return [m for m in messages if t("btn_ready", "zh") in [b.text for b in m.buttons]]
+
+
+def test_results_lose_ready_and_a_flight_is_told_as_one(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    tg = fake_telegram
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+    group = tg.add_group("按钮群", members=[alice, bob])
+    db = tmp_path / "db.sqlite3"
+    with BotProcess(tg, db, MAHJONG_SEED="852", **FAST) as bot:
+        alice.say(group, "/newgame")
+        tg.wait_for_message(group.id, lambda m: "开局" in str(m.reply_markup), timeout=15)
+        bob.say(group, "/join")
+        tg.wait_for_message(group.id, lambda m: "Bob 入座" in (m.text or ""), timeout=15)
+        alice.say(group, "/begin")
+        tg.wait_until(lambda: len(_results(bob)) >= 2, timeout=120, what="two results for Bob")
+        # Every result but the newest lost its Ready button once the next hand began; the review stays.
+        tg.wait_until(lambda: len(_offer_ready(_results(bob)[:-1])) == 0, timeout=15, what="old results retired")
+        assert all(t("btn_review", "zh") in [b.text for b in m.buttons] for m in _results(bob))
+        # Bob comes back from 托管 and flees while he holds a decision: inside a hand.
+        back = bob.wait_for_private_message(lambda m: "我回来了" in [b.text for b in m.buttons], timeout=30)
+        bob.press(back, "我回来了")
+        tg.wait_until(lambda: _offers_a_move(bob, group), timeout=60, what="a move offered to Bob")
+        bob.say(group, "/flee")
+        tg.wait_for_message(group.id, lambda m: "Bob" in (m.text or "") and "逃跑" in (m.text or ""), timeout=15)
+        left = t("seat_left", "zh")
+        hand = bob.wait_for_private_message(lambda m: left in (m.caption or ""), timeout=15)
+        assert not hand.buttons and t("seat_stopped", "zh") not in (hand.caption or "")
+        assert not _offer_ready(_results(bob))
+        # The game goes on for Alice: another hand is dealt to her after the flight.
+        fled_at = max(m.message_id for m in alice.private_messages())
+        alice.wait_for_private_message(
+            lambda m: m.message_id > fled_at and m.photo is not None and "局结果" not in (m.caption or ""), timeout=60
+        )
+        assert "Traceback" not in bot.log()
+    with sqlite3.connect(db) as conn:  # Alice's wins are the hands she won, not the flight's compensation
+        wins, won = conn.execute(
+            "SELECT p.wins, (SELECT COUNT(*) FROM settlements s WHERE s.player_id = p.id AND s.won = 1) "
+            "FROM players p WHERE p.id = ?",
+            (alice.id,),
+        ).fetchone()
+    assert wins == won
