@@ -21,6 +21,7 @@ from bot.table.key import TableKey
 from bot.table.state import MAX_NAME, Table
 from game.actions import Action
 from game.automatic import choose
+from game.tiles import parse_tile
 from storage.chats import ChatSettings
 from storage.errors import StorageError
 
@@ -378,3 +379,23 @@ def test_every_seat_s_last_picture_of_a_hand_has_no_buttons_and_says_it_is_over(
         last = seat_content(table, seat)
         assert last.markup is None and t("seat_hand_over", "zh") in last.text
     assert t("status_over", "zh") in spectator_content(table).text  # the group reads that the hand is over
+
+
+def test_nobody_but_the_seat_asked_learns_that_the_haidi_tile_could_win() -> None:
+    """While a seat decides whether to win with its 海底 tile, nothing is shown to anyone else (a 海底 nobody can
+    win is drawn to its end in one step, so the group and the others cannot tell the two apart)."""
+    from bot.table.hand import publish
+    from tests.game.test_table import FOUR_PENGS, layout, play
+
+    hands = ["1m2m3m4m3z3z4z4z5z5z2p2p2p5m", "1m1m2m2m3m3m4m4m3z4z5z7z6z", "7z7z6z", "2z2z6z"]
+    hand = layout(0, hands, head="1s1s5m", indicator="1z", pad=11)  # seat 0's 海底 draw, 5m, wins
+    play(hand, *FOUR_PENGS)
+    table = Table(key=GROUP, title="g", creator_id=ANN, creator_name="Ann")
+    for user_id, name in ((ANN, "Ann"), (BOB, "Bob"), (CAI, "Cai"), (DAN, "Dan")):
+        table.sit(user_id, name)
+    table.start_hand(hand, hand_id=1, now=0.0)
+    assert fx.ShowGroup("spectator") in list(publish(table, {0, 1, 2, 3}))  # any other time: the group sees it
+    _, changed = table.apply(Action(1, "discard", parse_tile("6z")), now=1.0)
+    assert hand.phase == "haidi" and hand.waiting_on() == [0]
+    shown = list(publish(table, changed | {0, 1, 2, 3}))
+    assert shown == [fx.ShowSeat(0, urgent=True)]  # the seat asked, and nobody else
