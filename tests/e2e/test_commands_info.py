@@ -76,10 +76,10 @@ def test_help_and_rules_in_the_group_language_and_the_players_own(world: World) 
 
 def test_calc_explains_a_settlement_and_refuses_malformed_input_briefly(world: World) -> None:
     answer = world.ask(world.en, "/calc " + json.dumps(EXAMPLE_A), expect="Payments")
-    assert answer.startswith("✅") and "Payments: Seat 0 -32 · Seat 1 +56 · Seat 2 -8 · Seat 3 -16" in answer
+    assert answer.startswith("✅") and "Payments: East -32 · South +56 · West -8 · North -16" in answer
     # The JSON alone, without /calc, in Chinese.
     zh = world.ask(world.zh, json.dumps(EXAMPLE_A | {"rules": "koukoufan"}, ensure_ascii=False), expect="结算")
-    assert "座位1 +" in zh
+    assert "结算: 东 -32 · 南 +56 · 西 -8 · 北 -16" in zh  # seats by their winds
     bad = world.ask(world.en, "/calc " + json.dumps(EXAMPLE_A | {"dealer": 7}), expect="Cannot settle")
     assert bad == "⚠️ Cannot settle that: dealer must be a seat number 0-3"
     bad_zh = world.ask(world.zh, "/calc " + json.dumps(EXAMPLE_A | {"dealer": 7}), expect="算不了")
