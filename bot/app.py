@@ -12,6 +12,7 @@ registration) is retried with backoff, never the end of the process.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import sys
@@ -68,6 +69,7 @@ from bot.table.registry import Tables
 from bot.table.resume import fill_titles, resume_tables
 from bot.updates import UpdatesRequest, once
 from bot.webhook import serve
+from rendering import warm_up
 from storage.database import Database
 
 log = logging.getLogger("bot")
@@ -178,6 +180,7 @@ async def _start(application: BotApplication) -> None:
     # A group migrated, a chat that answers 403, a forum topic gone: the tables concerned are told.
     tables.follow(outbox.refusals)
     in_background(data, publish_commands(application.bot), "the command menu")  # retried, never in the way
+    in_background(data, asyncio.to_thread(warm_up), "the pictures' fonts")  # the first picture comes a second sooner
     resumed = await resume_tables(tables, db)  # from storage alone: no request to Telegram before polling
     in_background(data, fill_titles(tables, db, application.bot), "the titles of older tables")
     log.info("bot @%s started; %d unfinished hand(s) resumed", application.bot.username, resumed)

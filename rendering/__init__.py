@@ -15,6 +15,17 @@ from rendering.standings_cards import LeaderboardRow, PlayerCard, render_leaderb
 from rendering.table_picture import render_spectator_view, render_table_view
 from rendering.tile_faces import render_tile, tile_dims
 
+
+def warm_up() -> None:
+    """Draw one table picture and throw it away: the fonts and glyph caches load now (about a second), not when
+    the first player of a process waits for their first picture."""
+    from game.match import Match
+    from game.rules import Rules
+
+    hand = Match(Rules(), 1).new_hand(1)
+    render_table_view(hand.view(0), ["东 王小明🀄", "Ольга", "Bob", "谢霆锋"], [0, 0, 0, 0], "zh")
+
+
 __all__ = [
     "LeaderboardRow",
     "PlayerCard",
@@ -26,4 +37,5 @@ __all__ = [
     "render_table_view",
     "render_tile",
     "tile_dims",
+    "warm_up",
 ]

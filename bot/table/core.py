@@ -217,7 +217,7 @@ def _ready(table: Table, seat: int, lang: str, now: float, config: Config) -> An
     if table.state != "between":
         return t("press_stale", lang)
     s = table.seat(seat)
-    s.ready, s.auto = True, False  # pressing Ready is being back
+    s.ready, s.auto, s.blocked = True, False, False  # pressing Ready is being back
     if all(s.ready for _, s in table.humans() if not s.auto):
         yield from flow.start_hand(table, config, now)
     return t("press_ok", lang)
@@ -227,7 +227,7 @@ def _back(table: Table, seat: int, lang: str, now: float) -> Answer:
     s = table.seat(seat)
     if not s.auto:
         return t("press_stale", lang)
-    s.auto = False
+    s.auto = s.blocked = False
     if table.state == "playing":
         prompt = table.prompts.get(seat)
         if prompt is not None:
@@ -265,9 +265,10 @@ def _unreachable_player(table: Table, user_id: int) -> Steps:
     """A player who blocked the bot: 托管 while the hand runs, told in the group; they take their seat back with
     我回来了 once they unblock it (the outbox writes to them again when they write or press)."""
     seat = table.seat_of(user_id)
-    if seat is None or table.state != "playing" or table.seat(seat).auto:
+    if seat is None or table.state != "playing" or table.seat(seat).blocked:
         return
-    table.seat(seat).auto = True
+    s = table.seat(seat)  # told even when 托管 already (a timeout): they cannot read its "I'm back" button
+    s.auto = s.blocked = True
     yield announce(table, "announce_unreachable", seat=seat_label(table, seat))
 
 

@@ -43,6 +43,7 @@ class Seat:
     name: str
     auto: bool = False  # 托管: the automatic player plays for this human until they press "I'm back"
     ready: bool = False  # pressed Ready after a hand
+    blocked: bool = False  # their private chat refused the bot (403) since they last pressed a button
     lang: str = "zh"  # the player's own language (storage players.language): their private messages speak it
 
     def __post_init__(self) -> None:

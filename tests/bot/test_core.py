@@ -338,6 +338,10 @@ def test_a_player_who_blocks_the_bot_is_played_for_once() -> None:
     count = len(world.effects)
     world.take(table, msg.Unreachable(BOB))
     assert len(world.effects) == count  # told once
+    world.take(table, msg.Press(BOB, Stamp(), "back", "zh"))  # he unblocked it and is back; then blocks it again
+    table.seat(1).auto = True  # and times out first: the group still learns why he cannot come back by himself
+    world.take(table, msg.Unreachable(BOB))
+    assert world.effects[-1] == fx.Announce(t("announce_unreachable", "zh", seat="南 Bob"))
 
 
 def test_a_resumed_table_is_shown_where_it_stands() -> None:
