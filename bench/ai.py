@@ -69,7 +69,9 @@ def baseline_choose(view: SeatView, seed: int) -> Action:
         return by_kind["hongzhong_gang"]
     if "laizi_gang" in by_kind and counts[view.laizi] >= 2:
         return by_kind["laizi_gang"]
-    discards = [a for a in legal if a.kind == "discard"]
+    # 红中 and 赖子 only when nothing else is left: the baseline never throws them by choice (RULES.md §4)
+    discards = [a for a in legal if a.kind == "discard" and a.tile not in (HONGZHONG, view.laizi)]
+    discards = discards or [a for a in legal if a.kind == "discard"]
     scored = []
     for a in discards:
         assert a.tile is not None
