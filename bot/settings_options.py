@@ -20,13 +20,15 @@ from typing import Any, Final
 from bot.i18n import pick, t
 from game.automatic import LEVELS
 from game.patterns import PATTERNS
-from game.rules import PRESETS, YI_SE_PATTERNS, RulesError
+from game.rules import CHOICES, PRESETS, YI_SE_PATTERNS, RulesError
 from storage.chats import ChatSettings
 from storage.players import LANGUAGES
 
 ON, OFF = "on", "off"
 # Factors are shown as ×n; timers in seconds.
-_FACTORS: Final = frozenset({"self_draw_small", "self_draw_big", "discarder_factor", "dealer_factor", "hard_factor"})
+_FACTORS: Final = frozenset(
+    {"self_draw_small", "self_draw_big", "discarder_factor", "dealer_factor", "hard_factor", "laizi_gang_factor"}
+)
 _SECONDS: Final = frozenset({"claim_seconds", "turn_seconds"})
 
 
@@ -35,17 +37,18 @@ class Option:
     key: str  # a ChatSettings field, or a Rules field when ``rule``
     choices: tuple[str, ...]  # as carried in the callback data
     rule: bool = False
+    words: bool = False  # the choices are words, stored as they are and shown as ``value_<key>_<choice>``
 
 
 TABLE_OPTIONS: Final = (
-    Option("preset", PRESETS),
+    Option("preset", PRESETS, words=True),
     Option("claim_seconds", ("5", "10", "15", "20", "30", "60")),
     Option("turn_seconds", ("15", "20", "30", "45", "60", "120")),
     Option("auto_players", (ON, OFF)),
-    Option("auto_level", LEVELS),
+    Option("auto_level", LEVELS, words=True),
     Option("base_unit", ("1", "2", "5", "10", "50", "100")),
     Option("hands_per_game", ("1", "4", "8", "12", "16")),
-    Option("language", LANGUAGES),
+    Option("language", LANGUAGES, words=True),
 )
 RULE_OPTIONS: Final = (
     Option("per_meld_opening", (OFF, ON), rule=True),
@@ -58,7 +61,10 @@ RULE_OPTIONS: Final = (
     Option("discarder_factor", ("1", "2", "3"), rule=True),
     Option("dealer_factor", ("1", "2", "3"), rule=True),
     Option("hard_factor", ("1", "2"), rule=True),
-    Option("multi_win_order", ("dealer", "discarder"), rule=True),
+    Option("multi_win_order", CHOICES["multi_win_order"], rule=True, words=True),
+    Option("qiang_gang_pay", CHOICES["qiang_gang_pay"], rule=True, words=True),
+    Option("qiang_gang_by", CHOICES["qiang_gang_by"], rule=True, words=True),
+    Option("laizi_gang_factor", tuple(str(n) for n in CHOICES["laizi_gang_factor"]), rule=True),
     Option("liable_yi_se", YI_SE_PATTERNS, rule=True),  # each choice toggles one pattern
     Option("flee_penalty", ("0", "200", "400", "800"), rule=True),
 )
@@ -92,7 +98,7 @@ def shown(option: Option, value: Any, lang: str) -> str:
     choice = choice_of(value)
     if choice in (ON, OFF):
         return t(f"value_{choice}", lang)
-    if option.key in ("preset", "auto_level", "language", "multi_win_order"):
+    if option.words:
         return t(f"value_{option.key}_{choice}", lang)
     if option.key in _SECONDS:
         return t("value_seconds", lang, n=choice)
@@ -121,7 +127,7 @@ def changes_for(settings: ChatSettings, option: Option, choice: str) -> dict[str
         value = [p for p in YI_SE_PATTERNS if p in held]
     elif choice in (ON, OFF):
         value = None if option.key == "bright_cap" else choice == ON
-    elif option.key == "multi_win_order":
+    elif option.words:
         value = choice
     else:
         value = float(choice) if "." in choice else int(choice)
