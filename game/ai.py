@@ -19,7 +19,9 @@ unseen, and exposure is what a larger own multiplier costs when someone else win
 win (§8.1.1), so it counts for less until it opens. A gang's replacement draw is one more draw (and, for a
 ready hand, a chance of 杠上开花); a 屁胡 counts one 赖子 only, so a second one is worth more ganged (×4).
 ``normal`` subtracts from each discard the danger of feeding an opponent whose exposed melds show a big
-hand (one suit, all triplets, all 将 or 风 tiles).
+hand (one suit, all triplets, all 将 or 风 tiles). Throws (RULES.md §4): a 红中 is ganged rather than thrown
+while a gang is allowed; a 赖子 is thrown (丢赖子, ×2) only by ``normal`` in defence, far from a win with an
+open big hand at the table (``_Seat.held_back``).
 The seed only breaks exact ties, so the same view and seed always give the same action.
 
 The payout model reads the table's rules from the view (opening per meld or once, cap, minimum payment).

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from game.actions import Action, ActionError
-from game.rules import Rules
+from game.rules import DEFAULT_RULES, Rules
 from game.table import Event, Hand, IllegalAction
 from game.tiles import HIDDEN, HONGZHONG, NUM_KINDS, laizi_of, parse_tile, parse_tiles, to_counts
 
@@ -312,7 +312,7 @@ ROB_SCRIPT = (
 
 
 def rob_hand(
-    seat1: str = ROB_HANDS[1], seat3: str = ROB_HANDS[3], head: str = ROB_HEAD, rules: Rules = Rules()
+    seat1: str = ROB_HANDS[1], seat3: str = ROB_HANDS[3], head: str = ROB_HEAD, rules: Rules = DEFAULT_RULES
 ) -> Hand:
     return layout(
         0, [ROB_HANDS[0], seat1, ROB_HANDS[2], seat3], head=head, tail="8s8m", indicator="9s", rules=rules, pad=20
