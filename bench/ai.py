@@ -8,10 +8,10 @@ Duplicate seating: every wall (hand seed) is played four times with the player u
 the four seats and the three opponents in the others, so the luck of the deal cancels out. Points per hand
 are averaged per wall first; the 95% interval is mean ± 1.96 × the standard error over walls.
 
-The baseline (``baseline_choose``): 胡 whenever offered; 红中杠 whenever offered (a 红中 blocks every win);
-赖子杠 when holding two or more 赖子 (a 屁胡 allows one); no other gang; discards at random among the tiles
-whose discard leaves the smallest ``game.shanten.distance``; on a discard it passes unless its hand is
-still closed and a 碰/吃 does not worsen that distance (it must open to win).
+The baseline (``baseline_choose``): 胡 whenever offered; 红中杠 whenever offered (a 红中 blocks every win); 赖子杠 when
+holding two or more 赖子 (a 屁胡 allows one); no other gang; discards at random among the tiles whose discard leaves the
+smallest ``game.shanten.distance``, never a 红中 or 赖子 while another tile is left; on a discard it passes unless its
+hand is still closed and a 碰/吃 does not worsen that distance (it must open to win).
 
 Reports win rate, points per hand with the interval, 放冲 (deal-in) rate and decision times of the player
 under test; the last line is one JSON object (win and deal-in rates are ``normal``'s). Walls are spread over
@@ -69,7 +69,9 @@ def baseline_choose(view: SeatView, seed: int) -> Action:
         return by_kind["hongzhong_gang"]
     if "laizi_gang" in by_kind and counts[view.laizi] >= 2:
         return by_kind["laizi_gang"]
-    discards = [a for a in legal if a.kind == "discard"]
+    # 红中 and 赖子 only when nothing else is left: the baseline never throws them by choice (RULES.md §4)
+    discards = [a for a in legal if a.kind == "discard" and a.tile not in (HONGZHONG, view.laizi)]
+    discards = discards or [a for a in legal if a.kind == "discard"]
     scored = []
     for a in discards:
         assert a.tile is not None

@@ -22,7 +22,7 @@ from typing import Any, Final, Literal
 from bot.i18n import pick, t
 from game.automatic import LEVELS
 from game.patterns import PATTERNS
-from game.rules import PRESETS, YI_SE_PATTERNS, RulesError
+from game.rules import CHOICES, PRESETS, YI_SE_PATTERNS, RulesError
 from storage.chats import ChatSettings
 from storage.players import LANGUAGES
 
@@ -69,7 +69,10 @@ RULE_OPTIONS: Final = (
     Option("discarder_factor", ("1", "2", "3"), "factor", rule=True),
     Option("dealer_factor", ("1", "2", "3"), "factor", rule=True),
     Option("hard_factor", ("1", "2"), "factor", rule=True),
-    Option("multi_win_order", ("dealer", "discarder"), "named", rule=True),
+    Option("multi_win_order", CHOICES["multi_win_order"], "named", rule=True),
+    Option("qiang_gang_pay", CHOICES["qiang_gang_pay"], "named", rule=True),
+    Option("qiang_gang_by", CHOICES["qiang_gang_by"], "named", rule=True),
+    Option("laizi_gang_factor", tuple(str(n) for n in CHOICES["laizi_gang_factor"]), "factor", rule=True),
     Option("liable_yi_se", YI_SE_PATTERNS, "toggles", rule=True),
     Option("flee_penalty", ("0", "200", "400", "800"), rule=True),
 )

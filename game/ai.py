@@ -19,7 +19,9 @@ unseen, and exposure is what a larger own multiplier costs when someone else win
 win (§8.1.1), so it counts for less until it opens. A gang's replacement draw is one more draw (and, for a
 ready hand, a chance of 杠上开花); a 屁胡 counts one 赖子 only, so a second one is worth more ganged (×4).
 ``normal`` subtracts from each discard the danger of feeding an opponent whose exposed melds show a big
-hand (one suit, all triplets, all 将 or 风 tiles).
+hand (one suit, all triplets, all 将 or 风 tiles). Throws (RULES.md §4): a 红中 is ganged rather than thrown
+while a gang is allowed; a 赖子 is thrown (丢赖子, ×2) only by ``normal`` in defence, far from a win with an
+open big hand at the table (``_Seat.held_back``).
 The seed only breaks exact ties, so the same view and seed always give the same action.
 
 The payout model reads the table's rules from the view (opening per meld or once, cap, minimum payment).
@@ -79,6 +81,8 @@ _OTHER_WIN: Final = 0.22
 _ROB_CHANCE: Final = 0.05  # chance that an opponent with two melds or more, late, can rob a 蓄杠
 _GANGS: Final = frozenset({"hongzhong_gang", "laizi_gang", "an_gang", "xu_gang", "chong_gang"})
 _DANGER_SCALE: Final = 0.2  # deal-ins mostly cost no more than the cap; 承包 is the real risk
+_FAR_FROM_WIN: Final = 3  # tiles missing (game.shanten.distance) from which a 丢赖子 may be weighed
+_HELD_BACK: Final = 1e6  # a throw not weighed (``_Seat.held_back``) ranks below every other option
 
 
 def choose(view: SeatView, level: str = "normal", seed: int = 0) -> Action:
@@ -114,17 +118,21 @@ def drawn_worths(view: SeatView, tiles: Sequence[Tile]) -> dict[Tile, float]:
     (the mean over the unseen tiles of the best the hand can then do), less its danger — the search's
     sharper sense of which discard keeps the better hand."""
     seat = _Seat(view, True)
+    assert view.seat is not None
     out: dict[Tile, float] = {}
     for t in tiles:
-        counts = list(seat.counts)
-        counts[t] -= 1
-        out[t] = seat.worth_after_draw(counts, list(seat.melds), seat.factor) - seat.danger(t)
+        counts, melds, factor = seat._after(Action(view.seat, "discard", t))
+        held = _HELD_BACK if seat.held_back(t) else 0.0
+        out[t] = seat.worth_after_draw(counts, melds, factor) - seat.danger(t) - held
     return out
 
 
-def factor_of(rules: Rules, melds: Sequence[Meld], hongzhong_gangs: int, laizi_gangs: int) -> float:
+def factor_of(
+    rules: Rules, melds: Sequence[Meld], hongzhong_gangs: int, laizi_gangs: int, laizi_thrown: int = 0
+) -> float:
     """A seat's §9 multiplier F, as ``game.scoring`` computes it under the table's rules."""
-    return float(seat_multiplier(rules, SeatMelds(tuple(melds), hongzhong_gangs, laizi_gangs)))
+    seat = SeatMelds(tuple(melds), hongzhong_gangs, laizi_gangs, laizi_thrown=laizi_thrown)
+    return float(seat_multiplier(rules, seat))
 
 
 def unseen_counts(view: SeatView) -> list[int]:
@@ -138,7 +146,7 @@ def unseen_counts(view: SeatView) -> list[int]:
                     seen[t] += 1
     for river in view.rivers:
         for t in river:
-            seen[t] += 1
+            seen[t] += t != HONGZHONG  # a thrown 红中 is counted with the 红中杠 below
     seen[view.indicator] += 1
     seen[HONGZHONG] += sum(view.hongzhong_gangs)
     seen[view.laizi] += sum(view.laizi_gangs)
@@ -183,9 +191,16 @@ class _Seat:
         self.melds: tuple[Meld, ...] = view.melds[me]
         tiles = [*view.hand, *([view.drawn] if view.drawn is not None else [])]
         self.counts = to_counts(tiles)
-        self.factor = factor_of(view.rules, self.melds, view.hongzhong_gangs[me], view.laizi_gangs[me])
+        self.factor = factor_of(
+            view.rules, self.melds, view.hongzhong_gangs[me], view.laizi_gangs[me], view.laizi_thrown[me]
+        )
         self.other_factors = [
-            (s, factor_of(view.rules, view.melds[s], view.hongzhong_gangs[s], view.laizi_gangs[s]))
+            (
+                s,
+                factor_of(
+                    view.rules, view.melds[s], view.hongzhong_gangs[s], view.laizi_gangs[s], view.laizi_thrown[s]
+                ),
+            )
             for s in range(4)
             if s != me
         ]
@@ -338,6 +353,8 @@ class _Seat:
 
     def danger(self, tile: Tile) -> float:
         """What discarding ``tile`` risks feeding the open big hands around the table."""
+        if tile in (HONGZHONG, self.laizi):
+            return 0.0  # a thrown 红中 or 赖子 is never claimable (§4)
         total = 0.0
         for th in self.threats:
             fits = (
@@ -356,15 +373,18 @@ class _Seat:
 
     # -- options ------------------------------------------------------------------------------------
 
-    def _after(self, a: Action) -> tuple[list[int], list[Meld], int, int]:
-        """The concealed counts, melds, 红中杠 and 赖子杠 this seat would have after ``a``."""
+    def _after(self, a: Action) -> tuple[list[int], list[Meld], float]:
+        """The concealed counts, melds and multiplier this seat would have after ``a``."""
         v = self.view
         counts = list(self.counts)
         melds = list(self.melds)
         hongzhong_gangs, laizi_gangs = v.hongzhong_gangs[self.me], v.laizi_gangs[self.me]
+        laizi_thrown = v.laizi_thrown[self.me]
         t = a.tile if a.tile is not None else HONGZHONG
         if a.kind == "discard":
             counts[t] -= 1
+            hongzhong_gangs += t == HONGZHONG  # a thrown 红中 counts as a 红中杠, a thrown 赖子 ×2 (§4)
+            laizi_thrown += t == self.laizi
         elif a.kind == "hongzhong_gang":
             counts[HONGZHONG] -= 1
             hongzhong_gangs += 1
@@ -373,7 +393,7 @@ class _Seat:
             laizi_gangs += 1
         elif a.kind in ("an_gang", "xu_gang", "chong_gang", "peng", "chi"):
             self._meld_after(a, t, counts, melds)
-        return counts, melds, hongzhong_gangs, laizi_gangs
+        return counts, melds, factor_of(self.rules, melds, hongzhong_gangs, laizi_gangs, laizi_thrown)
 
     def _meld_after(self, a: Action, t: int, counts: list[int], melds: list[Meld]) -> None:
         v = self.view
@@ -396,11 +416,12 @@ class _Seat:
 
     def option_worth(self, a: Action) -> float:
         """Worth of playing ``a``: the hand it leaves (after the best discard, for 碰/吃) less its risks."""
-        counts, melds, hongzhong_gangs, laizi_gangs = self._after(a)
+        counts, melds, factor = self._after(a)
         t = a.tile if a.tile is not None else HONGZHONG
-        factor = factor_of(self.rules, melds, hongzhong_gangs, laizi_gangs)
         if a.kind in ("peng", "chi"):
             return self._best_discard_worth(counts, melds, factor)
+        if a.kind == "discard" and self.held_back(t):
+            return self.worth(counts, melds, factor) - _HELD_BACK
         if a.kind not in _GANGS:
             return self.worth(counts, melds, factor) - (self.danger(t) if a.kind == "discard" else 0.0)
         worth = self.worth(counts, melds, factor, extra_draws=1) + self._flower_on_gang(counts, melds, factor)
@@ -426,6 +447,17 @@ class _Seat:
                 best = max(best, self.worth(counts, melds, factor, exact=False) - self.danger(t))
                 counts[t] += 1
         return best
+
+    def held_back(self, tile: Tile) -> bool:
+        """Whether a throw of ``tile`` is not even weighed (§4). A 红中 while a 红中杠 is offered: the gang
+        counts the same ×2 and draws a tile besides. A 赖子 unless ``normal`` plays defence: far from a win,
+        with an open big hand at the table, so a wildcard is never thrown from a hand that could use it."""
+        if tile == HONGZHONG:
+            return any(a.kind == "hongzhong_gang" for a in self.view.legal)
+        if tile != self.laizi:
+            return False
+        far = distance(self.counts, self.laizi, self.melds) >= _FAR_FROM_WIN
+        return not (self.normal and self.threats and far)
 
     def _rob_risk(self) -> float:
         """抢杠: a robbed 蓄杠 makes its maker pay for all three losers (§6, §9 承包)."""

@@ -92,7 +92,7 @@ def parse_hand(obj: Any) -> HandInput:
     how, from_seat = _how_and_from(obj, winner)
     tile = _tile(obj, "tile")
     if how in ("discard", "rob_gang") and tile in (HONGZHONG, laizi):
-        raise CalcError("tile: 红中 and the 赖子 are never discarded or melded", "calc_err_tile_special")
+        raise CalcError("tile: 红中 and the 赖子 are never claimed, so nobody wins on one", "calc_err_tile_special")
     concealed = _tiles(obj, "concealed")
 
     players = obj.get("players")

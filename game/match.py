@@ -87,7 +87,7 @@ class Match:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "rules": self.rules.to_json(),
+            "rules": self.rules.to_stored(),
             "seed": self.seed,
             "dealer": self.dealer,
             "hands_played": self.hands_played,
@@ -105,7 +105,7 @@ class Match:
             raise MatchError("a match needs 'totals', four whole numbers")
         if sum(totals) != 0:
             raise MatchError("a match's totals must add up to zero")
-        match = cls(Rules.from_json(obj.get("rules")), seed, dealer)
+        match = cls(Rules.from_stored(obj.get("rules")), seed, dealer)
         match.hands_played = played
         match.totals = list(totals)
         return match

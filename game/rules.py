@@ -19,6 +19,18 @@ from typing import Any, Final, Literal
 PresetName = Literal["kaikoufan", "koukoufan"]
 PRESETS: Final[tuple[PresetName, ...]] = ("kaikoufan", "koukoufan")
 MultiWinOrder = Literal["dealer", "discarder"]
+QiangGangPay = Literal["gang_kai", "robber"]
+QiangGangBy = Literal["anyone", "xia_jia"]
+# The choices of each option that takes one of a few words or numbers (RULES.md §6, §9).
+CHOICES: Final[dict[str, tuple[Any, ...]]] = {
+    "multi_win_order": ("dealer", "discarder"),
+    "qiang_gang_pay": ("gang_kai", "robber"),
+    "qiang_gang_by": ("anyone", "xia_jia"),
+    "laizi_gang_factor": (4, 2),
+}
+# Options whose default changed after hands were stored: a stored form always names them, and a stored form
+# without one was written before the change and meant this value (see ``Rules.from_stored``).
+STORED_BEFORE: Final[dict[str, Any]] = {"qiang_gang_pay": "robber"}
 YI_SE_PATTERNS: Final = ("qing_yi_se", "jiang_yi_se", "feng_yi_se")
 
 
@@ -50,6 +62,11 @@ class Rules:
     multi_win_order: MultiWinOrder = "dealer"
     liable_yi_se: tuple[str, ...] = field(default=YI_SE_PATTERNS)
     flee_penalty: int = 400
+    # 抢杠 (§6): the robbed player pays 杠进杠出 (what their 蓄杠 would have won) or the robber's own hand.
+    qiang_gang_pay: QiangGangPay = "gang_kai"
+    # Who may rob a 蓄杠: any seat with the win, or only the gang maker's 下家.
+    qiang_gang_by: QiangGangBy = "anyone"
+    laizi_gang_factor: int = 4  # a 赖子杠's ×4, or ×2 as the oldest description counts it
 
     @classmethod
     def preset_named(cls, name: str) -> Rules:
@@ -98,6 +115,29 @@ class Rules:
                 out[f.name] = _plain(value)
         return out
 
+    def to_stored(self) -> dict[str, Any]:
+        """``to_json`` naming every option of ``STORED_BEFORE`` too: what storage keeps with a hand or match.
+
+        >>> Rules().to_stored()
+        {'preset': 'kaikoufan', 'qiang_gang_pay': 'gang_kai'}
+        """
+        return {**self.to_json(), **{k: _plain(getattr(self, k)) for k in STORED_BEFORE}}
+
+    @classmethod
+    def from_stored(cls, obj: Any) -> Rules:
+        """Rules read back from storage: an option of ``STORED_BEFORE`` that the stored form does not name
+        was stored before its default changed, so it takes the value it had then (a hand replays and settles
+        as it was played).
+
+        >>> Rules.from_stored({"preset": "kaikoufan"}).qiang_gang_pay
+        'robber'
+        >>> Rules.from_stored(Rules().to_stored()) == Rules()
+        True
+        """
+        named = obj if isinstance(obj, dict) else {"preset": obj} if isinstance(obj, str) else {}
+        old = {k: v for k, v in STORED_BEFORE.items() if k not in named}
+        return cls.from_json(obj).with_options(old)
+
 
 def _plain(value: Any) -> Any:
     if isinstance(value, Fraction):
@@ -143,10 +183,17 @@ def _per_meld_opening(rules: Rules, value: Any) -> bool:
     return value
 
 
-def _multi_win_order(rules: Rules, value: Any) -> str:
-    if value not in ("dealer", "discarder"):
-        raise RulesError("multi_win_order must be 'dealer' or 'discarder'", "rules_err_multi_win")
-    return str(value)
+def _choice(key: str) -> Callable[[Rules, Any], Any]:
+    """The check of an option that takes one of ``CHOICES[key]``."""
+
+    def check(rules: Rules, value: Any) -> Any:
+        for choice in CHOICES[key]:
+            if value == choice and type(value) is type(choice):
+                return choice
+        said = " or ".join(repr(c) if isinstance(c, str) else str(c) for c in CHOICES[key])
+        raise RulesError(f"{key} must be {said}", "rules_err_choice", key=key, choices=said)
+
+    return check
 
 
 def _liable_yi_se(rules: Rules, value: Any) -> tuple[str, ...]:
@@ -163,8 +210,8 @@ def _liable_yi_se(rules: Rules, value: Any) -> tuple[str, ...]:
 _SPECIAL: Final[dict[str, Callable[[Rules, Any], Any]]] = {
     "bright_cap": _bright_cap,
     "per_meld_opening": _per_meld_opening,
-    "multi_win_order": _multi_win_order,
     "liable_yi_se": _liable_yi_se,
+    **{key: _choice(key) for key in CHOICES},
 }
 
 

@@ -36,9 +36,12 @@ GANG_FACTORS: Final[dict[str, int]] = {
     "xu_gang": 2,
     "an_gang": 4,
     "hongzhong_gang": 2,
-    "laizi_gang": 4,
-    "laizi_thrown": 2,  # 丢赖子: a 赖子 thrown out when no gang is allowed (§4), not the ×4 of a 赖子杠
+    "laizi_gang": 4,  # the default; a table's ``laizi_gang_factor`` sets it
+    "hongzhong_thrown": 2,  # a 红中 discarded counts as a 红中杠 (§4)
+    "laizi_thrown": 2,  # 丢赖子: a 赖子 discarded (§4), not the ×4 of a 赖子杠
 }
+# 杠进杠出 (§6, qiang_gang_pay gang_kai): the robbed seat is scored as a soft 杠上开花 屁胡, one big pattern.
+GANG_KAI_BASE: Final = 10
 
 # (中文, English) labels, from the glossary of RULES.md §13.
 FACTOR_NAMES: Final[dict[str, tuple[str, str]]] = {
@@ -49,6 +52,7 @@ FACTOR_NAMES: Final[dict[str, tuple[str, str]]] = {
     "an_gang": ("暗杠", "concealed kong"),
     "hongzhong_gang": ("红中杠", "red-dragon kong"),
     "laizi_gang": ("赖子杠", "wildcard kong"),
+    "hongzhong_thrown": ("打红中", "thrown red dragon"),
     "laizi_thrown": ("丢赖子", "thrown wildcard"),
     "hard": ("硬胡", "hard win"),
     "self_draw": ("自摸", "self-draw"),
@@ -75,7 +79,8 @@ class SeatMelds:
     hongzhong_gangs: int = 0
     laizi_gangs: int = 0
     ready: bool = True  # was this seat ready when it discarded (全求人 liability)
-    laizi_thrown: int = 0  # 丢赖子 (§4); a thrown 红中 counts in hongzhong_gangs
+    laizi_thrown: int = 0  # 丢赖子 (§4)
+    hongzhong_thrown: int = 0  # how many of ``hongzhong_gangs`` were thrown 红中 (§4): named apart, same ×2
 
     @property
     def opened(self) -> bool:
@@ -147,6 +152,12 @@ class Settlement:
     seats: tuple[SeatScore, ...]  # all four, by seat
     liable_rule: str | None  # why ``liable`` pays: "rob_gang", "quan_qiu_ren" or the 一色 pattern id
     breakdown: Breakdown
+    gang_kai: bool = False  # a 抢杠 paid 杠进杠出 (§6): ``seats`` score the robbed seat's 杠上开花 instead
+
+    @property
+    def scorer(self) -> int:
+        """The seat whose multiplier sets the amounts: the winner, or under 杠进杠出 the robbed seat."""
+        return self.from_seat if self.gang_kai and self.from_seat is not None else self.winner
 
     def to_json(self) -> dict[str, Any]:
         """Exactly the output object of RULES.md §11."""
@@ -176,6 +187,8 @@ def settle(
 ) -> Settlement:
     """Judge the winner's hand (§8) and settle it (§9). ``concealed`` is before ``win_tile``."""
     analysis = analyse_win(concealed, win_tile, seats[winner].melds, laizi, how, rules.hard_factor)
+    if how == "rob_gang" and rules.qiang_gang_pay == "gang_kai" and from_seat is not None and analysis.valid:
+        return settle_gang_kai(rules, dealer, winner, from_seat, win_tile, seats, analysis)
     return settle_win(rules, dealer, winner, how, from_seat, seats, analysis)
 
 
@@ -189,10 +202,12 @@ def seat_factors(rules: Rules, seat: SeatMelds) -> tuple[Factor, ...]:
         else:
             out.append(Factor("open", Fraction(OPEN_FACTOR)))
     counts = {kind: sum(1 for m in seat.melds if m.kind == kind) for kind in ("chong_gang", "xu_gang", "an_gang")}
-    counts["hongzhong_gang"] = seat.hongzhong_gangs
+    counts["hongzhong_gang"] = seat.hongzhong_gangs - seat.hongzhong_thrown
+    counts["hongzhong_thrown"] = seat.hongzhong_thrown
     counts["laizi_gang"] = seat.laizi_gangs
     counts["laizi_thrown"] = seat.laizi_thrown
-    out.extend(Factor(kind, Fraction(GANG_FACTORS[kind]), n) for kind, n in counts.items() if n)
+    times = {**GANG_FACTORS, "laizi_gang": rules.laizi_gang_factor}
+    out.extend(Factor(kind, Fraction(times[kind]), n) for kind, n in counts.items() if n)
     return tuple(out)
 
 
@@ -328,6 +343,56 @@ def settle_win(
     return _with_breakdown(settlement, rules, dealer)
 
 
+def settle_gang_kai(
+    rules: Rules,
+    dealer: int,
+    winner: int,
+    robbed: int,
+    tile: Tile,
+    seats: Sequence[SeatMelds],
+    analysis: WinAnalysis,
+) -> Settlement:
+    """抢杠 paid 杠进杠出 (§6): the robbed seat pays the winner what its 蓄杠 of ``tile`` would have won had it
+    stood, a soft 杠上开花 屁胡 (base 10, its own F with the gang, × self_draw_big, each other seat's F, caps
+    as usual). ``analysis`` is the robber's legal win: its patterns are shown, they do not set the amount."""
+    melds = tuple(
+        Meld("xu_gang", m.tiles, m.from_seat) if m.kind == "peng" and m.tile == tile else m for m in seats[robbed].melds
+    )
+    grown = dataclasses.replace(seats[robbed], melds=melds)
+    factors = [seat_factors(rules, grown if s == robbed else seats[s]) for s in range(4)]
+    others = [s for s in range(4) if s != robbed]
+    extras: dict[int, tuple[Factor, ...]] = {s: () for s in others}
+    extras[robbed] = (Factor("self_draw_big", rules.self_draw_big),)
+    unit = GANG_KAI_BASE * _product(factors[robbed]) * rules.self_draw_big
+    raw = {robbed: Fraction(0), **{s: unit * _product(factors[s]) for s in others}}
+    reason = "below_minimum" if rules.min_payment and max(raw.values()) < rules.min_payment else None
+    owed: dict[int, int] = {s: 0 for s in range(4)}
+    limit: dict[int, str | None] = {s: None for s in range(4)}
+    cap: CapKind = "none"
+    pay = [0, 0, 0, 0]
+    if reason is None:
+        owed, limit, cap = _capped(rules, raw, others, seats)
+        pay[winner], pay[robbed] = sum(owed.values()), -sum(owed.values())
+    settlement = Settlement(
+        valid=reason is None,
+        reason=reason,
+        patterns=analysis.patterns,
+        soft=analysis.soft,
+        base=GANG_KAI_BASE,
+        payments=(pay[0], pay[1], pay[2], pay[3]),
+        liable=robbed if reason is None else None,
+        cap=cap,
+        winner=winner,
+        how="rob_gang",
+        from_seat=robbed,
+        seats=tuple(SeatScore(s, factors[s], extras[s], raw[s], owed[s], limit[s]) for s in range(4)),
+        liable_rule="rob_gang" if reason is None else None,
+        breakdown=Breakdown((), ()),
+        gang_kai=True,
+    )
+    return _with_breakdown(settlement, rules, dealer)
+
+
 def liable_seat(
     rules: Rules,
     winner: int,
@@ -365,7 +430,16 @@ def _lines(s: Settlement, rules: Rules, dealer: int, lang: int) -> list[str]:
             names += f" ({n_big}个大胡)" if zh else f" ({n_big} big pattern{'s' if n_big > 1 else ''})"
         softness = ("软胡", "soft win") if s.soft else ("硬胡", "hard win")
         head = f"{names} · {softness[lang]}"
-        out.append(f"{head} — 底分 {s.base}" if zh else f"{head} — base {s.base}")
+        if s.gang_kai:
+            robbed = _seat_word(s.scorer, zh)
+            out.append(head)
+            out.append(
+                f"杠进杠出: {robbed} 按蓄杠杠上开花计 — 底分 {s.base}"
+                if zh
+                else f"Kong in, kong out: {robbed} pays as if its added kong had won — base {s.base}"
+            )
+        else:
+            out.append(f"{head} — 底分 {s.base}" if zh else f"{head} — base {s.base}")
     if s.reason in (None, "below_minimum"):
         for score in s.seats:
             out.append(_seat_line(s, score, dealer, zh))
@@ -400,9 +474,11 @@ def _seat_line(s: Settlement, score: SeatScore, dealer: int, zh: bool) -> str:
     who = _seat_word(score.seat, zh)
     if score.seat == dealer:
         who += "(庄)" if zh else " (dealer)"
-    if score.seat == s.winner:
-        return f"{who} {'胡' if zh else 'wins'}: {factors}"
-    winner_mult = s.seats[s.winner].multiplier
+    if score.seat == s.scorer:
+        return (
+            f"{who} {('杠上开花' if s.gang_kai else '胡') if zh else ('kong win' if s.gang_kai else 'wins')}: {factors}"
+        )
+    winner_mult = s.seats[s.scorer].multiplier
     line = f"{who}: {factors} → {s.base} × {_num(winner_mult)} × {_num(score.multiplier)} = {_num(score.raw)}"
     if not s.valid:
         return line

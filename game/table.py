@@ -22,9 +22,9 @@ no unanswered seat could outrank it), ``rob`` (after a 蓄杠, seats that can wi
 ``pass``), ``haidi`` (automatic draws; a seat that can win answers ``hu``/``pass``), ``over``.
 
 Choices where RULES.md is silent:
-- A player whose concealed tiles are all 红中/赖子 when no gang is allowed (wall ≤ 14) throws one of them out
-  (RULES.md §4): a thrown 红中 counts as a 红中杠 (×2), a thrown 赖子 as a 丢赖子 (×2); no replacement draw,
-  never claimable. The tile lies in the river like any discard.
+- A 红中 or a 赖子 may be discarded at any discard (RULES.md §4): a thrown 红中 counts as a 红中杠 (×2), a
+  thrown 赖子 as a 丢赖子 (×2); no replacement draw, never claimable. The tile lies in the river like any
+  discard, so a seat's thrown 红中 are the 红中 in its river (nobody can take one out of it).
 - A claimer may win on the replacement draw of a gang made after a chi/peng (杠上开花: it is a draw);
   only a win straight after the chi/peng itself is refused.
 - During the rob phase the 蓄杠 tile stays in the maker's concealed hand; it joins the peng only if
@@ -357,10 +357,7 @@ class Hand:
                 acts.append(_act(seat, "laizi_gang"))
             acts.extend(_act(seat, "an_gang", t) for t in held if c[t] == 4 and t not in special)
             acts.extend(_act(seat, "xu_gang", m.tile) for m in self._melds[seat] if m.kind == "peng" and c[m.tile])
-        discards = [t for t in held if t not in special]
-        if not discards and self.wall.remaining <= HAIDI_TILES:
-            discards = held  # only 红中 and 赖子 left and no gang allowed: see the module docstring
-        acts.extend(_act(seat, "discard", t) for t in discards)
+        acts.extend(_act(seat, "discard", t) for t in held)  # 红中 and 赖子 too: thrown (§4)
         self._phase = "turn"
         self._pending = None
         self._legal = {seat: acts}
@@ -395,7 +392,7 @@ class Hand:
             self._start_rob(seat, t)
         else:  # discard
             assert t is not None
-            if t == HONGZHONG:  # a forced throw (only 红中/赖子 left, no gang allowed): it counts as a 红中杠
+            if t == HONGZHONG:  # a thrown 红中 counts as a 红中杠 (§4)
                 self._hz[seat] += 1
             elif t == self.laizi:  # ... and a thrown 赖子 as a 丢赖子
                 self._lt[seat] += 1
@@ -466,7 +463,7 @@ class Hand:
     def _start_rob(self, maker: int, t: Tile) -> None:
         options: dict[int, list[Action]] = {}
         self._offers = {}
-        for k in (1, 2, 3):
+        for k in (1,) if self.rules.qiang_gang_by == "xia_jia" else (1, 2, 3):  # §6: only the 下家, or anyone
             seat = (maker + k) % 4
             st = self._offer(seat, "rob_gang", maker, t)
             if st is not None:
@@ -605,7 +602,14 @@ class Hand:
         """settle() for ``winner`` winning with ``t``; ``ready`` is the discarder's (全求人 liability)."""
         concealed = self._concealed_before(winner, how, t)
         seats = [
-            SeatMelds(tuple(self._melds[i]), self._hz[i], self._lz[i], ready if i == from_seat else True, self._lt[i])
+            SeatMelds(
+                tuple(self._melds[i]),
+                self._hz[i],
+                self._lz[i],
+                ready if i == from_seat else True,
+                self._lt[i],
+                self._rivers[i].count(HONGZHONG),
+            )
             for i in range(4)
         ]
         return settle(self.rules, self.dealer, self.laizi, winner, how, from_seat, t, concealed, seats)

@@ -32,6 +32,7 @@ HIGHLIGHT: Final = (255, 72, 56)
 WIN_GREEN: Final = (120, 220, 140)
 LOSS_RED: Final = (255, 130, 120)
 DEALER_RED: Final = (200, 30, 40)
+THROWN_BAR: Final = 4  # pixels: the bar that marks a thrown 红中 or 赖子
 READY_BLUE: Final = (30, 110, 200)
 WHITE: Final = (255, 255, 255)
 PAPER: Final = (250, 247, 240)
@@ -53,6 +54,7 @@ class TileSpot:
     size: int
     laizi: bool = False
     rotated: bool = False
+    thrown: bool = False  # a 红中 or 赖子 thrown into a river (RULES.md §4, ×2): a red bar along its foot
 
     @property
     def box(self) -> tuple[int, int, int, int]:
@@ -62,13 +64,23 @@ class TileSpot:
         return self.x, self.y, self.x + w, self.y + h
 
     def image(self) -> Image.Image:
+        if self.thrown:
+            return _thrown(self.tile, self.size, self.laizi)
         return render_tile(self.tile, self.size, self.laizi, self.rotated)
+
+
+@cache
+def _thrown(tile: Tile, size: int, laizi: bool) -> Image.Image:
+    img = render_tile(tile, size, laizi).copy()
+    w, h = img.size
+    ImageDraw.Draw(img).rectangle((1, h - THROWN_BAR, w - 2, h - 1), fill=(*DEALER_RED, 255))
+    return img
 
 
 def paste(canvas: Image.Image, spot: TileSpot, background: RGB | None = None) -> None:
     """Paste the spot's tile. With ``background`` (the flat colour under the spot) a copy already laid on that
     colour is pasted without a mask, which is several times faster; without it the tile is blended in."""
-    if background is None:
+    if background is None or spot.thrown:
         tile = spot.image()
         canvas.paste(tile, (spot.x, spot.y), tile)
     else:

@@ -260,8 +260,8 @@ def _factor_lines(s: Settlement, seat: int, lang: Lang) -> list[str]:
     parts = [f.label(i) for f in (*score.factors, *score.extras)]
     factors = " · ".join(parts) if parts else text("no_factors", lang)
     lines = wrap(f"{factors} = ×{_num(score.multiplier)}", LINE_FONT, LINES_W, sep=" · ")
-    if seat != s.winner and s.valid:
-        winner_mult = s.seats[s.winner].multiplier
+    if seat != s.scorer and s.valid:  # under 杠进杠出 the robbed seat's multiplier sets every amount (§6)
+        winner_mult = s.seats[s.scorer].multiplier
         calc = f"{s.base} × {_num(winner_mult)} × {_num(score.multiplier)} = {_num(score.raw)}"
         if score.cap is not None:
             calc += f" → {text('cap_' + score.cap, lang)} {score.owed}"

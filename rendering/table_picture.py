@@ -7,7 +7,8 @@ A portrait picture 720 px wide, made to be read on a phone. From the top: the �
 count; 对家 across the full width; 上家 (left) and 下家 (right) side by side; for a spectator, seat 0 like 对家;
 the action band (the tile the viewer may claim or the latest discard, large and named in words, whose turn
 it is, the viewer's waits); then the viewer's river, plate, melds and hand, large. The seat to act has a gold
-plate and a gold outline. ``table_layout(view)`` is the geometry: where every tile is pasted (``TileSpot``s)
+plate and a gold outline. A 红中 or 赖子 in a river was thrown (×2): a red bar runs along its foot.
+``table_layout(view)`` is the geometry: where every tile is pasted (``TileSpot``s)
 and how wide it shows at a display width (``shown_width``), which tests use to crop and measure the picture;
 ``table_image`` returns the unencoded picture.
 """
@@ -21,7 +22,7 @@ from typing import Final
 
 from PIL import Image, ImageDraw
 
-from game.tiles import HIDDEN, NUM_KINDS, Tile, tile_label
+from game.tiles import HIDDEN, HONGZHONG, NUM_KINDS, Tile, tile_label
 from game.view import SeatView
 from rendering.draw import (
     DARK,
@@ -256,13 +257,14 @@ def _add_melds(lay: TableLayout, view: SeatView, seat: int, x: int, bottom: int,
 def _river(view: SeatView, seat: int, x: int, y: int, width: int, height: int) -> list[TileSpot]:
     """The seat's discards in rows as wide as ``width``; rows squeeze together when more than fit in ``height``."""
     tiles = view.rivers[seat]
+    thrown = (HONGZHONG, view.laizi)  # only ever discarded as a throw (§4)
     w, h = tile_dims(RIVER_SIZE)
     w, h = w + RIVER_GAP, h + RIVER_GAP
     cols = width // w
     rows = max(1, -(-len(tiles) // cols))
     step = min(h, (height - h) // max(1, rows - 1)) if rows > 1 else h
     return [
-        TileSpot(x + (i % cols) * w, y + (i // cols) * step, t, RIVER_SIZE, t == view.laizi)
+        TileSpot(x + (i % cols) * w, y + (i // cols) * step, t, RIVER_SIZE, t == view.laizi, thrown=t in thrown)
         for i, t in enumerate(tiles)
     ]
 

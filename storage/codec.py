@@ -67,16 +67,16 @@ def check_choice(value: Any, what: str, choices: tuple[str, ...]) -> str:
 
 
 def dump_rules(rules: Rules | str | dict[str, Any]) -> str:
-    """Rules (or their §11 JSON form), checked by the engine and stored in their short form."""
+    """Rules (or their §11 JSON form), checked by the engine and stored in their short form (``to_stored``)."""
     try:
         parsed = rules if isinstance(rules, Rules) else Rules.from_json(rules)
     except RulesError as exc:
         raise InvalidInputError(f"bad rules: {exc}") from None
-    return dump_json(parsed.to_json(), "rules")
+    return dump_json(parsed.to_stored(), "rules")
 
 
 def load_rules(text: str, what: str) -> Rules:
     try:
-        return Rules.from_json(load_json(text, what))
+        return Rules.from_stored(load_json(text, what))  # rules stored before an option's new default keep it
     except RulesError as exc:
         raise CorruptDataError(f"{what} holds rules this code does not understand: {exc}") from None

@@ -8,6 +8,8 @@ A player's content only ever comes from ``shown_view(hand, their seat)``; the gr
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import PlayButton, Stamp, code_of, review_data
@@ -18,7 +20,7 @@ from bot.table.state import Table
 from bot.table.texts import seat_label, seat_names
 from bot.views.public_view import shown_view
 from game.actions import Action
-from game.tiles import SUIT_EN_PLURAL, parse_tile, rank_of, suit_of, tile_cn, tile_label
+from game.tiles import HONGZHONG, SUIT_EN_PLURAL, parse_tile, rank_of, suit_of, tile_cn, tile_label
 from game.view import SeatView
 from rendering import render_exhausted, render_result, render_spectator_view, render_table_view
 from rendering.labels import Lang
@@ -57,9 +59,15 @@ def action_keyboard(table: Table, seat: int, lang: str) -> list[list[InlineKeybo
     special = sorted((a for a in prompt.legal if a.kind != "discard"), key=lambda a: (_ORDER.index(a.kind), a.tile))
     discards = sorted((a for a in prompt.legal if a.kind == "discard"), key=lambda a: a.tile or 0)
     rows = [[button(a, action_label(a, lang)) for a in special[i : i + 3]] for i in range(0, len(special), 3)]
-    labels = [button(a, tile_label(a.tile or 0, lang)) for a in discards]
+    thrown = (HONGZHONG, table.hand.laizi) if table.hand is not None else ()
+    labels = [button(a, _discard_label(a.tile or 0, thrown, lang)) for a in discards]
     rows += [labels[i : i + DISCARDS_PER_ROW] for i in range(0, len(labels), DISCARDS_PER_ROW)]
     return rows
+
+
+def _discard_label(tile: int, thrown: Sequence[int], lang: str) -> str:
+    """A discard's button: the tile, or for a 红中 or 赖子 a throw that counts ×2 (RULES.md §4)."""
+    return t("btn_throw", lang, tile=tile_label(tile, lang)) if tile in thrown else tile_label(tile, lang)
 
 
 def command_button(table: Table, code: str, label_key: str, lang: str | None = None) -> InlineKeyboardButton:

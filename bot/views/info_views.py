@@ -36,6 +36,7 @@ def rules_text(settings: ChatSettings, lang: str) -> str:
         preset=show("preset"),
         opening=t("rules_opening_per_meld" if rules.per_meld_opening else "rules_opening_once", lang),
         order=show("multi_win_order"), hard=show("hard_factor"), self_small=show("self_draw_small"),
+        rob_by=show("qiang_gang_by"), rob_pay=show("qiang_gang_pay"), laizi_gang=show("laizi_gang_factor"),
         self_big=show("self_draw_big"), discarder=show("discarder_factor"), dealer=show("dealer_factor"),
         cap=rules.cap, golden=rules.golden_cap, bright=bright, min_payment=rules.min_payment,
         liable=show("liable_yi_se"), flee=rules.flee_penalty, turn=show("turn_seconds"), claim=show("claim_seconds"),

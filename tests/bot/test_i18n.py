@@ -46,8 +46,8 @@ def test_every_key_the_code_names_is_in_the_catalogues() -> None:
     assert {"help", "rules_text", "settings_main", "status", "replay_head", "btn_peng", "league_usage"} <= named
     # Keys built at run time, from the values they stand for.
     named |= {f"set_{k}" for k in OPTIONS} | {f"about_{k}" for k in OPTIONS}
-    for key in ("preset", "auto_level", "language", "multi_win_order"):
-        named |= {f"value_{key}_{choice}" for choice in OPTIONS[key].choices}
+    for option in (o for o in OPTIONS.values() if o.kind in ("named", "preset")):
+        named |= {f"value_{option.key}_{choice}" for choice in option.choices}
     named |= {f"how_{how}" for how in WIN_HOWS} | {f"top_period_{p}" for p in PERIODS}
     named |= {f"replay_{kind}" for kind in (*TILE_ACTIONS, "hongzhong_gang", "laizi_gang") if kind != "discard"}
     named |= {

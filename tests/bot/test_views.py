@@ -10,8 +10,10 @@ from bot.table.state import Table
 from bot.table.texts import seat_label, seat_names
 from bot.views.game_views import seat_content, spectator_content
 from bot.views.public_view import shown_view
+from game.actions import Action
 from game.match import Match
 from game.rules import Rules
+from game.tiles import HONGZHONG, tile_label
 from rendering import render_spectator_view, render_table_view
 from tests.e2e.policy import pick
 
@@ -40,6 +42,29 @@ def test_buttons_are_exactly_the_legal_actions_of_each_seat() -> None:
         offered = [parse_action_code(PlayButton.decode(b.callback_data).code, seat) for b in buttons]  # type: ignore[arg-type]
         assert sorted(offered) == sorted(hand.legal_actions(seat))
         assert all(PlayButton.decode(b.callback_data).stamp == table.stamp(seat) for b in buttons)  # type: ignore[arg-type]
+
+
+def test_a_throw_of_hongzhong_or_laizi_is_a_button_that_says_so() -> None:
+    # Match seed 21: the dealer holds a 红中 and a 赖子 at the deal and may throw either (RULES.md §4).
+    table = Table(key=TableKey(-100), title="g", creator_id=1, creator_name="A")
+    for user in range(1, 5):
+        table.sit(user, f"P{user}")
+    table.match = Match(Rules(), 21)
+    table.start_hand(table.match.new_hand(), hand_id=3, now=0.0)
+    hand = table.hand
+    assert hand is not None and hand.waiting_on() == [0]
+    for lang in ("zh", "en"):
+        content = seat_content(table, 0, lang=lang)
+        assert content.markup is not None
+        labels = {
+            parse_action_code(PlayButton.decode(b.callback_data).code, 0): b.text  # type: ignore[arg-type]
+            for row in content.markup.inline_keyboard
+            for b in row
+        }
+        for tile in (HONGZHONG, hand.laizi):
+            assert labels[Action(0, "discard", tile)] == t("btn_throw", lang, tile=tile_label(tile, lang))
+        plain = next(a for a in labels if a.kind == "discard" and a.tile not in (HONGZHONG, hand.laizi))
+        assert labels[plain] == tile_label(plain.tile or 0, lang)
 
 
 def test_each_picture_is_drawn_from_the_view_its_chat_may_see() -> None:

@@ -163,18 +163,50 @@ EXAMPLE_D: dict[str, Any] = {
 }
 
 
-def test_example_d_robbing_the_kong() -> None:
+def test_example_d_robbing_the_kong_is_paid_gang_in_gang_out() -> None:
+    # §6 gang_kai (the default): seat 1 pays what its 蓄杠 would have won as a soft 杠上开花 屁胡: base 10,
+    # F(1) = open 2 × 蓄杠 2, × 1.5 = 6; seat 0 pays 60, seats 2 and 3 (F 2) 120 each, all to the robber.
     r = ok(EXAMPLE_D)
+    assert r["payments"] == [0, -300, 300, 0]
+    assert (r["patterns"], r["soft"], r["base"], r["liable"], r["cap"]) == (["qiang_gang"], False, 10, 1, "none")
+    assert "杠进杠出: 南 按蓄杠杠上开花计 — 底分 10" in r["breakdown"]["zh"]
+    assert "North: red-dragon kong ×2 → 10 × 6 × 2 = 120" in r["breakdown"]["en"]
+
+
+def test_example_d_robber_variant_scores_the_robbers_hand() -> None:
+    r = ok(with_changes(EXAMPLE_D, rules={"preset": "kaikoufan", "qiang_gang_pay": "robber"}))
     assert r["payments"] == [0, -280, 280, 0]
     assert (r["patterns"], r["soft"], r["base"], r["liable"], r["cap"]) == (["qiang_gang"], False, 10, 1, "none")
+
+
+def test_gang_in_gang_out_caps_each_amount_and_counts_the_robbed_seats_own_gangs() -> None:
+    # Seat 1 also holds two 赖子杠: F(1) = 2 × 2 × 16 = 64, × 1.5 × 10 = 960 a unit: every amount is capped,
+    # so all three pay the 金顶 400 and seat 1 pays 1,200. With laizi_gang_factor 2, F(1) = 16: 240 a unit,
+    # seats 2 and 3 (F 2) are capped at 300, seat 0 pays 240.
+    players = [{}, {"melds": [peng("5s", 3)], "laizi_gangs": 2}, *EXAMPLE_D["players"][2:]]
+    r = ok(with_changes(EXAMPLE_D, players=players))
+    assert (r["payments"], r["cap"]) == ([0, -1200, 1200, 0], "golden")
+    two = {"preset": "kaikoufan", "laizi_gang_factor": 2}
+    r = ok(with_changes(EXAMPLE_D, players=players, rules=two))
+    assert (r["payments"], r["cap"]) == ([0, -840, 840, 0], "capped")
 
 
 def test_example_d_with_the_robbed_kong_listed_as_xu_gang() -> None:
     # §6: the robbed 蓄杠 is undone and stays a peng, so listing it as xu_gang settles exactly like D.
     robbed = {"melds": [{"type": "xu_gang", "tile": "5s", "from": 3}]}
-    r = ok(with_changes(EXAMPLE_D, players=[{}, robbed, *EXAMPLE_D["players"][2:]]))
-    assert r["payments"] == [0, -280, 280, 0]
-    assert r["liable"] == 1
+    for pay, payments in (("gang_kai", [0, -300, 300, 0]), ("robber", [0, -280, 280, 0])):
+        rules = {"preset": "kaikoufan", "qiang_gang_pay": pay}
+        r = ok(with_changes(EXAMPLE_D, rules=rules, players=[{}, robbed, *EXAMPLE_D["players"][2:]]))
+        assert r["payments"] == payments
+        assert r["liable"] == 1
+
+
+def test_laizi_thrown_counts_twice_in_the_multiplier() -> None:
+    # Example A with seat 3 also having thrown a 赖子 (丢赖子, ×2): F(3) = 4 × 2 = 8, it pays 32, not 16.
+    players = [*EXAMPLE_A["players"][:3], {**EXAMPLE_A["players"][3], "laizi_thrown": 1}]
+    r = ok(with_changes(EXAMPLE_A, players=players))
+    assert r["payments"] == [-32, 72, -8, -32]
+    assert any("丢赖子 ×2" in line for line in r["breakdown"]["zh"])
 
 
 EXAMPLE_E: dict[str, Any] = {

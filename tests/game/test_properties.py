@@ -62,7 +62,9 @@ def census(hand: Hand) -> list[int]:
         assert len(own.hand) + (own.drawn is not None) == spectator.hand_sizes[seat]
         concealed = [*own.hand, *([own.drawn] if own.drawn is not None else [])]
         melded = [t for m in own.melds[seat] for t in m.all_tiles()]
-        gangs = [HONGZHONG] * own.hongzhong_gangs[seat] + [hand.laizi] * own.laizi_gangs[seat]
+        # A thrown 红中 counts as a 红中杠 and lies in the river (RULES.md §4): count it once.
+        set_aside = own.hongzhong_gangs[seat] - spectator.rivers[seat].count(HONGZHONG)
+        gangs = [HONGZHONG] * set_aside + [hand.laizi] * own.laizi_gangs[seat]
         for t in [*concealed, *melded, *gangs, *spectator.rivers[seat]]:
             counts[t] += 1
     for t in [*hand.wall.tiles_left(), hand.indicator]:

@@ -215,7 +215,7 @@ def test_other_hands_are_kept_as_players_keep_them() -> None:
     kept, dropped = search._keep(junk[:2] + ready + junk[2:], len(ready), parse_tile("9s"), ())
     assert sorted(kept) == sorted(ready) and sorted(dropped) == sorted(junk)
     # Late in a hand, sampled hands are nearer a win than random draws of the same tiles.
-    hand = play_until(4, 60)
+    hand = play_until(5, 60)
     seat = hand.waiting_on()[0]
     view = hand.view(seat)
     sampled = [

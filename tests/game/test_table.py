@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from game.actions import Action, ActionError
-from game.rules import Rules
+from game.rules import DEFAULT_RULES, Rules
 from game.table import Event, Hand, IllegalAction
 from game.tiles import HIDDEN, HONGZHONG, NUM_KINDS, laizi_of, parse_tile, parse_tiles, to_counts
 
@@ -210,8 +210,8 @@ def test_hongzhong_and_laizi_discards_are_never_claimed(odd_tile: str) -> None:
     assert hand.wall.remaining < 14
 
 
-@pytest.mark.parametrize(("odd_tile", "factor"), [("7z", "hongzhong_gang"), ("2z", "laizi_thrown")])
-def test_a_forced_throw_counts_as_a_hongzhong_gang_or_a_thrown_laizi(odd_tile: str, factor: str) -> None:
+@pytest.mark.parametrize(("odd_tile", "factor"), [("7z", "hongzhong_thrown"), ("2z", "laizi_thrown")])
+def test_a_throw_at_the_last_tiles_counts_as_a_hongzhong_gang_or_a_thrown_laizi(odd_tile: str, factor: str) -> None:
     # As above, but seat 0 holds 2p2p2p5m and its 海底 draw is 5m: it wins by 海底捞, and seat 1's throw of a
     # 红中 is paid as a 红中杠 (×2), of the 赖子 as a 丢赖子 (×2), with no replacement draw (RULES.md §4).
     hands = ["1m2m3m4m3z3z4z4z5z5z2p2p2p5m", "1m1m2m2m3m3m4m4m3z4z5z7z2z", "7z7z6z", "2z2z6z"]
@@ -231,10 +231,36 @@ def test_a_forced_throw_counts_as_a_hongzhong_gang_or_a_thrown_laizi(odd_tile: s
     assert result.seats[1].raw == 4 * result.seats[3].raw
 
 
-def test_no_discard_of_hongzhong_or_laizi_while_other_tiles_remain() -> None:
-    hand = layout(0, ["7z2z1m2m3m4m5m6m7m8m9m1p2p3p", "", "", ""], indicator="1z", pad=20)
-    assert {a.tile for a in hand.legal_actions(0) if a.kind == "discard"} == set(parse_tiles("123456789m123p"))
+def test_hongzhong_and_laizi_may_be_thrown_with_a_full_wall_beside_their_gangs() -> None:
+    hand = layout(0, ["7z2z1m2m3m4m5m6m7m8m9m1p2p3p", "", "", ""], indicator="1z", pad=66)
+    assert hand.wall.remaining == 66
+    assert {a.tile for a in hand.legal_actions(0) if a.kind == "discard"} == set(parse_tiles("123456789m123p7z2z"))
     assert {"hongzhong_gang", "laizi_gang"} <= kinds(hand, 0)
+
+
+# Seat 0 feeds seat 1's peng of 1m; seat 2 draws and throws the 赖子 (2z; the indicator is 1z) with a full wall,
+# though seat 3 holds a pair of them; seat 3 feeds seat 1 its 5m: 234p 678p 345s 55m, a hard 屁胡.
+THROW_HANDS = ["1m", "1m1m234p678p345s5m3z", "7z2z", "2z2z5m"]
+THROW_SCRIPT = ("0 discard 1m", "1 peng 1m", "1 discard 3z")
+
+
+@pytest.mark.parametrize(("odd_tile", "factor"), [("7z", "hongzhong_thrown"), ("2z", "laizi_thrown")])
+def test_a_throw_with_a_full_wall_is_never_claimed_and_pays_double(odd_tile: str, factor: str) -> None:
+    hand = layout(0, THROW_HANDS, head="9s9p", indicator="1z", pad=40)
+    play(hand, *THROW_SCRIPT)
+    assert hand.waiting_on() == [2] and hand.wall.remaining > 40
+    assert {Action(2, "discard", HONGZHONG), Action(2, "discard", parse_tile("2z"))} <= set(hand.legal_actions(2))
+    events = hand.apply(act(f"2 discard {odd_tile}"))
+    assert [e.kind for e in events] == ["discard", "draw"]  # no replacement draw, no claim: seat 3 draws
+    assert hand.phase == "turn" and hand.waiting_on() == [3]
+    assert hand.view(None).rivers[2] == (parse_tile(odd_tile),)
+    play(hand, "3 discard 5m", "1 hu")
+    result = hand.result
+    assert result is not None and result.winner == 1 and result.patterns == ("pi_hu",)
+    assert [(f.kind, f.times) for f in result.seats[2].factors] == [(factor, 2)]
+    # F(1) = open 2 × hard 2 = 4: seat 2 pays 1 × 4 × 2 (its throw) = 8 where it would pay 4; the dealer (×2)
+    # and the discarder (×2) pay 8 each.
+    assert result.payments == (-8, 24, -8, -8)
 
 
 @pytest.mark.parametrize(("pad", "gangs"), [(14, False), (15, True)])
@@ -285,10 +311,63 @@ ROB_SCRIPT = (
 )
 
 
-def rob_hand(seat1: str = ROB_HANDS[1], seat3: str = ROB_HANDS[3], head: str = ROB_HEAD) -> Hand:
+def rob_hand(
+    seat1: str = ROB_HANDS[1], seat3: str = ROB_HANDS[3], head: str = ROB_HEAD, rules: Rules = DEFAULT_RULES
+) -> Hand:
     return layout(
-        0, [ROB_HANDS[0], seat1, ROB_HANDS[2], seat3], head=head, tail="8s8m", indicator="9s", rules=Rules(), pad=20
+        0, [ROB_HANDS[0], seat1, ROB_HANDS[2], seat3], head=head, tail="8s8m", indicator="9s", rules=rules, pad=20
     )
+
+
+# Seat 2 opens with a peng of 1z and waits on 5s (and lets seat 3's 5s go); seat 0 (the dealer) pengs that 5s
+# and draws the fourth: seat 2 is not seat 0's 下家.
+ACROSS_HANDS = ["1z5s5s4z", "", "1z1z3z678p789m46s22m", "5s"]
+ACROSS_SCRIPT = (
+    "0 discard 1z",
+    "2 peng 1z",
+    "2 discard 3z",
+    "3 discard 5s",
+    "0 peng 5s",
+    "0 discard 4z",
+    "1 discard 8p",
+    "2 discard 9p",
+    "3 discard 2p",
+    "0 xu_gang 5s",
+)
+
+
+@pytest.mark.parametrize("by", ["anyone", "xia_jia"])
+def test_only_the_xia_jia_may_rob_under_xia_jia(by: str) -> None:
+    rules = Rules(qiang_gang_by=by)  # type: ignore[arg-type]
+    hand = layout(0, ACROSS_HANDS, head="7s8p9p2p5s", tail="8s", indicator="9s", rules=rules, pad=20)
+    play(hand, *ACROSS_SCRIPT)
+    if by == "xia_jia":
+        assert hand.phase == "turn" and hand.waiting_on() == [0]  # nobody asked: the gang stands
+        assert [m.kind for m in hand.view(0).melds[0]] == ["xu_gang"]
+        return
+    assert hand.phase == "rob" and hand.waiting_on() == [2]
+    hand.apply(act("2 hu"))
+    result = hand.result
+    assert result is not None and result.gang_kai and result.liable == 0
+    # 杠进杠出: F(0) = open 2 × 蓄杠 2 × 1.5 = 6, base 10: seats 1 and 3 60, seat 2 (open) 120.
+    assert result.payments == (-240, 0, 240, 0)
+
+
+def test_a_laizi_gang_counts_twice_under_laizi_gang_factor_2() -> None:
+    for factor, expected in ((4, 16), (2, 8)):
+        hand = layout(
+            0,
+            THROW_HANDS,
+            head="9s9p",
+            tail="8s",
+            indicator="1z",
+            rules=Rules(min_payment=0, laizi_gang_factor=factor),
+            pad=40,
+        )
+        play(hand, *THROW_SCRIPT, "2 laizi_gang", "2 discard 8s", "3 discard 5m", "1 hu")
+        result = hand.result
+        assert result is not None and [(f.kind, f.times) for f in result.seats[2].factors] == [("laizi_gang", factor)]
+        assert result.seats[2].raw == expected  # 1 × F(1) 4 × F(2)
 
 
 def test_robbing_an_added_gang_undoes_it() -> None:
@@ -393,8 +472,6 @@ def test_illegal_actions_raise_and_change_nothing() -> None:
     bad = [
         "1 discard 2m",
         "0 discard 4s",
-        "0 discard 7z",
-        "0 discard 2z",
         "0 hu",
         "0 peng 4m",
         "0 pass",

@@ -52,6 +52,28 @@ def test_presets_and_options() -> None:
             Rules.from_json(bad)
 
 
+def test_the_rob_and_wildcard_kong_options_take_only_their_choices() -> None:
+    r = Rules.from_json({"qiang_gang_pay": "robber", "qiang_gang_by": "xia_jia", "laizi_gang_factor": 2})
+    assert (r.qiang_gang_pay, r.qiang_gang_by, r.laizi_gang_factor) == ("robber", "xia_jia", 2)
+    assert Rules().qiang_gang_pay == "gang_kai" and Rules().qiang_gang_by == "anyone"
+    assert Rules.from_json(r.to_json()) == r
+    for key, value in (("qiang_gang_pay", "x"), ("qiang_gang_by", 1), ("laizi_gang_factor", 3)):
+        with pytest.raises(RulesError) as refused:
+            Rules.from_json({key: value})
+        assert refused.value.code == "rules_err_choice" and refused.value.fields["key"] == key
+    with pytest.raises(RulesError):
+        Rules.from_json({"laizi_gang_factor": True})  # a bool is not the number 2 or 4
+
+
+def test_stored_rules_that_do_not_name_qiang_gang_pay_were_stored_before_it_and_mean_robber() -> None:
+    for old in ({"preset": "kaikoufan"}, "koukoufan", {"preset": "koukoufan", "cap": 500}, None):
+        assert Rules.from_stored(old).qiang_gang_pay == "robber"
+    for rules in (Rules(), Rules(qiang_gang_pay="robber"), Rules.from_json("koukoufan")):
+        assert "qiang_gang_pay" in rules.to_stored()
+        assert Rules.from_stored(rules.to_stored()) == rules
+    assert Rules.from_json({"preset": "kaikoufan"}).qiang_gang_pay == "gang_kai"  # the calculator, /settings
+
+
 def test_bright_cap_true_follows_the_golden_cap_set_beside_it() -> None:
     # 光明顶 `true` is 100 above the 金顶, whatever order the options come in.
     assert Rules.from_json({"bright_cap": True}).bright_cap == 500

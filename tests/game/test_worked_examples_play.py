@@ -90,10 +90,18 @@ def test_example_a_under_koukoufan() -> None:
     assert settled(hand) == ((-64, 88, -8, -16), ("pi_hu",), None)
 
 
-def test_example_d_robbing_the_kong() -> None:
-    hand = rob_hand()
+@pytest.mark.parametrize(
+    ("options", "payments"),
+    [
+        ({}, (0, -300, 300, 0)),  # 杠进杠出, the default
+        ({"qiang_gang_pay": "robber"}, (0, -280, 280, 0)),
+        ({"qiang_gang_by": "xia_jia"}, (0, -300, 300, 0)),  # seat 2 is the robbed seat 1's 下家
+    ],
+)
+def test_example_d_robbing_the_kong(options: dict[str, str], payments: tuple[int, ...]) -> None:
+    hand = rob_hand(rules=Rules().with_options(options))
     play(hand, *ROB_SCRIPT, "1 xu_gang 5s", "2 hu")
-    assert settled(hand) == ((0, -280, 280, 0), ("qiang_gang",), 1)
+    assert settled(hand) == (payments, ("qiang_gang",), 1)
     assert (hand.result.how, hand.result.from_seat) == ("rob_gang", 1)  # type: ignore[union-attr]
 
 

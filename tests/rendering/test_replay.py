@@ -10,7 +10,7 @@ from PIL import Image
 from game.replay import open_view, replay_views
 from game.rules import Rules
 from game.table import Hand
-from game.tiles import HIDDEN
+from game.tiles import HIDDEN, HONGZHONG
 from rendering import render_spectator_view
 from rendering.draw import tile_row
 from rendering.fonts import coverage
@@ -42,7 +42,9 @@ def long_hand() -> Hand:
     while not hand.finished:
         legal = [a for a in hand.legal_actions(hand.waiting_on()[0]) if a.kind != "hu"]
         claims = [a for a in legal if a.kind in ("chi", "peng")]
-        plain = [a for a in legal if a.kind in ("discard", "pass")] or legal
+        # never a throw of 红中 or 赖子 unless nothing else is left (RULES.md §4): the same long hand as before
+        kept = (HONGZHONG, hand.laizi)
+        plain = [a for a in legal if a.kind == "pass" or (a.kind == "discard" and a.tile not in kept)] or legal
         hand.apply(rng.choice(claims) if claims and rng.random() < 0.5 else rng.choice(plain))
     return hand
 

@@ -8,10 +8,18 @@ import io
 import pytest
 from PIL import Image
 
+from game.rules import Rules
 from game.tiles import parse_tile, tile_label
 from game.titles import title_for
 from rendering.labels import LANGS, Lang, text
-from rendering.result import exhausted_image, render_exhausted, render_result, result_image, winner_spots
+from rendering.result import (
+    _factor_lines,
+    exhausted_image,
+    render_exhausted,
+    render_result,
+    result_image,
+    winner_spots,
+)
 from rendering.standings_cards import (
     LeaderboardRow,
     PlayerCard,
@@ -22,6 +30,7 @@ from rendering.standings_cards import (
     render_leaderboard,
     render_player_card,
 )
+from tests.game.test_table import THROW_HANDS, THROW_SCRIPT, layout, play
 from tests.rendering.scenes import NAMES, example_c, make_view, shows
 
 P = parse_tile
@@ -100,3 +109,16 @@ def test_result_lines_wrap_and_are_never_cut_and_tiles_are_named_in_words(
         if seat != s.winner and score.cap is not None:
             assert f"→ {text('cap_' + score.cap, lang)} {score.owed}" in shown
     assert tile_label(P("4z"), lang) in shown and "4z" not in shown
+
+
+@pytest.mark.parametrize(
+    ("thrown", "zh", "en"), [("7z", "打红中 ×2", "thrown red dragon ×2"), ("2z", "丢赖子 ×2", "thrown wildcard ×2")]
+)
+def test_the_multiplier_lines_name_a_thrown_hongzhong_or_laizi(thrown: str, zh: str, en: str) -> None:
+    hand = layout(0, THROW_HANDS, head="9s9p", indicator="1z", rules=Rules(min_payment=0), pad=40)
+    play(hand, *THROW_SCRIPT, f"2 discard {thrown}", "3 discard 5m", "1 hu")
+    s = hand.view(None).result
+    assert s is not None
+    assert _factor_lines(s, 2, "zh")[0].startswith(zh)
+    assert _factor_lines(s, 2, "en")[0].startswith(en)
+    assert result_image(hand.view(None), NAMES, "en", parse_tile("5m")).width > 0

@@ -11,7 +11,8 @@ import pytest
 from PIL import Image
 
 from game.melds import Meld
-from game.tiles import HIDDEN, parse_tile
+from game.tiles import HIDDEN, HONGZHONG, parse_tile
+from rendering.draw import DEALER_RED
 from rendering.fonts import text_width
 from rendering.labels import Lang
 from rendering.table_picture import (
@@ -48,9 +49,28 @@ def test_laizi_is_marked_wherever_it_appears() -> None:
     laizi_spots = [s for s in lay.all_spots() if s.tile == LAIZI]
     assert {s.laizi for s in laizi_spots} == {True}
     assert len(laizi_spots) >= 3  # own hand, seat 1's river, the 赖子 shown in the middle
-    for spot in laizi_spots:
-        assert shows(img, spot, render_tile(LAIZI, spot.size, laizi=True, rotated=spot.rotated))
+    for spot in laizi_spots:  # spot.image(): the tile with the 赖子's mark (and, thrown into a river, a bar)
+        assert shows(img, spot)
         assert not shows(img, spot, render_tile(LAIZI, spot.size, rotated=spot.rotated))
+
+
+def test_a_thrown_hongzhong_or_laizi_in_a_river_is_marked() -> None:
+    # Seat 1's river holds the 赖子 (a 丢赖子); give seat 3's river a thrown 红中 too: both carry the red bar,
+    # no other river tile does.
+    base = make_view(0)
+    rivers = list(base.rivers)
+    rivers[3] = (*rivers[3], HONGZHONG)
+    view = dataclasses.replace(base, rivers=tuple(rivers))
+    img = table_image(view, NAMES, SCORES, "en")
+    lay = table_layout(view, "en")
+    spots = [s for river in lay.rivers for s in river]
+    thrown = [s for s in spots if s.thrown]
+    assert sorted(s.tile for s in thrown) == sorted([LAIZI, HONGZHONG])
+    for spot in spots:
+        x0, _, x1, y1 = spot.box
+        foot = img.getpixel(((x0 + x1) // 2, y1 - 2))
+        assert (foot == DEALER_RED) is spot.thrown, spot
+        assert shows(img, spot)  # the tile itself is drawn whole above its bar
 
 
 def test_melds_rivers_claimable_and_waits_are_drawn() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from pathlib import Path
 
 from game.actions import Action
@@ -72,3 +74,47 @@ async def test_a_hand_survives_a_restart_by_replay(db_path: Path, clock: Clock) 
         assert await db.hands.unfinished() == []
     finally:
         await db.close()
+
+
+# A hand of seed 988 (dealer 0) as the rollout players played it before 抢杠 was paid 杠进杠出: seat 3 adds a
+# kong of 2m and seat 1 robs it. Its stored rules, written then, do not name qiang_gang_pay.
+ROBBED_SEED = 988
+ROBBED_LOG = (
+    "0 hongzhong_gang|0 laizi_gang|0 discard 2z|1 discard 8m|2 hongzhong_gang|2 discard 2m|3 peng 2m|3 discard 7m|"
+    "0 discard 4m|1 discard 3z|2 discard 5p|1 peng 5p|1 discard 9s|0 peng 9s|0 discard 5m|1 discard 1p|"
+    "2 discard 4m|3 discard 5m|0 discard 6z|1 discard 1s|2 peng 1s|2 discard 1z|3 peng 1z|3 discard 3p|"
+    "1 peng 3p|1 discard 6s|2 discard 6m|3 xu_gang 2m|1 hu"
+)
+
+
+def robbed_actions() -> list[Action]:
+    out = []
+    for step in ROBBED_LOG.split("|"):
+        seat, kind, *tile = step.split()
+        out.append(Action.from_json({"s": int(seat), "k": kind, **({"t": tile[0]} if tile else {})}))
+    return out
+
+
+async def test_a_hand_stored_before_gang_kai_replays_and_settles_as_played(db: Database, db_path: Path) -> None:
+    match = await seat_match(db, (1, 2, 3, None))
+    old = await db.hands.start(match.id, seed=ROBBED_SEED, dealer=0)
+    with sqlite3.connect(db_path) as raw:  # rules as they were stored then
+        raw.execute("""UPDATE hands SET rules = '{"preset": "kaikoufan"}' WHERE id = ?""", (old.id,))
+    for seq, action in enumerate(robbed_actions()):
+        await db.hands.append_action(old.id, seq, action.to_json())
+    record = await db.hands.get(old.id)
+    assert record.rules.qiang_gang_pay == "robber"
+    stored = [Action.from_json(a) for a in await db.hands.actions(old.id)]
+    replayed = Hand.replay(record.rules, record.seed, record.dealer, stored)
+    assert replayed.result is not None and replayed.result.how == "rob_gang" and not replayed.result.gang_kai
+    assert replayed.result.payments == (0, 460, 0, -460)  # as it was played and settled
+    await db.hands.close(old.id, replayed.result.payments, 1, replayed.result.to_json())
+
+    # A hand started now stores the option by name, and the same moves are paid 杠进杠出.
+    new = await db.hands.start(match.id, seed=ROBBED_SEED, dealer=0)
+    (row,) = await db.fetchall("SELECT rules FROM hands WHERE id = ?", (new.id,))
+    assert json.loads(row[0]) == {"preset": "kaikoufan", "qiang_gang_pay": "gang_kai"}
+    record = await db.hands.get(new.id)
+    assert record.rules == Rules()
+    played_now = Hand.replay(record.rules, record.seed, record.dealer, stored)
+    assert played_now.result is not None and played_now.result.payments == (0, 660, 0, -660)
