@@ -22,7 +22,7 @@ run: $(RUN_STAMP)
 	$(BIN)/mahjong-bot
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 4 --dist loadgroup
+	$(BIN)/python -m pytest -n 3 --dist loadgroup
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -29,12 +29,12 @@ import time
 from dataclasses import replace
 from typing import Final
 
-from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto
+from telegram import Bot, InlineKeyboardMarkup
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 
 from bot.fair_replies import add_reply
 from bot.limits import MAX_CAPTION, MAX_TEXT, Throttle, final_refusal, fit, length, retry_seconds, with_lines
-from bot.outbox_state import ChatQueue, Content, Refusal, Remember, Slot, TopicGone, Waiting, send_new
+from bot.outbox_state import ChatQueue, Content, Refusal, Remember, Slot, TopicGone, Waiting, send_new, write
 
 __all__ = ["Content", "Outbox", "Refusal", "Remember"]
 
@@ -359,7 +359,7 @@ class Outbox:
         limit = MAX_CAPTION if content.is_photo else MAX_TEXT
         text, _ = with_lines(content.text, news, limit)
         try:
-            await self._write(chat.chat_id, s, replace(content, text=text), fresh)
+            await write(self.bot, chat.chat_id, s, replace(content, text=text), fresh)
             await self._remembered(chat.chat_id, name, s)
         except (RetryAfter, NetworkError) as e:
             if s.pending is None and not isinstance(e, BadRequest):  # nothing newer arrived: retry this one
@@ -379,20 +379,3 @@ class Outbox:
             s.remembered = s.message_id
         except Exception:  # a lost note costs a duplicate message after a restart, never a write
             log.exception("chat %s: could not remember the message of slot %s", chat_id, name)
-
-    async def _write(self, chat_id: int, s: Slot, content: Content, fresh: bool) -> None:
-        photo = await asyncio.to_thread(content.render) if content.render is not None else None
-        if s.message_id is not None and not fresh and not content.animated and s.is_photo == (photo is not None):
-            try:
-                if photo is not None:
-                    media = InputMediaPhoto(photo, caption=content.text)
-                    await self.bot.edit_message_media(media, chat_id, s.message_id, reply_markup=content.markup)
-                else:
-                    await self.bot.edit_message_text(content.text, chat_id, s.message_id, reply_markup=content.markup)
-                return
-            except BadRequest as e:
-                if "not modified" in e.message.lower():
-                    return
-                log.info("chat %s: cannot edit message %s (%s); sending a new one", chat_id, s.message_id, e.message)
-        msg = await send_new(self.bot, chat_id, content, photo)
-        s.message_id, s.is_photo = msg.message_id, photo is not None

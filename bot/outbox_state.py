@@ -12,11 +12,15 @@ then the next hand's)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from telegram import Bot, InlineKeyboardMarkup, Message, ReplyParameters
+from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto, Message, ReplyParameters
 from telegram.error import BadRequest
+
+log = logging.getLogger(__name__)
 
 # (chat id, slot, message id, is a photo): a slot is shown by a new message.
 Remember = Callable[[int, str, int, bool], Awaitable[None]]
@@ -28,6 +32,7 @@ class Content:
     markup: InlineKeyboardMarkup | None = None
     render: Callable[[], bytes] | None = None  # a picture, rendered only when sent; None = a text message
     animated: bool = False  # the picture is an animation (a replay), always sent as a new message
+    keep_picture: bool = False  # an edit of its caption and buttons alone: the picture already shown stays
     reply_to: int | None = None  # a new message answers this one (a command's): a reply in the group
     thread: int | None = None  # the forum topic a new message goes to (None: the General topic, or no topics)
     asker: int | None = None  # whose command a reply answers (a person's waiting answers are bounded)
@@ -172,3 +177,28 @@ async def _send(bot: Bot, chat_id: int, content: Content, photo: bytes | None) -
         reply_parameters=where,
         message_thread_id=topic,
     )
+
+
+async def write(bot: Bot, chat_id: int, s: Slot, content: Content, fresh: bool) -> None:
+    """Show ``content`` in the slot's message: an edit in place, or a new message (``fresh``, none yet, or one that
+    can no longer be edited)."""
+    editing = s.message_id is not None and not fresh and not content.animated
+    if editing and s.is_photo and content.keep_picture:  # no need to draw and upload the picture again
+        with contextlib.suppress(BadRequest):  # "not modified", or gone: nothing to change then
+            await bot.edit_message_caption(chat_id, s.message_id, caption=content.text, reply_markup=content.markup)
+        return
+    photo = await asyncio.to_thread(content.render) if content.render is not None else None
+    if editing and s.message_id is not None and s.is_photo == (photo is not None):
+        try:
+            if photo is not None:
+                media = InputMediaPhoto(photo, caption=content.text)
+                await bot.edit_message_media(media, chat_id, s.message_id, reply_markup=content.markup)
+            else:
+                await bot.edit_message_text(content.text, chat_id, s.message_id, reply_markup=content.markup)
+            return
+        except BadRequest as e:
+            if "not modified" in e.message.lower():
+                return
+            log.info("chat %s: cannot edit message %s (%s); sending a new one", chat_id, s.message_id, e.message)
+    msg = await send_new(bot, chat_id, content, photo)
+    s.message_id, s.is_photo = msg.message_id, photo is not None

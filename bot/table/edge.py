@@ -137,7 +137,8 @@ class Edge:
                 outbox.show(table.chat_id, key.slot("lobby" if view == "closed" else view), content, fresh=fresh)
             case fx.ShowResult(seat, next_seconds, fresh):
                 s = table.seat(seat)
-                content = result_content(table, next_seconds, s.lang, seat)
+                # An edit of a result changes its words and buttons (Ready going away), never its picture.
+                content = replace(result_content(table, next_seconds, s.lang, seat), keep_picture=not fresh)
                 outbox.show(s.user_id or 0, key.private_slot("result"), content, urgent=True, fresh=fresh)
             case fx.Announce(text, None):
                 outbox.announce(table.chat_id, text, thread=table.thread_id)
