@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 from sandbox import ApiCall, FakeTelegram  # noqa: E402
 from sandbox.records import Button, Chat  # noqa: E402
 from sandbox.users import SimUser  # noqa: E402
+from tests.e2e.players import PRODUCTION as GROUP_PACE  # noqa: E402
 from tests.e2e.players import BotProcess, Players  # noqa: E402
 
 TABLES = 100
@@ -53,6 +54,7 @@ JUNK_S = float(os.environ.get("BENCH_JUNK_SECONDS", "60"))
 JUNK_RATE = float(os.environ.get("BENCH_JUNK_RATE", "50"))
 # Production pacing (bot.config defaults), only the timers made long enough never to fire.
 PRODUCTION = {
+    **GROUP_PACE,  # a group's real pace (the tests write to groups faster)
     "MAHJONG_PRIVATE_INTERVAL": "1.0",
     "MAHJONG_PASSIVE_INTERVAL": "4.0",
     "MAHJONG_CLAIM_SECONDS": "60",
