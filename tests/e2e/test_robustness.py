@@ -75,13 +75,14 @@ def test_foreign_stale_and_repeated_presses_then_timeout_into_tuoguan(
         stored = len(_stored_actions(db))
         players.play_until(lambda: len(_stored_actions(db)) > stored + 8, timeout=30)
         assert _answer(tg, alice.press(back_message, "我回来了")) == "欢迎回来!"
-        players = Players(tg, group, [alice, bob])  # she plays again: her buttons come back
+        players = Players(tg, group, [alice])  # she plays again: her buttons come back
         alice.wait_for_private_message(
             lambda m: any(not b.text.startswith("我回来了") for b in game_buttons(m, group)), timeout=40
         )
         # Bob flees: the penalty is announced and an automatic player takes his seat; his buttons go away. He flees
-        # while his newest picture offers him a move, so inside a hand (between hands /flee only frees his seat).
-        tg.wait_until(lambda: _offers_a_move(bob, group), timeout=40, what="a move offered to Bob")
+        # while his newest picture offers him a move, so inside a hand (between hands /flee only frees his seat);
+        # Alice plays on meanwhile, so his turn comes.
+        players.play_until(lambda: _offers_a_move(bob, group), timeout=40)
         bob.say(group, "/flee")
         # At a group's real pace (20 writes a minute) the group may read a few hands behind these instant ones:
         # nothing is dropped, so the notice comes after what was asked before it.
@@ -136,7 +137,9 @@ def test_sigkill_mid_hand_and_between_hands_resumes(fake_telegram: FakeTelegram,
         for u in users:
             assert len(_hand_messages(u, group)) == messages_before[u.id], u.first_name
             assert len([m for m in u.private_messages() if game_buttons(m, group)]) <= 1, u.first_name
-        assert len([m for m in tg.messages(group.id) if m.photo is not None]) == spectators_before
+        # The group's picture too: edited in place (at a group's real pace it may not have been sent yet before
+        # the kill, and is then sent once).
+        assert len([m for m in tg.messages(group.id) if m.photo is not None]) == max(spectators_before, 1)
         players.play_until(lambda: _hand_status(db)[:1] == ["done"], timeout=60)
         after = _stored_actions(db)
         assert after[: len(before)] == before  # nothing lost, nothing rewritten
