@@ -370,10 +370,12 @@ class Outbox:
         del s.news[: len(news)]  # lines told meanwhile wait for the next write
         s.last_sent = time.monotonic()
         self.writes += 1
+        if s.forgotten and s.pending is None and chat.slots.get(name) is s:  # its last write: done with it
+            del chat.slots[name]  # (a retired message's, in a chat never idle, would otherwise stay for good)
 
     async def _remembered(self, chat_id: int, name: str, s: Slot) -> None:
-        if self._remember is None or s.message_id is None or s.message_id == s.remembered:
-            return
+        if self._remember is None or s.forgotten or s.message_id is None or s.message_id == s.remembered:
+            return  # (a forgotten slot's message is not taken up after a restart)
         try:
             await self._remember(chat_id, name, s.message_id, s.is_photo)
             s.remembered = s.message_id

@@ -209,3 +209,23 @@ async def test_table_messages_arriving_while_answers_wait_go_first(fake_telegram
     texts = [m.text for m in fake_telegram.messages(group.id)]
     assert texts.index("南 胡") <= 1 and texts.count("南 胡") == 1 and len(texts) == 4
     await outbox.close()
+
+
+async def test_retired_messages_are_dropped_once_sent_even_in_a_chat_that_is_never_idle(
+    fake_telegram: FakeTelegram, bot: Bot
+) -> None:
+    """A new message while the old one's last state waits retires the old one into a slot of its own; once that is
+    sent, the slot goes (a busy chat never runs idle, where forgotten slots used to be cleared: memory grew)."""
+    user = fake_telegram.add_user("Ann")
+    outbox = Outbox(bot, private_interval=0.01, passive_interval=60.0)
+    outbox.show(user.id, "lazy", Content("never urgent"))  # waits its passive minute: the chat is never idle
+    for n in range(20):
+        outbox.show(user.id, "hand", Content(f"hand {n}: your turn"), urgent=True)
+        outbox.show(user.id, "hand", Content(f"hand {n + 1}"), urgent=True, fresh=True)  # the last state retires
+        deadline = time.monotonic() + 10
+        while outbox.pending() > 1:  # all but the lazy one
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.01)
+    slots = outbox._chats[user.id].slots
+    assert set(slots) == {"lazy", "hand"}, set(slots)
+    await outbox.close()
