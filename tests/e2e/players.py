@@ -248,3 +248,11 @@ def post_update(url: str, update: dict[str, Any], secret: str, *, wait: float = 
             if time.monotonic() >= deadline:
                 return 0
             time.sleep(0.05)
+
+
+def offers_a_move(user: SimUser, group: Chat) -> bool:
+    """Whether the user's newest picture has a move's button (not Ready or I'm back, whose stamp is 0)."""
+    pictures = [m for m in user.private_messages() if m.photo is not None]
+    return bool(pictures) and any(
+        PlayButton.decode(b.callback_data or "").stamp != Stamp() for b in game_buttons(pictures[-1], group)
+    )

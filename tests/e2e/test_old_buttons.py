@@ -11,12 +11,11 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from bot.callbacks import PlayButton, Stamp
 from bot.i18n import t
 from sandbox import FakeTelegram
-from sandbox.records import Chat, Message
+from sandbox.records import Message
 from sandbox.users import SimUser
-from tests.e2e.players import BotProcess, game_buttons
+from tests.e2e.players import BotProcess, offers_a_move
 
 # Long enough a turn for Bob to flee while he holds a decision; after a first timeout 托管 plays at once.
 FAST = {"MAHJONG_TURN_SECONDS": "4", "MAHJONG_CLAIM_SECONDS": "4", "MAHJONG_NEXT_HAND_SECONDS": "3"}
@@ -24,14 +23,6 @@ FAST = {"MAHJONG_TURN_SECONDS": "4", "MAHJONG_CLAIM_SECONDS": "4", "MAHJONG_NEXT
 
 def _results(user: SimUser) -> list[Message]:
     return [m for m in user.private_messages() if "局结果" in (m.caption or "")]
-
-
-def _offers_a_move(user: SimUser, group: Chat) -> bool:
-    """Whether the user's newest picture has a move's button (not Ready or I'm back, whose stamp is 0)."""
-    pictures = [m for m in user.private_messages() if m.photo is not None]
-    return bool(pictures) and any(
-        PlayButton.decode(b.callback_data or "").stamp != Stamp() for b in game_buttons(pictures[-1], group)
-    )
 
 
 def _offer_ready(messages: list[Message]) -> list[Message]:
@@ -56,7 +47,7 @@ def test_results_lose_ready_and_a_flight_is_told_as_one(fake_telegram: FakeTeleg
         # Bob comes back from 托管 and flees while he holds a decision: inside a hand.
         back = bob.wait_for_private_message(lambda m: "我回来了" in [b.text for b in m.buttons], timeout=30)
         bob.press(back, "我回来了")
-        tg.wait_until(lambda: _offers_a_move(bob, group), timeout=60, what="a move offered to Bob")
+        tg.wait_until(lambda: offers_a_move(bob, group), timeout=60, what="a move offered to Bob")
         bob.say(group, "/flee")
         tg.wait_for_message(group.id, lambda m: "Bob" in (m.text or "") and "逃跑" in (m.text or ""), timeout=15)
         left = t("seat_left", "zh")
