@@ -16,6 +16,7 @@ import asyncio
 import logging
 import os
 import sys
+import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,8 @@ from bot.handlers import (
 )
 from bot.league.nights import LeagueNights
 from bot.limits import CONNECTIONS
+from bot.live.hub import Hub
+from bot.live.web import LiveServer, Services
 from bot.local_sandbox import banner, open_sandbox
 from bot.logs import setup_logging
 from bot.outbox import Outbox
@@ -64,6 +67,7 @@ from bot.ratelimit import ChatRateLimiter
 from bot.review_queue import Reviews
 from bot.search_pool import SearchPool
 from bot.startup import StartingApplication, cancel_all, in_background, publish_commands
+from bot.table import messages as msg
 from bot.table.edge import Edge
 from bot.table.registry import Tables
 from bot.table.resume import fill_titles, resume_tables
@@ -175,7 +179,10 @@ async def _start(application: BotApplication) -> None:
     assert jobs is not None, "install python-telegram-bot[job-queue]"
     # The search runs in other processes (spawned: no copy of this one's threads), one core left to the loop.
     data.pool = pool = SearchPool(max(1, (os.cpu_count() or 2) - 1))  # replaced whenever a worker dies
-    data.tables = tables = Tables(config, Edge(config, db, outbox, application.bot, pool))
+    hub = Hub(config, time.monotonic) if config.webapp_url else None  # the Mini App's live pages
+    data.tables = tables = Tables(config, Edge(config, db, outbox, application.bot, pool, hub))
+    if hub is not None:
+        data.live = start_live(application, hub)
     data.reviews = Reviews(db, outbox, pool, config.review_samples)
     # A group migrated, a chat that answers 403, a forum topic gone: the tables concerned are told.
     tables.follow(outbox.refusals)
@@ -195,6 +202,8 @@ async def _start(application: BotApplication) -> None:
 async def _stop(application: BotApplication) -> None:
     data = application.bot_data
     await cancel_all(data)
+    if data.live is not None:
+        data.live.stop()
     if data.tables is not None:  # what per-id state is left (bounded by the real tables, not by junk)
         log.info("stopping; state %s", " ".join(f"{k}={v}" for k, v in data.tables.state_size().items()))
         await data.tables.close()
@@ -204,6 +213,21 @@ async def _stop(application: BotApplication) -> None:
         await data.db.close()
     if data.pool is not None:
         data.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def start_live(application: BotApplication, hub: Hub) -> LiveServer:
+    """The Mini App's server in this loop: a page closed brings its person's picture up to date; anyone in the
+    group may watch (getChatMember, cached as for the commands)."""
+    data = application.bot_data
+    tables: Tables = data.require("tables")
+    hub.on_leave = lambda key, user_id: tables.post(key, msg.Refresh(user_id))
+
+    async def may_watch(chat_id: int, user_id: int) -> bool:
+        return await chat_checks.is_member(BotContext(application), chat_id, user_id)
+
+    server = LiveServer(Services(data.require("config"), tables, hub, data.require("db"), may_watch))
+    server.start()
+    return server
 
 
 def main() -> None:

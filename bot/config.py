@@ -119,6 +119,26 @@ def _webhook_secret(env: Mapping[str, str]) -> str | None:
     return secret or None
 
 
+def _webapp_url(env: Mapping[str, str]) -> str | None:
+    """The Mini App's public address: https (Telegram opens nothing else), or http on loopback for tests."""
+    url = env.get("MAHJONG_WEBAPP_URL", "").strip()
+    if not url:
+        return None
+    parts = urlsplit(url)
+    loopback = parts.scheme == "http" and parts.hostname in ("127.0.0.1", "localhost", "::1")
+    if not parts.netloc or not (parts.scheme == "https" or loopback) or parts.query or parts.fragment:
+        raise ConfigError(f"MAHJONG_WEBAPP_URL must be the public https:// address of the Mini App, got {url!r}")
+    return url if parts.path.endswith("/") else url + "/"
+
+
+def _webapp_name(env: Mapping[str, str]) -> str | None:
+    """The Mini App's short name given to @BotFather's /newapp (t.me/<bot>/<name>): 3-30 of A-Z a-z 0-9 _."""
+    name = env.get("MAHJONG_WEBAPP_NAME", "").strip()
+    if name and not re.fullmatch(r"[A-Za-z0-9_]{3,30}", name):
+        raise ConfigError("MAHJONG_WEBAPP_NAME must be the Mini App's short name from /newapp (3-30 of A-Z a-z 0-9 _)")
+    return name or None
+
+
 def host_port(env: Mapping[str, str], key: str, default: tuple[str, int]) -> tuple[str, int]:
     raw = env.get(key, "").strip()
     if not raw:
@@ -161,6 +181,11 @@ class Config:
     webhook_listen: tuple[str, int] = ("0.0.0.0", 8443)
     webhook_secret: str | None = None
     admin_ids: frozenset[int] = frozenset()  # the bot's operators: /status
+    # The Mini App (bot.live): its public address (None: off, no Mini App buttons), where its server listens in
+    # the bot's own process, and its short name from @BotFather's /newapp (None: no Mini App button in groups).
+    webapp_url: str | None = None
+    webapp_listen: tuple[str, int] = ("127.0.0.1", 8090)
+    webapp_name: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -201,6 +226,9 @@ class Config:
             webhook_listen=host_port(env, "MAHJONG_WEBHOOK_LISTEN", cls.webhook_listen),
             webhook_secret=_webhook_secret(env),
             admin_ids=_user_ids(env, "MAHJONG_ADMIN_IDS"),
+            webapp_url=_webapp_url(env),
+            webapp_listen=host_port(env, "MAHJONG_WEBAPP_LISTEN", cls.webapp_listen),
+            webapp_name=_webapp_name(env),
         )
 
 
@@ -226,7 +254,14 @@ def check_config(env: Mapping[str, str] | None = None, dotenv: str | Path = ".en
         else "long polling"
     )
     admins = ", ".join(str(i) for i in sorted(config.admin_ids)) or "none"
-    return 0, f"configuration OK: {mode}; database {config.db_path}; language {config.lang}; /status admins: {admins}"
+    live = (
+        f"Mini App {config.webapp_url} (listening on {config.webapp_listen[0]}:{config.webapp_listen[1]})"
+        if config.webapp_url
+        else "no Mini App"
+    )
+    return 0, (
+        f"configuration OK: {mode}; {live}; database {config.db_path}; language {config.lang}; /status admins: {admins}"
+    )
 
 
 def _check_writable_dir(directory: Path, key: str) -> None:

@@ -24,6 +24,7 @@ from storage.database import Database
 
 if TYPE_CHECKING:
     from bot.league.nights import LeagueNights
+    from bot.live.web import LiveServer
     from bot.outbox import Outbox
     from bot.review_queue import Reviews
     from bot.table.registry import Tables
@@ -44,6 +45,7 @@ class BotData:
     nights: LeagueNights | None = None
     reviews: Reviews | None = None
     pool: Executor | None = None  # processes for the search (hard level, reviews)
+    live: LiveServer | None = None  # the Mini App's web server (bot.live), when configured
     clock: Clock = utc_now  # the league nights' clock (UTC); tests set a controlled one
     languages_met: set[int] = field(default_factory=set)  # users whose Telegram language is stored
     # (group, user) → (when asked, monotonic; whether a member): bot.handlers.chat_checks.is_member's answers

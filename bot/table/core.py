@@ -272,6 +272,17 @@ def _unreachable_player(table: Table, user_id: int) -> Steps:
     yield announce(table, "announce_unreachable", seat=seat_label(table, seat))
 
 
+def _refresh(table: Table, user_id: int) -> Steps:
+    """A player back from the Mini App's page: their picture where the hand stands (while the 海底 is decided,
+    only by the seat asked: nobody else may learn that it can be won)."""
+    seat = table.seat_of(user_id)
+    hand = table.hand
+    if seat is None or table.state != "playing" or hand is None or hand.finished:
+        return
+    if hand.phase != "haidi" or seat in table.prompts:
+        yield fx.ShowSeat(seat, urgent=True)
+
+
 def _resumed(table: Table, now: float, config: Config) -> Steps:
     """A table rebuilt from storage after a restart: its chats shown where it stands (the messages from before
     the restart are edited in place: one live message per chat, fresh buttons)."""
@@ -306,5 +317,6 @@ _TAKES: Final[dict[type, Callable[[Table, Any, float, Config], Steps]]] = {
     msg.Migrated: lambda table, m, now, config: _migrate(table, m.new),
     msg.Unreachable: lambda table, m, now, config: _unreachable_player(table, m.user_id),
     msg.Unwritable: _unwritable,
+    msg.Refresh: lambda table, m, now, config: _refresh(table, m.user_id),
     msg.Resumed: lambda table, m, now, config: _resumed(table, now, config),
 }

@@ -22,10 +22,13 @@ from telegram.error import Forbidden, TelegramError
 
 from bot.config import Config
 from bot.i18n import t
+from bot.live.hub import Hub
+from bot.live.links import with_group_link, with_page_button
 from bot.logs import log_action, log_event
 from bot.outbox import Content, Outbox
 from bot.search_pool import automatic_choice
 from bot.table import effects as fx
+from bot.table.key import TableKey
 from bot.table.state import Table
 from bot.views.game_views import join_markup, lobby_content, result_content, seat_content, spectator_content
 from game.actions import Action
@@ -48,9 +51,18 @@ async def reaches(bot: Bot, outbox: Outbox, user_id: int, message: str) -> bool:
 
 
 class Edge:
-    def __init__(self, config: Config, db: Database, outbox: Outbox, bot: Bot, pool: Executor | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        db: Database,
+        outbox: Outbox,
+        bot: Bot,
+        pool: Executor | None = None,
+        hub: Hub | None = None,
+    ) -> None:
         self.config, self.db, self.outbox, self.bot = config, db, outbox, bot
         self.pool = pool  # the processes the search (hard level) runs in; None: a thread, as the other levels
+        self.hub = hub  # the Mini App's live pages (bot.live); None when it is off
 
     async def carry_out(self, table: Table, effect: fx.Effect) -> Any:
         """Do ``effect`` for ``table``; its answer (None for effects without one)."""
@@ -127,11 +139,11 @@ class Edge:
     def show(self, table: Table, effect: fx.Effect) -> None:
         """Hand what a chat is to see to the outbox (built now, from the table as it is)."""
         outbox, key = self.outbox, table.key
+        if self.hub is not None:
+            self.hub.shown(table, effect)
         match effect:
-            case fx.ShowSeat(seat, urgent, fresh, stopped, user_id, lang, left):
-                content = seat_content(table, seat, lang=lang, stopped=stopped, left=left)
-                who = user_id or table.seat(seat).user_id or 0
-                outbox.show(who, key.private_slot("hand"), content, urgent=urgent, fresh=fresh)
+            case fx.ShowSeat():
+                self._show_seat(table, effect)
             case fx.ShowGroup(view, fresh, stopped):
                 content = replace(self._group_content(table, view, stopped), thread=table.thread_id)
                 outbox.show(table.chat_id, key.slot("lobby" if view == "closed" else view), content, fresh=fresh)
@@ -149,9 +161,32 @@ class Edge:
             case fx.Forget(slot, user_id):
                 outbox.forget(table.chat_id if user_id is None else user_id, slot)
 
+    def _show_seat(self, table: Table, effect: fx.ShowSeat) -> None:
+        """A player's picture; skipped while they play on the Mini App's page (owed until they leave it)."""
+        seat, fresh, lang, key = effect.seat, effect.fresh, effect.lang, table.key
+        who = effect.user_id or table.seat(seat).user_id or 0
+        last = effect.stopped or effect.left
+        if self.hub is not None and not last:
+            if self.hub.live(key, who):
+                self.hub.owe(key, who, fresh)
+                return
+            fresh = bool(self.hub.owed(key, who)) or fresh
+        content = seat_content(table, seat, lang=lang, stopped=effect.stopped, left=effect.left)
+        if not last:
+            content = with_page_button(content, self.config, key, lang or table.seat(seat).lang)
+        self.outbox.show(who, key.private_slot("hand"), content, urgent=effect.urgent, fresh=fresh)
+
+    def closed(self, table_key: TableKey) -> None:
+        """The table has ended: its live pages are told."""
+        if self.hub is not None:
+            self.hub.closed(table_key)
+
     def _group_content(self, table: Table, view: str, stopped: bool) -> Content:
         if view == "lobby":  # its first message answers the command that opened the table
             return replace(lobby_content(table, self.bot.username), reply_to=table.command_id)
+        if view == "spectator" and not stopped:
+            content = spectator_content(table)
+            return with_group_link(content, self.config, self.bot.username, table.key, table.lang)
         if view == "spectator":
             return spectator_content(table, stopped=stopped)
         if view == "result":

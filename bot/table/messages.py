@@ -108,6 +108,13 @@ class Unwritable:
 
 
 @dataclass(frozen=True)
+class Refresh:
+    """A player closed the Mini App's page: their private picture, not kept up while it was open, is shown."""
+
+    user_id: int
+
+
+@dataclass(frozen=True)
 class Resumed:
     """The process started again and rebuilt this table from storage: its chats are shown where it stands."""
 
@@ -125,5 +132,6 @@ Message = (
     | Migrated
     | Unreachable
     | Unwritable
+    | Refresh
     | Resumed
 )

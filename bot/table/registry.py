@@ -184,6 +184,7 @@ class Tables:
     def _closed(self, key: TableKey) -> None:
         self._runners.pop(key, None)
         self.scheduler.arm(key, None)
+        self.edge.closed(key)
 
     # --- what the chats did ---------------------------------------------------------------------------------------
     async def migrated(self, old: int, new: int) -> None:

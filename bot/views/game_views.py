@@ -46,6 +46,13 @@ def action_label(action: Action, lang: str) -> str:
     return t(f"btn_{action.kind}", lang, tile=tile_label(tile, lang))
 
 
+def ordered_actions(legal: Sequence[Action]) -> list[Action]:
+    """Legal actions in the order they are offered: special actions first (``_ORDER``), then the discards."""
+    special = sorted((a for a in legal if a.kind != "discard"), key=lambda a: (_ORDER.index(a.kind), a.tile or 0))
+    discards = sorted((a for a in legal if a.kind == "discard"), key=lambda a: a.tile or 0)
+    return special + discards
+
+
 def action_keyboard(table: Table, seat: int, lang: str) -> list[list[InlineKeyboardButton]]:
     """One button per legal action of the seat's current prompt: special actions first, then the discards."""
     prompt = table.prompts.get(seat)
@@ -56,16 +63,17 @@ def action_keyboard(table: Table, seat: int, lang: str) -> list[list[InlineKeybo
     def button(action: Action, label: str) -> InlineKeyboardButton:
         return InlineKeyboardButton(label, callback_data=PlayButton(table.key, stamp, code_of(action)).encode())
 
-    special = sorted((a for a in prompt.legal if a.kind != "discard"), key=lambda a: (_ORDER.index(a.kind), a.tile))
-    discards = sorted((a for a in prompt.legal if a.kind == "discard"), key=lambda a: a.tile or 0)
+    actions = ordered_actions(prompt.legal)
+    special = [a for a in actions if a.kind != "discard"]
+    discards = [a for a in actions if a.kind == "discard"]
     rows = [[button(a, action_label(a, lang)) for a in special[i : i + 3]] for i in range(0, len(special), 3)]
     thrown = (HONGZHONG, table.hand.laizi) if table.hand is not None else ()
-    labels = [button(a, _discard_label(a.tile or 0, thrown, lang)) for a in discards]
+    labels = [button(a, discard_label(a.tile or 0, thrown, lang)) for a in discards]
     rows += [labels[i : i + DISCARDS_PER_ROW] for i in range(0, len(labels), DISCARDS_PER_ROW)]
     return rows
 
 
-def _discard_label(tile: int, thrown: Sequence[int], lang: str) -> str:
+def discard_label(tile: int, thrown: Sequence[int], lang: str) -> str:
     """A discard's button: the tile, or for a 红中 or 赖子 a throw that counts ×2 (RULES.md §4)."""
     return t("btn_throw", lang, tile=tile_label(tile, lang)) if tile in thrown else tile_label(tile, lang)
 

@@ -1,0 +1,140 @@
+"""The Mini App's live connections, by table: what the table shows, each connection is sent at once.
+
+The table's edge (``bot.table.edge``) hands every show effect to ``Hub.shown`` as it carries it out, so the page
+follows the same effects as the pictures, at the same moments: a seat's own view when its picture is shown
+(``ShowSeat``, ``ShowResult``), everyone's when the group's picture is (``ShowGroup``). The 海底 rule holds
+by construction: while one seat decides the 海底, only that seat is shown anything, on the page as in the chats.
+Each frame is built when its effect is carried out (the table as it is then) and sent when the loop is next
+free; a newer frame for the same connection replaces one not yet sent.
+
+While a person has the page open at a table, their private picture need not follow every step (``live``): the
+edge skips it, remembers what it owes (``owe``, ``owed``), and when their last connection closes, the table is
+asked to show them their picture again (``on_leave``).
+
+    hub = Hub(config, clock, on_leave=lambda key, user_id: tables.post(key, Refresh(user_id)))
+    hub.join(connection); hub.shown(table, effect); hub.leave(connection)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from bot.config import Config
+from bot.live.frames import seat_frame, spectator_frame
+from bot.table import effects as fx
+from bot.table.key import TableKey
+from bot.table.state import Table
+
+log = logging.getLogger(__name__)
+
+
+class Connection(Protocol):
+    """One open page: whose, at which table, in which language; it sends a text frame."""
+
+    key: TableKey
+    user_id: int
+    lang: str
+
+    def send(self, text: str) -> None: ...
+
+
+def frame_for(table: Table, user_id: int, lang: str, now: float, bot_delay: float) -> dict[str, Any]:
+    """What ``user_id`` may see of ``table`` now: their seat's view if they sit there, else the group's."""
+    seat = table.seat_of(user_id)
+    if table.hand is None:
+        return {"type": "waiting", "state": table.state, "title": table.title}
+    if seat is None:
+        return spectator_frame(table, lang)
+    return seat_frame(table, seat, now, bot_delay, lang)
+
+
+class Hub:
+    def __init__(
+        self, config: Config, clock: Callable[[], float], on_leave: Callable[[TableKey, int], None] | None = None
+    ) -> None:
+        self.config, self.clock = config, clock
+        self.on_leave = on_leave
+        self._tables: dict[TableKey, set[Connection]] = {}
+        self._pending: dict[Connection, str] = {}
+        self._owed: dict[tuple[TableKey, int], bool] = {}  # a picture skipped: whether it was to be a new message
+        self._flushing = False
+
+    # --- connections --------------------------------------------------------------------------------------------
+    def join(self, connection: Connection, table: Table | None) -> None:
+        """A page opened at a table: it is sent where the table stands at once."""
+        self._tables.setdefault(connection.key, set()).add(connection)
+        if table is not None:
+            self._queue(connection, table)
+
+    def leave(self, connection: Connection) -> None:
+        """A page closed: when it was the person's last at that table, their picture is brought up to date."""
+        key, user_id = connection.key, connection.user_id
+        self._pending.pop(connection, None)
+        connections = self._tables.get(key, set())
+        connections.discard(connection)
+        if not connections:
+            self._tables.pop(key, None)
+        if not self.live(key, user_id) and (key, user_id) in self._owed and self.on_leave is not None:
+            self.on_leave(key, user_id)
+
+    def live(self, key: TableKey, user_id: int) -> bool:
+        return any(c.user_id == user_id for c in self._tables.get(key, ()))
+
+    def owe(self, key: TableKey, user_id: int, fresh: bool) -> None:
+        """A picture of this person's was skipped while they played on the page."""
+        self._owed[(key, user_id)] = self._owed.get((key, user_id), False) or fresh
+
+    def owed(self, key: TableKey, user_id: int) -> bool | None:
+        """What is owed to the person's picture, now paid: None nothing, else whether a new message was."""
+        return self._owed.pop((key, user_id), None)
+
+    def count(self) -> int:
+        return sum(len(c) for c in self._tables.values())
+
+    # --- what the table shows --------------------------------------------------------------------------------
+    def shown(self, table: Table, effect: fx.Effect) -> None:
+        """The table shows ``effect``: the connections it concerns get the table as they may see it now."""
+        connections = self._tables.get(table.key)
+        if not connections:
+            return
+        match effect:
+            case fx.ShowSeat(seat=seat, user_id=user_id):
+                who = user_id or table.seat(seat).user_id
+                targets = [c for c in connections if c.user_id == who]
+            case fx.ShowResult(seat=seat):
+                targets = [c for c in connections if c.user_id == table.seat(seat).user_id]
+            case fx.ShowGroup() | fx.Closed():
+                targets = list(connections)
+            case _:
+                return
+        for connection in targets:
+            self._queue(connection, table)
+
+    def closed(self, key: TableKey) -> None:
+        """The table has ended: its pages are told so."""
+        for connection in self._tables.get(key, ()):
+            self._pending[connection] = json.dumps({"type": "closed"})
+        self._schedule()
+
+    def _queue(self, connection: Connection, table: Table) -> None:
+        frame = frame_for(table, connection.user_id, connection.lang, self.clock(), self.config.bot_delay)
+        self._pending[connection] = json.dumps(frame, ensure_ascii=False)
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if not self._flushing and self._pending:
+            self._flushing = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flushing = False
+        pending, self._pending = self._pending, {}
+        for connection, text in pending.items():
+            try:
+                connection.send(text)
+            except Exception:  # a page gone mid-send closes on its own; the others still get theirs
+                log.info("live: a frame could not be sent to a page of table %s", connection.key.token)

@@ -1,0 +1,209 @@
+"""The Mini App's web server, in the bot's own process and event loop (tornado, which PTB's webhooks bring).
+
+    GET  /                the page (``bot/live/static/index.html``); its script and style under /static/
+    GET  /tile/<t>.png    a tile face drawn by ``rendering`` (``5m``, ``7z``, ``back``; ``?laizi=1``: the 赖子's)
+    WS   /ws              the live table: the first frame proves who is there, then views come and presses go
+
+The socket's first frame is ``{"type": "hello", "init_data": ..., "table": ...}``: Telegram's signed initData
+(``bot.live.auth``) and the table token (from the page's address, or the ``startapp`` parameter Telegram signed
+with the initData). A person seated at the table gets their seat's view, a member of the group the group's;
+anyone else is refused with a short reason in their language, and the socket closed. Then
+``{"type": "press", "stamp": "<hand>.<counter>.<seat>", "code": "d5m"}`` is a play button's press, through the
+same registry and core as a button in a chat (``Tables.ask(key, Press(...))``): stale or foreign presses get
+the same answers (``{"type": "notice", "text": ...}``).
+
+    server = LiveServer(config, tables, hub, db, may_watch); await server.start(); ...; server.stop()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import io
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import tornado.web
+import tornado.websocket
+from tornado.httpserver import HTTPServer
+
+from bot.callbacks import BadCallback, Stamp
+from bot.config import Config
+from bot.i18n import language_of_code, t
+from bot.live.auth import InitDataError, WebAppUser, check_init_data, table_of
+from bot.live.hub import Hub
+from bot.table import messages as msg
+from bot.table.key import TableKey
+from bot.table.registry import Tables
+from game.tiles import HIDDEN, TileError, parse_tile
+from rendering.tile_faces import render_tile
+from storage.database import Database
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).with_name("static")
+TILE_WIDTH = 96  # pixels of a served tile face: sharp on a phone at 3x, shown 30-40 px wide
+MAX_FRAME = 16 * 1024  # bytes of one frame from a page: a hello's initData is well under 4 KB
+# The page's own words, sent with the hello in the person's language (the rest comes in each view).
+PAGE_TEXTS = ("live_title", "live_connecting", "live_left", "live_laizi", "live_hand", "live_waits",
+              "live_spectator", "live_result_close", "live_closed", "live_offline", "live_waiting", "btn_ready",
+              "btn_back", "dealer_mark")  # fmt: skip
+
+MayWatch = Callable[[int, int], Awaitable[bool]]
+
+
+@functools.cache
+def tile_png(name: str, laizi: bool) -> bytes:
+    """A tile face as PNG bytes (drawn once per face)."""
+    tile = HIDDEN if name == "back" else parse_tile(name)
+    buffer = io.BytesIO()
+    render_tile(tile, TILE_WIDTH, laizi=laizi).save(buffer, "PNG", optimize=True)
+    return buffer.getvalue()
+
+
+class Services:
+    """What the handlers reach: the configuration, the tables, the live hub, storage, who may watch."""
+
+    def __init__(self, config: Config, tables: Tables, hub: Hub, db: Database, may_watch: MayWatch) -> None:
+        self.config, self.tables, self.hub, self.db, self.may_watch = config, tables, hub, db, may_watch
+
+
+class PageHandler(tornado.web.RequestHandler):
+    def get(self) -> None:
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.set_header("Cache-Control", "no-store")
+        self.set_header("Referrer-Policy", "no-referrer")  # the table token stays on this page
+        self.write((STATIC / "index.html").read_bytes())
+
+
+class TileHandler(tornado.web.RequestHandler):
+    async def get(self, name: str) -> None:
+        try:
+            if name != "back":
+                parse_tile(name)
+        except TileError:
+            raise tornado.web.HTTPError(404) from None
+        png = await asyncio.to_thread(tile_png, name, self.get_query_argument("laizi", "0") == "1")
+        self.set_header("Content-Type", "image/png")
+        self.set_header("Cache-Control", "public, max-age=86400")
+        self.write(png)
+
+
+@dataclass(eq=False)
+class Page:
+    """One person's open page at one table (``bot.live.hub.Connection``)."""
+
+    key: TableKey
+    user_id: int
+    lang: str
+    socket: LiveSocket
+
+    def send(self, text: str) -> None:
+        self.socket.send(text)
+
+
+class LiveSocket(tornado.websocket.WebSocketHandler):
+    """One open page: unproven until its hello, then one person at one table."""
+
+    def initialize(self, services: Services) -> None:
+        self.services = services
+        self.page: Page | None = None  # who, at which table: set by a good hello
+        self.lang = services.config.lang
+
+    def send(self, text: str) -> None:
+        with contextlib.suppress(tornado.websocket.WebSocketClosedError):
+            self.write_message(text)
+
+    async def on_message(self, message: str | bytes) -> None:
+        try:
+            frame = json.loads(message)
+            kind = frame["type"]
+        except (ValueError, KeyError, TypeError):
+            self.close(1003, "bad frame")
+            return
+        if self.page is None:
+            if kind == "hello":
+                await self._hello(frame)
+            else:
+                self.close(1008, "hello first")
+        elif kind == "press":
+            await self._press(frame)
+
+    async def _hello(self, frame: dict[str, Any]) -> None:
+        services = self.services
+        try:
+            user = check_init_data(str(frame.get("init_data", "")), services.config.token, time.time())
+        except InitDataError as e:
+            log.info("live: initData refused (%s)", e)
+            self._refuse("live_bad_init_data")
+            return
+        self.lang = await self._language(user)
+        token = str(frame.get("table") or user.start_param or "")
+        key = table_of(token, services.config.token)
+        table = services.tables.get(key) if key is not None else None
+        if key is None or table is None:
+            self._refuse("live_no_table")
+            return
+        if table.seat_of(user.user_id) is None and not await services.may_watch(key.chat_id, user.user_id):
+            self._refuse("live_not_at_table")
+            return
+        self.page = Page(key, user.user_id, self.lang, self)
+        texts = {k: t(k, self.lang) for k in PAGE_TEXTS}
+        self.send(json.dumps({"type": "hello", "lang": self.lang, "texts": texts}, ensure_ascii=False))
+        services.hub.join(self.page, table)
+
+    async def _language(self, user: WebAppUser) -> str:
+        player = await self.services.db.players.get(user.user_id)
+        return player.language if player is not None else language_of_code(user.language_code)
+
+    def _refuse(self, text_key: str) -> None:
+        self.send(json.dumps({"type": "refused", "text": t(text_key, self.lang)}, ensure_ascii=False))
+        self.close(1008, text_key)
+
+    async def _press(self, frame: dict[str, Any]) -> None:
+        page = self.page
+        assert page is not None
+        try:
+            stamp = Stamp.decode(str(frame.get("stamp", "")))
+            code = str(frame["code"])[:8]
+        except (BadCallback, KeyError):
+            self.send(json.dumps({"type": "notice", "text": t("press_stale", self.lang)}, ensure_ascii=False))
+            return
+        answer = await self.services.tables.ask(page.key, msg.Press(page.user_id, stamp, code, self.lang))
+        if answer.text:
+            self.send(json.dumps({"type": "notice", "text": answer.text}, ensure_ascii=False))
+
+    def on_close(self) -> None:
+        if self.page is not None:
+            self.services.hub.leave(self.page)
+
+
+class LiveServer:
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self.app = tornado.web.Application(
+            [
+                (r"/", PageHandler),
+                (r"/ws", LiveSocket, {"services": services}),
+                (r"/tile/(back|[1-9][mps]|[1-7]z)\.png", TileHandler),
+                (r"/static/(.*)", tornado.web.StaticFileHandler, {"path": str(STATIC)}),
+            ],
+            websocket_max_message_size=MAX_FRAME,
+            websocket_ping_interval=20,
+        )
+        self.http: HTTPServer | None = None
+
+    def start(self) -> None:
+        host, port = self.services.config.webapp_listen
+        self.http = self.app.listen(port, host, xheaders=True)
+        log.info("Mini App listening on %s:%s for %s", host, port, self.services.config.webapp_url)
+
+    def stop(self) -> None:
+        if self.http is not None:
+            self.http.stop()

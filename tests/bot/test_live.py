@@ -1,0 +1,299 @@
+"""bot.live: Telegram's initData checked as its documentation says, table tokens that cannot be forged, a seat's
+frames holding nothing it may not see (checked against the engine over a whole hand), and the Mini App's server
+in-process: who is let in, who is refused, and a press going to the table as a button's would."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from tornado.websocket import WebSocketClientConnection, websocket_connect
+
+from bot.callbacks import Stamp
+from bot.config import Config
+from bot.i18n import t
+from bot.live.auth import InitDataError, check_init_data, sign_init_data, table_of, table_token
+from bot.live.frames import seat_frame, spectator_frame
+from bot.live.hub import Hub
+from bot.live.web import LiveServer, Services
+from bot.table import effects as fx
+from bot.table import messages as msg
+from bot.table.core import step
+from bot.table.key import TableKey
+from bot.table.registry import Answer
+from bot.table.state import Table
+from game.match import Match
+from game.rules import Rules
+from game.tiles import tile_name
+from storage.database import Database
+from tests.e2e.policy import pick
+
+TOKEN = "123456:test-token-for-the-live-table-xyz"
+KEY = TableKey(-100777)
+SEAT_KEYS = {"type", "seat", "state", "title", "hand_number", "names", "winds", "totals", "auto", "dealer", "laizi",
+             "laizi_label", "indicator", "wall", "phase", "turn", "hand_sizes", "melds", "rivers", "last_discard",
+             "gangs", "revealed", "hand", "drawn", "waits", "stamp", "actions", "seconds_left", "tuoguan", "ready",
+             "status", "result"}  # fmt: skip
+
+
+def init_data(user_id: int, auth_date: float | None = None, token: str = TOKEN, **extra: str) -> str:
+    user = json.dumps({"id": user_id, "first_name": f"P{user_id}", "language_code": "en"})
+    fields = {"user": user, "auth_date": str(int(time.time() if auth_date is None else auth_date)), **extra}
+    return sign_init_data(fields, token)
+
+
+# --- initData and table tokens --------------------------------------------------------------------------------
+def test_good_init_data_names_its_user() -> None:
+    user = check_init_data(init_data(7, query_id="AAF"), TOKEN, time.time())
+    assert (user.user_id, user.first_name, user.language_code) == (7, "P7", "en")
+
+
+def test_init_data_with_a_changed_field_or_another_bots_hash_is_refused() -> None:
+    good = init_data(7)
+    forged = good.replace("%22id%22%3A+7", "%22id%22%3A+8")
+    assert forged != good
+    with pytest.raises(InitDataError, match="hash"):
+        check_init_data(forged, TOKEN, time.time())
+    with pytest.raises(InitDataError, match="hash"):
+        check_init_data(init_data(7, token="999:another-bot-token-abcdefghijk"), TOKEN, time.time())
+    with pytest.raises(InitDataError):
+        check_init_data(good + "&hash=0", TOKEN, time.time())  # a field twice
+    with pytest.raises(InitDataError):
+        check_init_data("", TOKEN, time.time())
+
+
+def test_stale_init_data_is_refused() -> None:
+    with pytest.raises(InitDataError, match="old"):
+        check_init_data(init_data(7, auth_date=time.time() - 25 * 3600), TOKEN, time.time())
+    assert check_init_data(init_data(7, auth_date=time.time() - 23 * 3600), TOKEN, time.time()).user_id == 7
+
+
+def test_the_hash_is_telegrams_documented_one() -> None:
+    """secret_key = HMAC_SHA256(key "WebAppData", bot token); hash = hex HMAC_SHA256(secret_key, sorted lines)."""
+    import hashlib
+    import hmac
+    from urllib.parse import parse_qsl
+
+    fields = dict(parse_qsl(init_data(7, query_id="Q")))
+    lines = "\n".join(f"{k}={v}" for k, v in sorted(fields.items()) if k != "hash")
+    secret = hmac.new(b"WebAppData", TOKEN.encode(), hashlib.sha256).digest()
+    assert fields["hash"] == hmac.new(secret, lines.encode(), hashlib.sha256).hexdigest()
+
+
+def test_table_tokens_cannot_be_forged_or_moved_to_another_table() -> None:
+    token = table_token(TableKey(-100123, 42), TOKEN)
+    assert table_of(token, TOKEN) == TableKey(-100123, 42)
+    assert table_of(token, "1:other-bot") is None
+    assert table_of(token[:16] + "-100124_42", TOKEN) is None
+    assert table_of("-100123_42", TOKEN) is None
+    assert all(c.isalnum() or c in "-_" for c in token) and len(token) <= 64  # a startapp parameter
+
+
+# --- frames against the engine --------------------------------------------------------------------------------
+def seated_table(seed: int = 852) -> Table:
+    table = Table(key=KEY, title="Club", creator_id=1, creator_name="P1")
+    for user in range(1, 5):
+        table.sit(user, f"P{user}")
+    table.match = Match(Rules(), seed)
+    table.start_hand(table.match.new_hand(), hand_id=3, now=0.0)
+    table.state = "playing"
+    return table
+
+
+def _concealed(table: Table, seat: int) -> list[str]:
+    hand = table.hand
+    assert hand is not None
+    counts = hand.concealed_counts(seat)
+    return sorted(tile_name(k) for k in range(len(counts)) for _ in range(counts[k]))
+
+
+def _check_frame(table: Table, seat: int) -> None:
+    hand = table.hand
+    assert hand is not None
+    frame = seat_frame(table, seat, 0.0, 0.6)
+    assert set(frame) == SEAT_KEYS
+    own = frame["hand"] + ([frame["drawn"]] if frame["drawn"] else [])
+    if hand.phase not in ("claim", "rob") or seat in hand.claim_asked:
+        assert sorted(own) == _concealed(table, seat)  # exactly the seat's own tiles
+    assert frame["revealed"] is None  # nobody's hand before the end
+    for s, melds in enumerate(hand.view(seat).melds):
+        for i, meld in enumerate(melds):
+            if meld.kind == "an_gang" and s != seat:
+                assert frame["melds"][s][i]["tiles"] == [None] * 4  # another seat's concealed kong stays face down
+    text = json.dumps(frame)
+    assert str(hand.seed) not in text
+    upcoming = hand.wall.tiles_left()[:6]
+    if len(upcoming) == 6:
+        assert json.dumps([tile_name(x) for x in upcoming])[1:-1] not in text  # the wall's next tiles, in order
+    spectator = spectator_frame(table)
+    assert spectator["hand"] == [] and spectator["drawn"] is None and spectator["actions"] == []
+
+
+def test_seat_frames_never_hold_another_seats_tiles_over_a_whole_hand() -> None:
+    table = seated_table()
+    hand = table.hand
+    assert hand is not None
+    steps = 0
+    while not hand.finished:
+        for seat in range(4):
+            _check_frame(table, seat)
+        seat = hand.waiting_on()[0]
+        table.apply(pick(hand.legal_actions(seat), lambda _a: True), now=0.0)
+        steps += 1
+    assert steps > 20
+    end = seat_frame(table, 0, 0.0, 0.6)
+    assert end["revealed"] is not None and end["result"] is not None and end["actions"] == []
+
+
+def test_a_frames_actions_are_the_seats_prompt_with_its_stamp() -> None:
+    table = seated_table()
+    hand = table.hand
+    assert hand is not None
+    seat = hand.waiting_on()[0]
+    frame = seat_frame(table, seat, 10.0, 0.6)
+    assert frame["stamp"] == table.stamp(seat).encode()
+    assert len(frame["actions"]) == len(hand.legal_actions(seat))
+    assert frame["seconds_left"] == pytest.approx(max(0.0, table.turn_seconds - 10.0))
+    other = seat_frame(table, (seat + 1) % 4, 10.0, 0.6)
+    assert other["actions"] == [] and other["stamp"] is None
+
+
+# --- the hub --------------------------------------------------------------------------------------------------
+@dataclass(eq=False)
+class FakePage:
+    key: TableKey
+    user_id: int
+    lang: str = "en"
+    frames: list[dict[str, Any]] = field(default_factory=list)
+
+    def send(self, text: str) -> None:
+        self.frames.append(json.loads(text))
+
+
+async def test_the_hub_sends_each_page_what_its_effect_concerns_and_owes_pictures() -> None:
+    left: list[tuple[TableKey, int]] = []
+    hub = Hub(Config(token=TOKEN), lambda: 0.0, on_leave=lambda key, user: left.append((key, user)))
+    table = seated_table()
+    pages = [FakePage(KEY, user) for user in (1, 2, 99)]
+    for page in pages:
+        hub.join(page, table)
+    await asyncio.sleep(0)
+    assert [p.frames[-1]["seat"] for p in pages] == [0, 1, None]
+    hub.shown(table, fx.ShowSeat(0, urgent=True))
+    await asyncio.sleep(0)
+    assert [len(p.frames) for p in pages] == [2, 1, 1]  # only the seat's own page
+    hub.shown(table, fx.ShowGroup("spectator"))
+    await asyncio.sleep(0)
+    assert [len(p.frames) for p in pages] == [3, 2, 2]
+    hub.owe(KEY, 1, fresh=False)
+    hub.leave(pages[1])
+    hub.leave(pages[0])
+    assert left == [(KEY, 1)] and not hub.live(KEY, 1) and hub.live(KEY, 99)
+
+
+def test_a_player_back_from_the_page_is_shown_their_picture() -> None:
+    table = seated_table()
+    effects = list(step(table, msg.Refresh(1), 0.0, Config(token=TOKEN)))
+    assert effects == [fx.ShowSeat(0, urgent=True)]
+    assert list(step(table, msg.Refresh(99), 0.0, Config(token=TOKEN))) == []
+
+
+# --- the server, in-process -----------------------------------------------------------------------------------
+class FakeTables:
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.asked: list[tuple[TableKey, msg.Message]] = []
+
+    def get(self, key: TableKey) -> Table | None:
+        return self.table if key == self.table.key else None
+
+    async def ask(self, key: TableKey, message: msg.Message) -> Answer:
+        self.asked.append((key, message))
+        return Answer(t("press_stale", "en"))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+async def server(tmp_path: Any) -> AsyncIterator[tuple[str, FakeTables]]:
+    port = _free_port()
+    config = Config(token=TOKEN, webapp_url="http://127.0.0.1/", webapp_listen=("127.0.0.1", port))
+    tables = FakeTables(seated_table())
+    db = await Database.open(str(tmp_path / "live.sqlite3"))
+
+    async def may_watch(chat_id: int, user_id: int) -> bool:
+        return user_id == 50  # a member of the group
+
+    live = LiveServer(Services(config, tables, Hub(config, time.monotonic), db, may_watch))  # type: ignore[arg-type]
+    live.start()
+    try:
+        yield f"ws://127.0.0.1:{port}/ws", tables
+    finally:
+        live.stop()
+        await db.close()
+
+
+async def _hello(url: str, data: str, table: str | None) -> tuple[WebSocketClientConnection, list[dict[str, Any]]]:
+    ws = await websocket_connect(url)
+    await ws.write_message(json.dumps({"type": "hello", "init_data": data, "table": table}))
+    frames = []
+    for _ in range(2):
+        text = await asyncio.wait_for(ws.read_message(), 5)
+        if text is None:
+            break
+        frames.append(json.loads(text))
+        if frames[-1]["type"] == "refused":
+            break
+    return ws, frames
+
+
+async def test_the_server_lets_in_a_seated_player_and_takes_their_press(server: tuple[str, FakeTables]) -> None:
+    url, tables = server
+    ws, frames = await _hello(url, init_data(1), table_token(KEY, TOKEN))
+    assert [f["type"] for f in frames] == ["hello", "view"] and frames[1]["seat"] == 0
+    stamp = frames[1]["stamp"]
+    await ws.write_message(json.dumps({"type": "press", "stamp": stamp, "code": frames[1]["actions"][0]["code"]}))
+    notice = json.loads(await asyncio.wait_for(ws.read_message(), 5) or "{}")
+    assert notice == {"type": "notice", "text": t("press_stale", "en")}
+    key, press = tables.asked[0]
+    assert key == KEY and press == msg.Press(1, Stamp.decode(stamp), frames[1]["actions"][0]["code"], "en")
+    ws.close()
+
+
+async def test_a_group_member_watches_the_spectator_view(server: tuple[str, FakeTables]) -> None:
+    url, _ = server
+    start = table_token(KEY, TOKEN)  # from a t.me link: the start parameter Telegram signed
+    ws, frames = await _hello(url, init_data(50, start_param=start), None)
+    assert frames[1]["seat"] is None and frames[1]["hand"] == [] and frames[1]["actions"] == []
+    ws.close()
+
+
+@pytest.mark.parametrize(
+    ("data", "table", "refusal"),
+    [
+        (init_data(1).replace("P1", "P2"), "ok", "live_bad_init_data"),  # a bad hash
+        (init_data(1, auth_date=time.time() - 2 * 86400), "ok", "live_bad_init_data"),  # old
+        (init_data(1, token="42:someone-elses-bot-token-xyz"), "ok", "live_bad_init_data"),  # another bot's
+        (init_data(77), "ok", "live_not_at_table"),  # neither seated nor in the group
+        (init_data(1), "forged", "live_no_table"),
+    ],
+)
+async def test_the_server_refuses_what_it_cannot_trust(
+    server: tuple[str, FakeTables], data: str, table: str, refusal: str
+) -> None:
+    url, tables = server
+    token = table_token(KEY, TOKEN) if table == "ok" else "A" * 16 + KEY.token
+    ws, frames = await _hello(url, data, token)
+    assert frames == [{"type": "refused", "text": t(refusal, "en" if refusal != "live_bad_init_data" else "zh")}]
+    assert await asyncio.wait_for(ws.read_message(), 5) is None  # closed
+    assert tables.asked == []
