@@ -119,8 +119,9 @@ def caption(raw: Any, parse_mode: str | None) -> str | None:
     return text
 
 
-def reply_markup(markup: Any) -> JSON | None:
-    """The inline keyboard the message will show, checked; None for none (reply keyboards are not shown on it)."""
+def reply_markup(markup: Any, *, private: bool = True) -> JSON | None:
+    """The inline keyboard the message will show, checked; None for none (reply keyboards are not shown on it).
+    A ``web_app`` button is refused outside private chats, as Telegram refuses it."""
     if markup is None:
         return None
     if not isinstance(markup, dict):
@@ -132,7 +133,10 @@ def reply_markup(markup: Any) -> JSON | None:
         raise bad_request('field "inline_keyboard" of the InlineKeyboardMarkup must be an Array of Arrays')
     if sum(len(row) for row in rows) > MAX_BUTTONS or any(len(row) > MAX_BUTTONS_PER_ROW for row in rows):
         raise bad_request("reply markup is too long")
-    return {"inline_keyboard": [[_button(button) for button in row] for row in rows]}
+    keyboard = [[_button(button) for button in row] for row in rows]
+    if not private and any("web_app" in button for row in keyboard for button in row):
+        raise bad_request("BUTTON_TYPE_INVALID")
+    return {"inline_keyboard": keyboard}
 
 
 def _button(button: Any) -> JSON:

@@ -732,7 +732,7 @@ class BotApi:
                 sender_id=self.bot_id,
                 from_bot=True,
                 date=int(time.time()),
-                reply_markup=api_limits.reply_markup(params.structure("reply_markup")),
+                reply_markup=api_limits.reply_markup(params.structure("reply_markup"), private=chat.id > 0),
                 reply_to_message_id=reply_to,
                 thread_id=thread,
                 **content,
@@ -900,7 +900,7 @@ class BotApi:
             raise bad_request("there is no text in the message to edit")
         source = params.text("text")
         text = api_limits.message_text(source, params.text("parse_mode"))
-        markup = api_limits.reply_markup(params.structure("reply_markup"))
+        markup = api_limits.reply_markup(params.structure("reply_markup"), private=message.chat_id > 0)
         return self._edit(message, text=text, source=source, reply_markup=markup)
 
     @_method("editMessageCaption")
@@ -910,7 +910,7 @@ class BotApi:
             raise bad_request("there is no caption in the message to edit")
         source = params.text("caption")
         caption = api_limits.caption(source, params.text("parse_mode"))
-        markup = api_limits.reply_markup(params.structure("reply_markup"))
+        markup = api_limits.reply_markup(params.structure("reply_markup"), private=message.chat_id > 0)
         return self._edit(message, caption=caption, source=source, reply_markup=markup)
 
     @_method("editMessageMedia")
@@ -924,13 +924,14 @@ class BotApi:
         source = media.get("caption")
         caption = api_limits.caption(source, media.get("parse_mode"))
         photo = self._photo(params, str(media.get("media") or ""), None)
-        markup = api_limits.reply_markup(params.structure("reply_markup"))
+        markup = api_limits.reply_markup(params.structure("reply_markup"), private=message.chat_id > 0)
         return self._edit(message, photo=photo, caption=caption, source=source, reply_markup=markup)
 
     @_method("editMessageReplyMarkup")
     def _edit_message_reply_markup(self, params: Params) -> JSON:
         message = self._editable(params)
-        return self._edit(message, reply_markup=api_limits.reply_markup(params.structure("reply_markup")))
+        markup = api_limits.reply_markup(params.structure("reply_markup"), private=message.chat_id > 0)
+        return self._edit(message, reply_markup=markup)
 
     @_method("deleteMessage")
     def _delete_message(self, params: Params) -> bool:

@@ -165,7 +165,8 @@ class Edge:
         """A player's picture; skipped while they play on the Mini App's page (owed until they leave it)."""
         seat, fresh, lang, key = effect.seat, effect.fresh, effect.lang, table.key
         who = effect.user_id or table.seat(seat).user_id or 0
-        last = effect.stopped or effect.left
+        # Its last state stays in the chat whatever the page shows: a hand over, the game stopped, a seat left.
+        last = effect.stopped or effect.left or (table.hand is not None and table.hand.finished)
         if self.hub is not None and not last:
             if self.hub.live(key, who):
                 self.hub.owe(key, who, fresh)

@@ -16,7 +16,7 @@ import pytest
 from tornado.websocket import WebSocketClientConnection, websocket_connect
 
 from bot.callbacks import Stamp
-from bot.config import Config
+from bot.config import Config, ConfigError
 from bot.i18n import t
 from bot.live.auth import InitDataError, check_init_data, sign_init_data, table_of, table_token
 from bot.live.frames import seat_frame, spectator_frame
@@ -297,3 +297,32 @@ async def test_the_server_refuses_what_it_cannot_trust(
     assert frames == [{"type": "refused", "text": t(refusal, "en" if refusal != "live_bad_init_data" else "zh")}]
     assert await asyncio.wait_for(ws.read_message(), 5) is None  # closed
     assert tables.asked == []
+
+
+async def test_the_page_and_its_tiles_are_served_by_the_bot(server: tuple[str, FakeTables]) -> None:
+    from tornado.httpclient import AsyncHTTPClient, HTTPClientError
+
+    base = server[0].replace("ws://", "http://").removesuffix("ws")
+    client = AsyncHTTPClient()
+    page = await client.fetch(base)
+    assert b"static/live.js" in page.body and b"https://" not in page.body  # nothing from elsewhere
+    script = await client.fetch(base + "static/live.js")
+    assert b"tgWebAppData" in script.body and b"https://" not in script.body
+    tile = await client.fetch(base + "tile/5m.png?laizi=1")
+    assert tile.headers["Content-Type"] == "image/png" and tile.body.startswith(b"\x89PNG")
+    with pytest.raises(HTTPClientError):
+        await client.fetch(base + "tile/8z.png")
+
+
+def test_the_mini_app_is_off_unless_its_https_address_is_set() -> None:
+    env = {"TELEGRAM_BOT_TOKEN": TOKEN}
+    assert Config.from_env(env).webapp_url is None
+    config = Config.from_env(env | {"MAHJONG_WEBAPP_URL": "https://x.org/m", "MAHJONG_WEBAPP_NAME": "table"})
+    assert (config.webapp_url, config.webapp_name, config.webapp_listen) == (
+        "https://x.org/m/",
+        "table",
+        ("127.0.0.1", 8090),
+    )
+    for bad in ({"MAHJONG_WEBAPP_URL": "http://x.org/"}, {"MAHJONG_WEBAPP_NAME": "no spaces"}):
+        with pytest.raises(ConfigError):
+            Config.from_env(env | bad)

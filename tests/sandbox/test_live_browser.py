@@ -1,0 +1,160 @@
+"""The Mini App in a real headless Chromium against the real bot process (one, short timers) and the loopback Bot
+API: Alice and Bob play through the page, opened as Telegram opens it (the page's address from the web_app
+button of their private picture, correctly signed initData in its #fragment); Carol and Dan play on the
+pictures. Halfway, Alice closes her page and plays on from her picture, which is brought up to date. Bob sees
+the result panel and presses Ready there. Every frame a page received holds its own seat's tiles only; a
+forged initData is refused. Screenshots at 360×780 in both languages go to build/sandbox-screenshots/."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from bot.callbacks import parse_action_code
+from bot.i18n import t
+from bot.live.auth import sign_init_data
+from sandbox import FakeTelegram
+from sandbox.records import Message
+from sandbox.users import SimUser
+from tests.e2e.players import BotProcess, Players, group_texts
+from tests.e2e.policy import pick
+from tests.sandbox.browser import Browser, chromium_or_skip
+from tests.sandbox.page_client import free_port
+
+HAND_OVER = ("胡了", "荒庄")
+THEME = {"bg_color": "#17212b", "text_color": "#f5f5f5", "hint_color": "#708499", "button_color": "#5288c1",
+         "button_text_color": "#ffffff", "secondary_bg_color": "#232e3c"}  # fmt: skip
+
+
+def _web_app_url(message: Message) -> str | None:
+    for row in (message.reply_markup or {}).get("inline_keyboard", []):
+        for button in row:
+            if "web_app" in button:
+                return str(button["web_app"]["url"])
+    return None
+
+
+def _launch_url(page: str, token: str, user: SimUser, *, auth_date: float | None = None, forge: bool = False) -> str:
+    """The page as a Telegram client opens it: launch parameters in the fragment, initData signed by Telegram."""
+    fields = {
+        "user": json.dumps({"id": user.id, "first_name": user.first_name, "language_code": user.language_code}),
+        "auth_date": str(int(time.time() if auth_date is None else auth_date)),
+        "query_id": f"AA{user.id}",
+    }
+    data = sign_init_data(fields, token)
+    if forge:
+        data = data.replace(quote(user.first_name), "Mallory")
+    launch = {"tgWebAppData": data, "tgWebAppVersion": "8.0", "tgWebAppPlatform": "android",
+              "tgWebAppThemeParams": json.dumps(THEME)}  # fmt: skip
+    return page + "#" + "&".join(f"{k}={quote(v, safe='')}" for k, v in launch.items())
+
+
+class PagePlayer:
+    """One person at the page in one tab: what it was sent, and their moves by clicking what it shows."""
+
+    def __init__(self, browser: Browser, handle: str) -> None:
+        self.browser, self.handle = browser, handle
+        self.pressed: set[str] = set()
+        self.frames: list[dict[str, Any]] = []
+
+    def read(self) -> list[dict[str, Any]]:
+        self.browser.driver.switch_to.window(self.handle)
+        self.frames = list(self.browser.driver.execute_script("return window.liveFrames"))
+        return self.frames
+
+    def view(self) -> dict[str, Any] | None:
+        views = [f for f in self.read() if f["type"] == "view"]
+        return views[-1] if views else None
+
+    def step(self) -> bool:
+        """Clicks their move on the newest view, once per prompt; whether it did."""
+        view = self.view()
+        if view is None or not view["actions"] or view["stamp"] in self.pressed:
+            return False
+        self.pressed.add(view["stamp"])
+        offered = {parse_action_code(a["code"], view["seat"]): a["code"] for a in view["actions"]}
+        code = offered[pick(list(offered), lambda _a: True)]
+        self.browser.find(f'[data-code="{code}"]').click()
+        return True
+
+
+def _check_frames(frames: list[dict[str, Any]], seat: int) -> None:
+    """A seat's frames: its own tiles only (as many as the seat holds), nobody's hand before the end."""
+    views = [f for f in frames if f["type"] == "view"]
+    assert views, "no view reached the page"
+    for view in views:
+        assert view["seat"] == seat
+        if view["phase"] != "over":
+            assert view["revealed"] is None
+        own, size = len(view["hand"]) + (view["drawn"] is not None), view["hand_sizes"][seat]
+        # Not asked about a claim, the next seat sees the table as if its tile were drawn (bot.views.public_view).
+        assert own == size or (own == size - 1 and view["turn"] == seat and not view["actions"])
+
+
+def _start_table(tg: FakeTelegram, users: list[SimUser]) -> Any:
+    group = tg.add_group("牌友群", members=users, admins=users[:1])
+    users[0].say(group, "/newgame")
+    for user in users[1:]:
+        user.say(group, "/join")
+    lobby = tg.wait_for_message(
+        group.id, lambda m: "Dan" in (m.text or "") and "开局" in str(m.reply_markup), timeout=20
+    )
+    users[0].press(lobby, "开局")
+    return group
+
+
+def test_two_people_play_on_the_page_two_on_pictures(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    chromium_or_skip()
+    tg = fake_telegram
+    alice, carol, dan = (tg.add_user(n) for n in ("Alice", "Carol", "Dan"))
+    bob = tg.add_user("Bob", language_code="en")
+    port = free_port()
+    live = {"MAHJONG_WEBAPP_URL": f"http://127.0.0.1:{port}/", "MAHJONG_WEBAPP_LISTEN": f"127.0.0.1:{port}",
+            "MAHJONG_WEBAPP_NAME": "table", "MAHJONG_SEED": "852"}  # fmt: skip
+    with BotProcess(tg, tmp_path / "db.sqlite3", **live) as bot, Browser(tmp_path / "b", width=360, height=780) as b:
+        group = _start_table(tg, [alice, bob, carol, dan])
+        pages = {}
+        for user in (alice, bob):
+            picture = user.wait_for_private_message(lambda m: _web_app_url(m) is not None, timeout=20)
+            url = _web_app_url(picture)
+            assert url is not None and urlsplit(url).netloc == f"127.0.0.1:{port}"
+            b.driver.switch_to.new_window("tab")
+            b.open(_launch_url(url, tg.token, user))
+            pages[user.first_name] = PagePlayer(b, b.driver.current_window_handle)
+        spectator = tg.wait_for_message(group.id, lambda m: any("startapp=" in (x.url or "") for x in m.buttons))
+        link = f"https://t.me/{tg.bot_username}/table?startapp="
+        assert any(x.url and x.url.startswith(link) for x in spectator.buttons)
+        pictures = Players(tg, group, [carol, dan])
+        alice_writes = 0
+
+        def play() -> bool:
+            nonlocal alice_writes
+            for page in pages.values():
+                page.step()
+            pictures.step()
+            if "Alice" in pages and len(pages["Alice"].pressed) >= 4:  # she leaves the page for her picture
+                pages["Alice"].read()
+                _check_frames(pages.pop("Alice").frames, 0)
+                b.screenshot("live-zh")
+                alice_writes = tg.writes_to(alice.id)
+                b.driver.close()
+                pictures.users.append(alice)
+            return any(w in x for x in group_texts(tg, group) for w in HAND_OVER)
+
+        b.until(play, timeout=120, what="the end of the hand")
+        assert alice in pictures.users and tg.writes_to(alice.id) > alice_writes  # her picture followed her back
+        bob_page = pages["Bob"]
+        result = b.until(lambda: (v := bob_page.view()) and v["result"], what="the result on Bob's page")
+        assert result["lines"] and b.find("#panel").is_displayed()
+        b.screenshot("live-en-result")
+        b.click("#ready")
+        b.until(lambda: any(f["type"] == "notice" for f in bob_page.read()), what="Ready answered")
+        assert [f["text"] for f in bob_page.frames if f["type"] == "notice"][-1] == t("press_ok", "en")
+        _check_frames(bob_page.frames, 1)
+        b.driver.switch_to.new_window("tab")  # a forged initData: refused, nothing shown
+        b.open(_launch_url(f"http://127.0.0.1:{port}/?table=x", tg.token, alice, forge=True))
+        b.until(lambda: b.find("#status").text == t("live_bad_init_data", "zh"), what="the refusal")
+    assert "Traceback" not in bot.log()
