@@ -107,17 +107,27 @@ class Hub:
                 targets = [c for c in connections if c.user_id == who]
             case fx.ShowResult(seat=seat):
                 targets = [c for c in connections if c.user_id == table.seat(seat).user_id]
-            case fx.ShowGroup() | fx.Closed():
+            case fx.ShowGroup():
                 targets = list(connections)
             case _:
                 return
         for connection in targets:
             self._queue(connection, table)
 
+    def rekey(self, old: TableKey, new: TableKey) -> None:
+        """The table is known by a new key (its group migrated): its pages follow it, presses included."""
+        connections = self._tables.pop(old, set())
+        for connection in connections:
+            connection.key = new
+        if connections:
+            self._tables.setdefault(new, set()).update(connections)
+        self._owed = {(new if k == old else k, user): v for (k, user), v in self._owed.items()}
+
     def closed(self, key: TableKey) -> None:
-        """The table has ended: its pages are told so."""
-        for connection in self._tables.get(key, ()):
+        """The table has ended: its pages are told so, and hear nothing more (a new table there is not theirs)."""
+        for connection in self._tables.pop(key, set()):
             self._pending[connection] = json.dumps({"type": "closed"})
+        self._owed = {k: v for k, v in self._owed.items() if k[0] != key}
         self._schedule()
 
     def _queue(self, connection: Connection, table: Table) -> None:

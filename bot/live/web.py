@@ -41,6 +41,7 @@ from bot.live.hub import Hub
 from bot.table import messages as msg
 from bot.table.key import TableKey
 from bot.table.registry import Tables
+from bot.table.runner import StepFailed
 from game.tiles import HIDDEN, TileError, parse_tile
 from rendering.tile_faces import render_tile
 from storage.database import Database
@@ -175,9 +176,14 @@ class LiveSocket(tornado.websocket.WebSocketHandler):
         except (BadCallback, KeyError):
             self.send(json.dumps({"type": "notice", "text": t("press_stale", self.lang)}, ensure_ascii=False))
             return
-        answer = await self.services.tables.ask(page.key, msg.Press(page.user_id, stamp, code, self.lang))
-        if answer.text:
-            self.send(json.dumps({"type": "notice", "text": answer.text}, ensure_ascii=False))
+        try:
+            answer = await self.services.tables.ask(page.key, msg.Press(page.user_id, stamp, code, self.lang))
+        except StepFailed:  # logged by the runner; the table goes on
+            text: str | None = t("error_apology", self.lang)
+        else:
+            text = answer.text
+        if text:
+            self.send(json.dumps({"type": "notice", "text": text}, ensure_ascii=False))
 
     def on_close(self) -> None:
         if self.page is not None:

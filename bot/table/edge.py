@@ -182,6 +182,11 @@ class Edge:
         if self.hub is not None:
             self.hub.closed(table_key)
 
+    def rekeyed(self, old: TableKey, new: TableKey) -> None:
+        """The table is known by a new key: its live pages follow it."""
+        if self.hub is not None:
+            self.hub.rekey(old, new)
+
     def _group_content(self, table: Table, view: str, stopped: bool) -> Content:
         if view == "lobby":  # its first message answers the command that opened the table
             return replace(lobby_content(table, self.bot.username), reply_to=table.command_id)

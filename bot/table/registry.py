@@ -180,6 +180,7 @@ class Tables:
         if runner is not None:
             self._runners[new] = runner
             self.scheduler.arm(old, None)
+            self.edge.rekeyed(old, new)
 
     def _closed(self, key: TableKey) -> None:
         self._runners.pop(key, None)

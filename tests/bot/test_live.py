@@ -195,6 +195,12 @@ async def test_the_hub_sends_each_page_what_its_effect_concerns_and_owes_picture
     hub.leave(pages[1])
     hub.leave(pages[0])
     assert left == [(KEY, 1)] and not hub.live(KEY, 1) and hub.live(KEY, 99)
+    moved = TableKey(-100888)  # the group migrated: the page follows, its presses too
+    hub.rekey(KEY, moved)
+    assert pages[2].key == moved and hub.live(moved, 99) and not hub.live(KEY, 99)
+    hub.closed(moved)
+    await asyncio.sleep(0)
+    assert pages[2].frames[-1] == {"type": "closed"} and hub.count() == 0
 
 
 def test_a_player_back_from_the_page_is_shown_their_picture() -> None:
