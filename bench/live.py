@@ -30,11 +30,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bot.callbacks import parse_action_code  # noqa: E402
-from bot.live.auth import sign_init_data, table_token  # noqa: E402
+from bot.live.auth import table_token  # noqa: E402
 from bot.table.key import TableKey  # noqa: E402
 from sandbox import FakeTelegram  # noqa: E402
 from sandbox.records import Chat  # noqa: E402
 from sandbox.users import SimUser  # noqa: E402
+from sandbox.web_apps import init_data  # noqa: E402
 from tests.e2e.players import BotProcess  # noqa: E402
 from tests.e2e.policy import pick  # noqa: E402
 from tests.sandbox.page_client import free_port  # noqa: E402
@@ -90,9 +91,8 @@ class Page:
 
 
 async def _connect(url: str, tg: FakeTelegram, user: SimUser, group: Chat) -> Page:
-    fields = {"user": json.dumps({"id": user.id, "first_name": user.first_name}), "auth_date": str(int(time.time()))}
     ws = await websocket_connect(url)
-    hello = {"type": "hello", "init_data": sign_init_data(fields, tg.token),
+    hello = {"type": "hello", "init_data": init_data(user, tg.token),
              "table": table_token(TableKey(group.id), tg.token)}  # fmt: skip
     await ws.write_message(json.dumps(hello))
     return Page(ws, user)

@@ -4,14 +4,16 @@
 and web page on ``MAHJONG_SANDBOX_LISTEN`` (default 127.0.0.1:8080; loopback unless set otherwise) and returns
 the environment that points the bot at it: a token made for this run, the sandbox's API address, a database of
 its own unless ``MAHJONG_DB`` is set (a fresh temporary one: the sandbox's people live only as long as the run),
-and, with ``MAHJONG_SANDBOX_FAST=1``, pacing far quicker than Telegram allows. Variables the environment sets
-win over all of these but the token and the address.
+the live table (the Mini App, ``bot.live``) on a free port beside it, whose buttons the page opens signed in as
+its person, and, with ``MAHJONG_SANDBOX_FAST=1``, pacing far quicker than Telegram allows. Variables the
+environment sets win over all of these but the token and the address.
 """
 
 from __future__ import annotations
 
 import atexit
 import shutil
+import socket
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -45,13 +47,22 @@ def open_sandbox(env: Mapping[str, str]) -> tuple[LocalSandbox, dict[str, str]] 
             f"the sandbox cannot listen on {address[0]}:{address[1]} ({e.strerror}): "
             "set MAHJONG_SANDBOX_LISTEN=127.0.0.1:<another port>"
         ) from None
-    defaults = FAST_PACING if fast else {}
+    defaults = (FAST_PACING if fast else {}) | _live_table(address[0])
     if not env.get("MAHJONG_DB", "").strip():
         directory = tempfile.mkdtemp(prefix="mahjong-sandbox-")
         atexit.register(shutil.rmtree, directory, ignore_errors=True)
         defaults = defaults | {"MAHJONG_DB": str(Path(directory) / "sandbox.sqlite3")}
     environment = {**defaults, **env, **sandbox.environment}
     return sandbox, environment
+
+
+def _live_table(host: str) -> dict[str, str]:
+    """The Mini App (bot.live) on a free port beside the sandbox: its web_app buttons open it from the page."""
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        port = int(probe.getsockname()[1])
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    return {"MAHJONG_WEBAPP_URL": f"http://{shown}:{port}/", "MAHJONG_WEBAPP_LISTEN": f"{host}:{port}"}
 
 
 def banner(sandbox: LocalSandbox) -> str:

@@ -8,6 +8,8 @@
     POST /api/link              {"url"}: a t.me link to the bot opened (a deep link starts the private chat)
     POST /api/play              -> {"chat"}: "Play against the bot"
     POST /api/topic             {"name"} -> {"chat", "topic"}: a new topic in the forum group
+    POST /api/webapp            {"url"} -> {"url"}: a web_app button opened: its address with the person's
+                                initData signed as Telegram signs it (sandbox.web_apps)
     GET  /api/photo/<file_id>   a picture the bot sent
 
 Bad requests answer 400 with {"error": "..."}; a request without a known key answers 401 (the page asks for a
@@ -23,6 +25,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from sandbox.records import JSON, ApiError
+from sandbox.web_apps import launch_url
 from sandbox.world import Person, SandboxError, World
 
 # (status, body, content type, Cache-Control)
@@ -54,6 +57,7 @@ class Pages:
             "/api/link": self._link,
             "/api/play": self._play,
             "/api/topic": self._topic,
+            "/api/webapp": self._web_app,
         }
 
     def answer(self, method: str, path: str, query: str, body: bytes, key: str) -> Answer | None:
@@ -124,6 +128,12 @@ class Pages:
     def _topic(self, person: Person, fields: JSON) -> JSON:
         topic = self.world.new_topic(person, str(fields.get("name", "")))
         return {"chat": self.world.forum.id, "topic": topic}
+
+    def _web_app(self, person: Person, fields: JSON) -> JSON:
+        url = str(fields.get("url", ""))
+        if not url.startswith(("https://", "http://")):
+            raise SandboxError("not a Mini App's address")
+        return {"url": launch_url(url, person.user, self.world.api.token)}
 
 
 def _fields(body: bytes) -> JSON:

@@ -50,6 +50,7 @@ class Button:
     text: str
     callback_data: str | None = None
     url: str | None = None
+    web_app: str | None = None  # the Mini App's address of a web_app button
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ class Message:
         """The inline keyboard row by row ([] when the message has none)."""
         rows = (self.reply_markup or {}).get("inline_keyboard", [])
         return [
-            [Button(text=b["text"], callback_data=b.get("callback_data"), url=b.get("url")) for b in row]
+            [Button(b["text"], b.get("callback_data"), b.get("url"), (b.get("web_app") or {}).get("url")) for b in row]
             for row in rows
         ]
 

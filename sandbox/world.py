@@ -18,7 +18,7 @@ import threading
 from dataclasses import dataclass, field
 
 from sandbox.bot_api import BotApi
-from sandbox.records import JSON, Chat, Message
+from sandbox.records import JSON, Button, Chat, Message
 from sandbox.users import SimUser
 
 LANGUAGE_CODES = {"zh": "zh-hans", "en": "en"}  # the page's choice -> the Telegram client's language_code
@@ -151,7 +151,7 @@ class World:
             "text": message.content,
             "photo": f"/api/photo/{photo.file_id}" if photo else None,
             "size": [photo.width, photo.height] if photo else None,
-            "keyboard": [[_button_view(b.text, b.callback_data, b.url) for b in row] for row in message.keyboard],
+            "keyboard": [[_button_view(b) for b in row] for row in message.keyboard],
             "reply": {"id": replied.message_id, "text": replied.content[:80]} if replied else None,
             "topic": message.thread_id,
             "edits": message.edits,
@@ -163,5 +163,9 @@ def _has_start_button(message: Message) -> bool:
     return any(b.url for b in message.buttons) and any(b.callback_data for b in message.buttons)
 
 
-def _button_view(text: str, data: str | None, url: str | None) -> JSON:
-    return {"text": text, "data": data} if data is not None else {"text": text, "url": url}
+def _button_view(button: Button) -> JSON:
+    if button.callback_data is not None:
+        return {"text": button.text, "data": button.callback_data}
+    if button.web_app is not None:
+        return {"text": button.text, "web_app": button.web_app}
+    return {"text": button.text, "url": button.url}

@@ -9,7 +9,8 @@ HMAC-SHA256 under ``secret_key``, in hex, must equal ``hash``. An ``auth_date`` 
 A table token names a table (its ``TableKey``) behind a MAC made with a key derived from the bot's token: it
 cannot be forged or guessed, carries no seed, and fits a ``startapp`` parameter (A-Z a-z 0-9 _ -).
 
->>> init = sign_init_data({"user": '{"id":7,"first_name":"Ann"}', "auth_date": "1000"}, "1:abc")
+>>> from sandbox.web_apps import sign      # the sandbox signs as Telegram does
+>>> init = sign({"user": '{"id":7,"first_name":"Ann"}', "auth_date": "1000"}, "1:abc")
 >>> check_init_data(init, "1:abc", now=1000.0).user_id
 7
 >>> token = table_token(TableKey(-100123, 42), "1:abc")
@@ -28,7 +29,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl
 
 from bot.table.key import TableKey
 
@@ -56,12 +57,6 @@ def _secret_key(bot_token: str) -> bytes:
 
 def _check_string(fields: Mapping[str, str]) -> str:
     return "\n".join(f"{key}={fields[key]}" for key in sorted(fields) if key != "hash")
-
-
-def sign_init_data(fields: Mapping[str, str], bot_token: str) -> str:
-    """initData as Telegram makes it for ``fields`` (tests, the sandbox): URL-encoded, with its ``hash``."""
-    digest = hmac.new(_secret_key(bot_token), _check_string(fields).encode(), hashlib.sha256).hexdigest()
-    return urlencode({**fields, "hash": digest})
 
 
 def check_init_data(init_data: str, bot_token: str, now: float, max_age: float = MAX_AGE) -> WebAppUser:

@@ -175,9 +175,10 @@ function keyboard(chat, message) {
   for (const row of message.keyboard) {
     const line = el("div", "row");
     for (const button of row) {
-      const node = el("button", button.url ? "url" : "", button.text);
+      const node = el("button", button.web_app ? "url web-app" : button.url ? "url" : "", button.text);
       node.type = "button";
-      node.onclick = () => (button.url ? openLink(button.url) : press(chat, message, button, box));
+      node.onclick = () => (button.web_app ? openWebApp(button.web_app)
+        : button.url ? openLink(button.url) : press(chat, message, button, box));
       line.append(node);
     }
     box.append(line);
@@ -194,6 +195,13 @@ async function press(chat, message, button, box) {
   } finally {
     buttons.forEach((node) => { node.disabled = false; });
   }
+}
+
+async function openWebApp(url) {
+  // A Mini App opens as Telegram opens it: the sandbox signs the person's initData into its address.
+  const opened = window.open("", "_blank");
+  const { url: launch } = await api("/api/webapp", { url });
+  if (opened) opened.location = launch; else window.location = launch;
 }
 
 async function openLink(url) {

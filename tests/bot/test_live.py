@@ -18,7 +18,7 @@ from tornado.websocket import WebSocketClientConnection, websocket_connect
 from bot.callbacks import Stamp
 from bot.config import Config, ConfigError
 from bot.i18n import t
-from bot.live.auth import InitDataError, check_init_data, sign_init_data, table_of, table_token
+from bot.live.auth import InitDataError, check_init_data, table_of, table_token
 from bot.live.frames import seat_frame, spectator_frame
 from bot.live.hub import Hub
 from bot.live.web import LiveServer, Services
@@ -31,6 +31,7 @@ from bot.table.state import Table
 from game.match import Match
 from game.rules import Rules
 from game.tiles import tile_name
+from sandbox.web_apps import sign
 from storage.database import Database
 from tests.e2e.policy import pick
 
@@ -45,7 +46,7 @@ SEAT_KEYS = {"type", "seat", "state", "title", "hand_number", "names", "winds", 
 def init_data(user_id: int, auth_date: float | None = None, token: str = TOKEN, **extra: str) -> str:
     user = json.dumps({"id": user_id, "first_name": f"P{user_id}", "language_code": "en"})
     fields = {"user": user, "auth_date": str(int(time.time() if auth_date is None else auth_date)), **extra}
-    return sign_init_data(fields, token)
+    return sign(fields, token)
 
 
 # --- initData and table tokens --------------------------------------------------------------------------------

@@ -97,13 +97,15 @@ class Browser:
         self.click(f"#{pane} .composer [type=submit]")
 
     def messages(self, pane: str) -> list[dict[str, Any]]:
-        """The pane's messages as shown: id, edits, text, whether a picture is shown (and loaded), buttons."""
+        """The pane's messages as shown: id, edits, text, whether a picture is shown (and loaded), buttons (a
+        Mini App's apart: ``web_apps``)."""
         script = """
             return [...document.querySelectorAll(`#${arguments[0]} li.msg`)].map(li => ({
                 id: Number(li.dataset.id), edits: Number(li.dataset.edits),
                 text: li.querySelector('.text')?.textContent ?? '',
                 picture: Boolean(li.querySelector('img')?.naturalWidth),
-                buttons: [...li.querySelectorAll('.keyboard button')].map(b => b.textContent),
+                buttons: [...li.querySelectorAll('.keyboard button:not(.web-app)')].map(b => b.textContent),
+                web_apps: [...li.querySelectorAll('.keyboard button.web-app')].map(b => b.textContent),
             }));"""
         return list(self.driver.execute_script(script, pane))
 

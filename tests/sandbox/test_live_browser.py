@@ -7,26 +7,22 @@ forged initData is refused. Screenshots at 360×780 in both languages go to buil
 
 from __future__ import annotations
 
-import json
-import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 from bot.callbacks import parse_action_code
 from bot.i18n import t
-from bot.live.auth import sign_init_data
 from sandbox import FakeTelegram
 from sandbox.records import Message
 from sandbox.users import SimUser
+from sandbox.web_apps import init_data, launch_url
 from tests.e2e.players import BotProcess, Players, group_texts
 from tests.e2e.policy import pick
 from tests.sandbox.browser import Browser, chromium_or_skip
 from tests.sandbox.page_client import free_port
 
 HAND_OVER = ("胡了", "荒庄")
-THEME = {"bg_color": "#17212b", "text_color": "#f5f5f5", "hint_color": "#708499", "button_color": "#5288c1",
-         "button_text_color": "#ffffff", "secondary_bg_color": "#232e3c"}  # fmt: skip
 
 
 def _web_app_url(message: Message) -> str | None:
@@ -37,19 +33,11 @@ def _web_app_url(message: Message) -> str | None:
     return None
 
 
-def _launch_url(page: str, token: str, user: SimUser, *, auth_date: float | None = None, forge: bool = False) -> str:
-    """The page as a Telegram client opens it: launch parameters in the fragment, initData signed by Telegram."""
-    fields = {
-        "user": json.dumps({"id": user.id, "first_name": user.first_name, "language_code": user.language_code}),
-        "auth_date": str(int(time.time() if auth_date is None else auth_date)),
-        "query_id": f"AA{user.id}",
-    }
-    data = sign_init_data(fields, token)
-    if forge:
-        data = data.replace(quote(user.first_name), "Mallory")
-    launch = {"tgWebAppData": data, "tgWebAppVersion": "8.0", "tgWebAppPlatform": "android",
-              "tgWebAppThemeParams": json.dumps(THEME)}  # fmt: skip
-    return page + "#" + "&".join(f"{k}={quote(v, safe='')}" for k, v in launch.items())
+def _launch_url(page: str, token: str, user: SimUser, *, forge: bool = False) -> str:
+    """The page as a Telegram client opens it: launch parameters in the fragment, initData signed by Telegram
+    (``forge``: with the name changed after signing)."""
+    data = init_data(user, token)
+    return launch_url(page, user, token, data=data.replace(quote(user.first_name), "Mallory") if forge else data)
 
 
 class PagePlayer:

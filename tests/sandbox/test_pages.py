@@ -146,3 +146,25 @@ def test_the_page_and_the_bot_api_share_the_port(sandbox: tuple[FakeTelegram, Wo
     status, me = page.request(f"/bot{tg.token}/getMe")
     assert status == 200 and me["result"]["username"] == "sandbox_test_bot"
     assert page.request("/botwrong:token/getMe")[0] == 401
+
+
+def test_a_mini_app_button_opens_signed_in_as_the_person(sandbox: tuple[FakeTelegram, World]) -> None:
+    from urllib.parse import parse_qs, urlsplit
+
+    from bot.live.auth import check_init_data
+
+    tg, world = sandbox
+    alice = PageClient(tg.url)
+    alice.join("Alice", "en")
+    me = alice.state()["me"]["id"]
+    markup = {"inline_keyboard": [[{"text": "live", "web_app": {"url": "https://example.org/m/?table=t"}}]]}
+    bot_call(tg, "sendMessage", chat_id=me, text="table", reply_markup=markup)
+    button = alice.chat(me)["messages"][-1]["keyboard"][0][0]
+    assert button == {"text": "live", "web_app": "https://example.org/m/?table=t"}
+    with pytest.raises(AssertionError, match="BUTTON_TYPE_INVALID"):  # as Telegram: not in a group
+        bot_call(tg, "sendMessage", chat_id=world.club.id, text="table", reply_markup=markup)
+    launch = urlsplit(alice.post("/api/webapp", {"url": button["web_app"]})["url"])
+    assert launch.query == "table=t"
+    data = parse_qs(launch.fragment)["tgWebAppData"][0]
+    assert check_init_data(data, tg.token, time.time()).user_id == me
+    assert alice.request("/api/webapp", {"url": "javascript:alert(1)"})[0] == 400

@@ -35,6 +35,8 @@ def test_no_token_starts_the_sandbox_with_its_own_token_and_database() -> None:
         assert env["TELEGRAM_API_BASE_URL"] == f"http://127.0.0.1:{port}/bot"
         assert env["MAHJONG_DB"].endswith("sandbox.sqlite3") and env["MAHJONG_GROUP_INTERVAL"] == "5"
         assert sandbox.server.group_writes_per_minute == 20  # Telegram's limit, unless fast
+        live = env["MAHJONG_WEBAPP_LISTEN"].rpartition(":")[2]  # the live table beside it, on a port of its own
+        assert env["MAHJONG_WEBAPP_URL"] == f"http://127.0.0.1:{live}/" and live != str(port)
         text = banner(sandbox)
         assert f"http://127.0.0.1:{port}" in text and "@BotFather" in text and "TELEGRAM_BOT_TOKEN" in text
     finally:
