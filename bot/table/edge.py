@@ -140,7 +140,10 @@ class Edge:
         """Hand what a chat is to see to the outbox (built now, from the table as it is)."""
         outbox, key = self.outbox, table.key
         if self.hub is not None:
-            self.hub.shown(table, effect)
+            try:
+                self.hub.shown(table, effect)
+            except Exception:  # a page's frame never stops its table
+                log.exception("table %s: the live pages could not be shown %s", key.token, type(effect).__name__)
         match effect:
             case fx.ShowSeat():
                 self._show_seat(table, effect)

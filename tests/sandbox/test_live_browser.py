@@ -130,6 +130,8 @@ def test_two_people_play_on_the_page_two_on_pictures(fake_telegram: FakeTelegram
                 alice_writes = tg.writes_to(alice.id)
                 b.driver.close()
                 pictures.users.append(alice)
+                pages["Bob"].read()  # his tab now
+                b.screenshot("live-en")
             return any(w in x for x in group_texts(tg, group) for w in HAND_OVER)
 
         b.until(play, timeout=120, what="the end of the hand")

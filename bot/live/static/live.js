@@ -149,9 +149,8 @@ function seatBox(v, seat, pos) {
 function drawHand(v) {
   const discards = {};
   v.actions.filter((a) => a.kind === "discard").forEach((a) => { discards[a.code.slice(1)] = a.code; });
-  const waits = new Set(v.waits);
   const button = (name, cls) => {
-    const b = el("button", { class: "tile " + (cls || ""), "data-tile": name }, [tile(name, v.laizi, waits.has(name) ? "wait" : "")]);
+    const b = el("button", { class: "tile " + (cls || ""), "data-tile": name }, [tile(name, v.laizi)]);
     if (discards[name]) { b.dataset.code = discards[name]; b.onclick = () => press(discards[name], v.stamp); } else b.disabled = true;
     return b;
   };
@@ -187,6 +186,8 @@ function draw(v) {
   $("#title").textContent = `${v.title} · #${v.hand_number}` + (v.seat === null ? ` · ${texts.live_spectator}` : "");
   $("#laizi").replaceChildren(document.createTextNode(texts.live_laizi), tile(v.laizi, v.laizi), tile(v.indicator, null));
   $("#wall").textContent = `${texts.live_left} ${v.wall}`;
+  $("#waits").hidden = !v.waits.length;  // 听牌提示: the tiles that would complete the hand
+  $("#waits").replaceChildren(document.createTextNode(texts.live_waits), ...v.waits.map((x) => tile(x, v.laizi)));
   $("#status").textContent = v.status;
   const me = v.seat === null ? 0 : v.seat;
   for (let pos = 0; pos < 4; pos++) seatBox(v, (me + pos) % 4, pos);
