@@ -10,9 +10,11 @@ import socket
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
+from telegram import Bot
 from tornado.websocket import WebSocketClientConnection, websocket_connect
 
 from bot.callbacks import Stamp
@@ -22,15 +24,18 @@ from bot.live.auth import InitDataError, check_init_data, table_of, table_token
 from bot.live.frames import seat_frame, spectator_frame
 from bot.live.hub import Hub
 from bot.live.web import LiveServer, Services
+from bot.outbox import Outbox
 from bot.table import effects as fx
 from bot.table import messages as msg
 from bot.table.core import step
+from bot.table.edge import Edge
 from bot.table.key import TableKey
-from bot.table.registry import Answer
+from bot.table.registry import Answer, Tables
 from bot.table.state import Table
 from game.match import Match
 from game.rules import Rules
 from game.tiles import tile_name
+from sandbox import FakeTelegram
 from sandbox.web_apps import sign
 from storage.database import Database
 from tests.e2e.policy import pick
@@ -333,3 +338,42 @@ def test_the_mini_app_is_off_unless_its_https_address_is_set() -> None:
     for bad in ({"MAHJONG_WEBAPP_URL": "http://x.org/"}, {"MAHJONG_WEBAPP_NAME": "no spaces"}):
         with pytest.raises(ConfigError):
             Config.from_env(env | bad)
+
+
+async def test_a_players_picture_waits_while_their_page_is_open(
+    fake_telegram: FakeTelegram, bot: Bot, tmp_path: Path
+) -> None:
+    """The real registry, edge and outbox over the loopback Bot API: while Alice's page is open her picture is
+    not written (the page has her move), and it is shown, with the page's web_app button, once she leaves it."""
+    tg = fake_telegram
+    alice = tg.add_user("Alice")
+    group = tg.add_group("g", members=[alice])
+    db = await Database.open(tmp_path / "db.sqlite3")
+    config = Config(token=tg.token, api_base_url=tg.base_url, match_seed=852, bot_delay=60.0, private_interval=0.0,
+                    group_interval=0.0, webapp_url="https://x.org/m/", webapp_name="table")  # fmt: skip
+    hub = Hub(config, time.monotonic)
+    outbox = Outbox(bot, private_interval=0.0, group_interval=0.0)
+    tables = Tables(config, Edge(config, db, outbox, bot, hub=hub))
+    hub.on_leave = lambda key, user: tables.post(key, msg.Refresh(user))
+    key = TableKey(group.id)
+    page = FakePage(key, alice.id)
+    try:
+        await tables.ask(key, msg.Open(alice.id, "Alice", "g"))
+        hub.join(page, tables.get(key))
+        await tables.ask(key, msg.Begin(alice.id))
+        spectator = await tg.wait_for_message_async(group.id, lambda m: m.photo is not None)
+        link = f"https://t.me/{tg.bot_username}/table?startapp={table_token(key, tg.token)}"
+        assert [b.url for b in spectator.buttons] == [link]
+        await asyncio.sleep(0.5)  # the group's picture is out: hers would be too
+        view = page.frames[-1]
+        assert view["seat"] == 0 and view["actions"]  # her first decision, on the page
+        assert not [m for m in tg.messages(alice.id) if m.photo is not None]  # and no picture written
+        press = msg.Press(alice.id, Stamp.decode(view["stamp"]), view["actions"][-1]["code"], "en")
+        assert (await tables.ask(key, press)).text is None  # played from the page, through the same core
+        hub.leave(page)
+        picture = await tg.wait_for_message_async(alice.id, lambda m: m.photo is not None)
+        assert picture.buttons[-1].web_app == f"https://x.org/m/?table={table_token(key, tg.token)}"
+    finally:
+        await tables.close()
+        await outbox.close()
+        await db.close()
