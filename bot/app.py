@@ -225,8 +225,13 @@ def start_live(application: BotApplication, hub: Hub) -> LiveServer:
     async def may_watch(chat_id: int, user_id: int) -> bool:
         return await chat_checks.is_member(BotContext(application), chat_id, user_id)
 
-    server = LiveServer(Services(data.require("config"), tables, hub, data.require("db"), may_watch))
-    server.start()
+    config: Config = data.require("config")
+    server = LiveServer(Services(config, tables, hub, data.require("db"), may_watch))
+    try:
+        server.start()
+    except OSError as e:  # the bot plays on without its page: the buttons say so when pressed
+        host, port = config.webapp_listen
+        log.error("the Mini App cannot listen on %s:%s (%s): set MAHJONG_WEBAPP_LISTEN", host, port, e.strerror)
     return server
 
 
