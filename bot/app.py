@@ -229,7 +229,7 @@ def start_live(application: BotApplication, hub: Hub) -> LiveServer:
     server = LiveServer(Services(config, tables, hub, data.require("db"), may_watch))
     try:
         server.start()
-    except OSError as e:  # the bot plays on without its page: the buttons say so when pressed
+    except OSError as e:  # the bot plays on, without its page
         host, port = config.webapp_listen
         log.error("the Mini App cannot listen on %s:%s (%s): set MAHJONG_WEBAPP_LISTEN", host, port, e.strerror)
     return server
