@@ -25,6 +25,7 @@ from tests.sandbox.browser import Browser, chromium_or_skip
 from tests.sandbox.page_client import free_port
 
 HAND_OVER = ("胡了", "荒庄")
+PHONE = {"width": 360, "height": 780, "deviceScaleFactor": 2, "mobile": True}
 
 
 def _web_app_url(message: Message) -> str | None:
@@ -45,8 +46,8 @@ def _launch_url(page: str, token: str, user: SimUser, *, forge: bool = False) ->
 class PagePlayer:
     """One person at the page in one tab: what it was sent, and their moves by clicking what it shows."""
 
-    def __init__(self, browser: Browser, handle: str) -> None:
-        self.browser, self.handle = browser, handle
+    def __init__(self, browser: Browser, handle: str, shot: str) -> None:
+        self.browser, self.handle, self.shot = browser, handle, shot  # a screenshot before the 6th move
         self.pressed: set[str] = set()
         self.frames: list[dict[str, Any]] = []
 
@@ -66,6 +67,9 @@ class PagePlayer:
             return False
         offered = {parse_action_code(a["code"], view["seat"]): a["code"] for a in view["actions"]}
         code = offered[pick(list(offered), lambda _a: True)]
+        if len(self.pressed) == 5 and self.shot:
+            self.browser.screenshot(self.shot)
+            self.shot = ""
         try:
             self.browser.find(f'[data-code="{code}"]').click()
         except WebDriverException:  # drawn again under the click: tried again at the next look
@@ -117,8 +121,10 @@ def test_two_people_play_on_the_page_two_on_pictures(fake_telegram: FakeTelegram
             url = _web_app_url(picture)
             assert url is not None and urlsplit(url).netloc == f"127.0.0.1:{port}"
             b.driver.switch_to.new_window("tab")
+            b.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)  # 360×780, as on a phone
             b.open(_launch_url(url, tg.token, user))
-            pages[user.first_name] = PagePlayer(b, b.driver.current_window_handle)
+            shot = "live-en" if user.language_code == "en" else "live-zh"
+            pages[user.first_name] = PagePlayer(b, b.driver.current_window_handle, shot)
             b.until(lambda u=user: pages[u.first_name].view(), what=f"{user.first_name}'s first view")
         opened = tg.writes_to(alice.id)  # from now on her picture waits: the page shows her the table
         spectator = tg.wait_for_message(group.id, lambda m: any("startapp=" in (x.url or "") for x in m.buttons))
@@ -130,15 +136,13 @@ def test_two_people_play_on_the_page_two_on_pictures(fake_telegram: FakeTelegram
             for page in list(pages.values()):
                 page.step()
             pictures.step()
-            if "Alice" in pages and len(pages["Alice"].pressed) >= 4:  # she leaves the page for her picture
+            if "Alice" in pages and len(pages["Alice"].pressed) >= 6:  # she leaves the page for her picture
                 pages["Alice"].read()
                 _check_frames(pages.pop("Alice").frames)
-                b.screenshot("live-zh")
                 assert tg.writes_to(alice.id) == opened  # not one write to her chat while she played on the page
                 b.driver.close()
                 pictures.users.append(alice)
                 pages["Bob"].read()  # his tab now
-                b.screenshot("live-en")
                 b.until(lambda: tg.writes_to(alice.id) > opened, what="Alice's picture brought up to date")
             return any(w in x for x in group_texts(tg, group) for w in HAND_OVER)
 

@@ -130,10 +130,14 @@ function press(code, stamp) {
 
 function seatBox(v, seat, pos) {
   const box = $(`.seat[data-pos="${pos}"]`);
-  const name = v.names[seat] + (v.auto[seat] && v.names[seat] ? " 🤖" : "");
+  const name = v.names[seat];
+  const total = el("span", { class: "count", text: `${v.totals[seat] >= 0 ? "+" : ""}${v.totals[seat]}` });
+  if (!(pos === 0 && v.seat !== null)) {  // how many tiles another seat holds, face down
+    total.append(document.createTextNode(" · "), tile(null, null), document.createTextNode(`×${v.hand_sizes[seat]}`));
+  }
   const who = el("div", { class: "who" }, [
     el("span", {}, [el("b", { text: `${v.winds[seat]}${seat === v.dealer ? texts.dealer_mark : ""} ${name}` })]),
-    el("span", { text: `${v.totals[seat] >= 0 ? "+" : ""}${v.totals[seat]}` + (pos === 0 && v.seat !== null ? "" : ` · 🀫×${v.hand_sizes[seat]}`) }),
+    total,
   ]);
   const melds = el("div", { class: "row melds" }, v.melds[seat].map((m) =>
     el("span", { class: "meld" }, m.tiles.map((x) => tile(x, v.laizi)))));
@@ -201,7 +205,7 @@ function tick() {
   if (!view || view.seconds_left === null || view.result) { clock.hidden = true; return; }
   const left = Math.max(0, view.seconds_left - (performance.now() - received) / 1000);
   clock.hidden = false;
-  clock.textContent = `⏱ ${Math.ceil(left)}`;
+  clock.textContent = `${Math.ceil(left)} s`;
   clock.classList.toggle("urgent", left < 5);
 }
 setInterval(tick, 250);
