@@ -1,7 +1,8 @@
 """The sandbox page in a real headless Chromium, against the real bot process that `make run` starts without a
 token (fast mode, quick timers): one person plays a whole hand against the bot by clicking the buttons under
-their pictures; two people, each in their own browser, sit at one table in the shared group. Screenshots go to
-build/sandbox-screenshots/ (docs/img/sandbox.png is one of them)."""
+their pictures (and looks in at the live table, the Mini App, on the way); two people, each in their own
+browser, sit at one table in the shared group. Screenshots go to build/sandbox-screenshots/ (docs/img/sandbox.png
+is one of them)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,23 @@ def _press_first(browser: Browser, done: set[tuple[int, int]]) -> bool:
     return True
 
 
+def _visit_the_live_table(browser: Browser) -> None:
+    """Her picture's Mini App button opens the live table signed in as her (a tab of its own); she looks at her
+    hand there, closes it and plays on from her pictures."""
+    from selenium.webdriver.common.by import By
+
+    chat = browser.driver.current_window_handle
+    picture = next(m for m in reversed(browser.messages("private")) if m["web_apps"])
+    item = browser.find(f'#private li.msg[data-id="{picture["id"]}"]')
+    item.find_element(By.CSS_SELECTOR, ".keyboard button.web-app").click()
+    browser.until(lambda: len(browser.driver.window_handles) == 2, what="the live table's tab")
+    browser.driver.switch_to.window(next(h for h in browser.driver.window_handles if h != chat))
+    browser.until(lambda: browser.find("#hand button.tile"), what="her hand on the live table")
+    assert browser.find("#status").text and "Open the live table" in picture["web_apps"][0]
+    browser.driver.close()
+    browser.driver.switch_to.window(chat)
+
+
 def test_one_person_plays_a_whole_hand_against_the_bot(tmp_path: Path) -> None:
     chromium_or_skip()
     with SandboxProcess(tmp_path) as sandbox, Browser(tmp_path / "alice") as alice:
@@ -48,6 +66,7 @@ def test_one_person_plays_a_whole_hand_against_the_bot(tmp_path: Path) -> None:
             if _press_first(alice, pressed) and len(pressed) == 6:  # well into the hand: the README's picture
                 alice.until(lambda: _prompt(alice, pressed), what="her next turn")
                 alice.screenshot("playing")
+                _visit_the_live_table(alice)
             return any(word in m["text"] for m in alice.messages("group") for word in HAND_OVER)
 
         alice.until(hand_over, timeout=90, what="the end of the hand")
