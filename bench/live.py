@@ -70,6 +70,8 @@ class Page:
     async def _take(self, frame: dict[str, Any], now: float) -> None:
         if frame.get("type") != "view":
             return
+        if frame["result"] is not None:  # the hand is over: no next decision in it to wait for
+            self.discarded_at = None
         if frame["ready"] and frame["hand_number"] not in self.ready:  # the next hand at once
             self.ready.add(frame["hand_number"])
             await self.ws.write_message(json.dumps({"type": "press", "stamp": "0", "code": "ready"}))
