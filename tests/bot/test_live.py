@@ -9,7 +9,7 @@ import json
 import socket
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -370,6 +370,9 @@ async def test_a_players_picture_waits_while_their_page_is_open(
         assert not [m for m in tg.messages(alice.id) if m.photo is not None]  # and no picture written
         press = msg.Press(alice.id, Stamp.decode(view["stamp"]), view["actions"][-1]["code"], "en")
         assert (await tables.ask(key, press)).text is None  # played from the page, through the same core
+        assert (await tables.ask(key, press)).text == t("press_stale", "en")  # the same press again: stale
+        foreign = Stamp(press.stamp.hand, press.stamp.counter, 1)
+        assert (await tables.ask(key, replace(press, stamp=foreign))).text == t("press_foreign", "en")
         hub.leave(page)
         picture = await tg.wait_for_message_async(alice.id, lambda m: m.photo is not None)
         assert picture.buttons[-1].web_app == f"https://x.org/m/?table={table_token(key, tg.token)}"
