@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import tornado.web
 import tornado.websocket
@@ -116,6 +117,12 @@ class LiveSocket(tornado.websocket.WebSocketHandler):
         self.services = services
         self.page: Page | None = None  # who, at which table: set by a good hello
         self.lang = services.config.lang
+
+    def check_origin(self, origin: str) -> bool:
+        """The page's own origin: its public address (behind a proxy that may not pass the Host on), or this host.
+        (Nothing rides on cookies: each socket proves who it is with its own initData.)"""
+        public = urlsplit(self.services.config.webapp_url or "").netloc
+        return urlsplit(origin).netloc in (public, self.request.host)
 
     def send(self, text: str) -> None:
         with contextlib.suppress(tornado.websocket.WebSocketClosedError):

@@ -282,6 +282,16 @@ async def test_the_server_lets_in_a_seated_player_and_takes_their_press(server: 
     ws.close()
 
 
+async def test_a_socket_from_another_site_is_refused(server: tuple[str, FakeTables]) -> None:
+    from tornado.httpclient import HTTPClientError, HTTPRequest
+
+    url, _ = server
+    with pytest.raises(HTTPClientError, match="403"):
+        await websocket_connect(HTTPRequest(url, headers={"Origin": "https://evil.example"}))
+    ws = await websocket_connect(HTTPRequest(url, headers={"Origin": "http://127.0.0.1"}))  # the public address
+    ws.close()
+
+
 async def test_a_group_member_watches_the_spectator_view(server: tuple[str, FakeTables]) -> None:
     url, _ = server
     start = table_token(KEY, TOKEN)  # from a t.me link: the start parameter Telegram signed
