@@ -42,11 +42,15 @@ class Connection(Protocol):
     def send(self, text: str) -> None: ...
 
 
-def frame_for(table: Table, user_id: int, lang: str, now: float, bot_delay: float) -> dict[str, Any]:
-    """What ``user_id`` may see of ``table`` now: their seat's view if they sit there, else the group's."""
+def frame_for(table: Table, user_id: int, lang: str, now: float, bot_delay: float) -> dict[str, Any] | None:
+    """What ``user_id`` may see of ``table`` now: their seat's view if they sit there, else the group's; None
+    while a 海底 is decided by another seat (that it can be won is the deciding seat's alone to know)."""
     seat = table.seat_of(user_id)
-    if table.hand is None:
+    hand = table.hand
+    if hand is None:
         return {"type": "waiting", "state": table.state, "title": table.title}
+    if hand.phase == "haidi" and not hand.finished and table.state == "playing" and seat not in table.prompts:
+        return None
     if seat is None:
         return spectator_frame(table, lang)
     return seat_frame(table, seat, now, bot_delay, lang)
@@ -132,6 +136,8 @@ class Hub:
 
     def _queue(self, connection: Connection, table: Table) -> None:
         frame = frame_for(table, connection.user_id, connection.lang, self.clock(), self.config.bot_delay)
+        if frame is None:
+            return
         self._pending[connection] = json.dumps(frame, ensure_ascii=False)
         self._schedule()
 

@@ -209,6 +209,22 @@ async def test_the_hub_sends_each_page_what_its_effect_concerns_and_owes_picture
     assert pages[2].frames[-1] == {"type": "closed"} and hub.count() == 0
 
 
+async def test_while_a_haidi_is_decided_only_the_deciding_seat_is_shown_anything() -> None:
+    table = seated_table(seed=60)  # match seed 60, nobody winning: its first hand reaches a 海底 one seat may win
+    hand = table.hand
+    assert hand is not None
+    while hand.phase != "haidi":
+        table.apply(pick(hand.legal_actions(hand.waiting_on()[0]), lambda _a: False), now=0.0)
+    deciding = hand.waiting_on()[0]
+    hub = Hub(Config(token=TOKEN), lambda: 0.0)
+    pages = [FakePage(KEY, user) for user in (1, 2, 3, 4, 99)]
+    for page in pages:  # pages opened now: only the deciding seat's gets its view
+        hub.join(page, table)
+    await asyncio.sleep(0)
+    assert [bool(p.frames) for p in pages] == [seat == deciding for seat in (0, 1, 2, 3, None)]
+    assert list(step(table, msg.Refresh(1 + (deciding + 1) % 4), 0.0, Config(token=TOKEN))) == []
+
+
 def test_a_player_back_from_the_page_is_shown_their_picture() -> None:
     table = seated_table()
     effects = list(step(table, msg.Refresh(1), 0.0, Config(token=TOKEN)))
