@@ -31,6 +31,11 @@ from storage.errors import StorageError
 
 log = logging.getLogger(__name__)
 
+# Between hands a table waits for its group to have been shown the hand before (``Outbox.behind``), at most this
+# long past its due time (a group paused by a 429 for longer is dealt to anyway), looking again this often.
+CATCH_UP_SECONDS = 60.0
+CATCH_UP_POLL = 0.25
+
 
 class Session(Protocol):
     """A league night at the table (``bot.league.nights.NightSession``): who sits each hand, when it ends."""
@@ -111,6 +116,9 @@ class TableRunner:
     async def _handle(self, message: msg.Message) -> fx.Reply | None:
         """Take one message: step the core, carry out its effects in order; the reply to its sender."""
         now = self.clock()
+        if isinstance(message, msg.Due) and self._group_behind(now):
+            self.hooks.arm(self.table.key, now + CATCH_UP_POLL)
+            return None
         steps = step(self.table, message, now, self.config)
         reply: fx.Reply | None = None
         answer: Any = None
@@ -141,6 +149,18 @@ class TableRunner:
         if failed is not None:
             raise failed
         return reply
+
+    def _group_behind(self, now: float) -> bool:
+        """The next hand is due but the group has not been shown the last one yet (and has not kept the table
+        waiting for ``CATCH_UP_SECONDS``)."""
+        table = self.table
+        due = due_at(table, self.config)
+        return (
+            table.state == "between"
+            and due is not None
+            and due - 0.01 <= now < due + CATCH_UP_SECONDS  # (a Due before its time changes nothing anyway)
+            and self.edge.outbox.behind(table.chat_id)
+        )
 
     async def _carry_out(self, effect: fx.Effect) -> Any:
         match effect:

@@ -16,10 +16,11 @@ from bot.i18n import t
 from bot.outbox import Outbox
 from bot.table import messages as msg
 from bot.table.edge import Edge
+from bot.table.hand import due_at
 from bot.table.key import TableKey
 from bot.table.registry import Tables
 from bot.table.resume import resume_tables
-from bot.table.runner import StepFailed
+from bot.table.runner import CATCH_UP_POLL, CATCH_UP_SECONDS, StepFailed
 from sandbox import FakeTelegram
 from storage.database import Database
 
@@ -185,4 +186,60 @@ async def test_one_person_sits_at_one_table_at_a_time(fake_telegram: FakeTelegra
     assert (await tables.ask(second, msg.Join(alice.id, "Alice"))).text == t("joined", "zh", name="Alice", wind="南")
     await tables.close()
     await tables.edge.outbox.close()
+    await db.close()
+
+
+async def _play_to_the_end(tables: Tables, key: TableKey, clock: Clock) -> None:
+    """Every due time in turn (the test's clock) until the hand is over and settled: 托管 plays for the idle."""
+    runner = tables._runners[key]
+    for _ in range(500):
+        clock.now = tables.scheduler.due(key) or clock.now
+        await runner.ask(msg.Due())
+        if runner.table.state == "between":
+            return
+    raise AssertionError("the hand did not end")
+
+
+async def test_the_next_hand_waits_for_the_group_to_see_the_last_one(
+    fake_telegram: FakeTelegram, bot: Bot, tmp_path: Path
+) -> None:
+    tg = fake_telegram
+    alice = tg.add_user("Alice")
+    group = tg.add_group("g", members=[alice])
+    db = await Database.open(tmp_path / "db.sqlite3")
+    clock = Clock()
+    config = Config(token=tg.token, api_base_url=tg.base_url, match_seed=852, bot_delay=0.0, turn_seconds=0.1,
+                    claim_seconds=0.1, next_hand_seconds=1.0)  # fmt: skip
+    tables = Tables(config, Edge(config, db, Outbox(bot, group_interval=0.5), bot), clock)
+    key = TableKey(group.id)
+    await _open(tables, key, (alice.id, "Alice"))
+    runner, outbox = tables._runners[key], tables.edge.outbox
+    await _play_to_the_end(tables, key, clock)
+    # The result and the hand's last picture are still on their way (a write to a group every 0.5 s).
+    assert outbox.behind(group.id)
+    due = due_at(runner.table, config)
+    assert due is not None and tables.scheduler.due(key) == due
+    clock.now = due
+    await runner.ask(msg.Due())
+    assert runner.table.state == "between"  # not dealt while the group has not seen the hand before
+    assert tables.scheduler.due(key) == due + CATCH_UP_POLL  # looked at again soon
+    for _ in range(200):  # the outbox catches up in real time
+        if not outbox.behind(group.id):
+            break
+        await asyncio.sleep(0.05)
+    assert not outbox.behind(group.id)
+    clock.now = due + CATCH_UP_POLL
+    await runner.ask(msg.Due())
+    assert runner.table.state == "playing" and runner.table.hand_number == 2
+    # A group that cannot catch up holds its table back no longer than CATCH_UP_SECONDS past the due time.
+    await _play_to_the_end(tables, key, clock)
+    assert outbox.behind(group.id)
+    due = due_at(runner.table, config)
+    assert due is not None
+    clock.now = due + CATCH_UP_SECONDS
+    await runner.ask(msg.Due())
+    assert runner.table.state == "playing" and runner.table.hand_number == 3
+    await tables.ask(key, msg.Stop(alice.id, is_admin=False))
+    await tables.close()
+    await outbox.close()
     await db.close()
