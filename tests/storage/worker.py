@@ -13,7 +13,6 @@ import json
 import os
 import signal
 import sys
-from pathlib import Path
 
 from storage import Database
 
@@ -33,8 +32,8 @@ def die() -> None:
 
 
 async def main(argv: list[str]) -> None:
-    mode, path = argv[0], Path(argv[1])
-    db = await Database.open(path)
+    mode, target = argv[0], argv[1]  # a SQLite file or a PostgreSQL URL
+    db = await Database.open(target)
     if mode == "trace":
         seen: list[str] = []
         await db.set_trace(seen.append)
