@@ -7,6 +7,7 @@ into the SQLite file itself, so it runs on SQLite only.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from storage import Database, Match, Seat
-from tests.postgres import drop_schema, fresh_schema
+from tests.postgres import drop_schema, empty_schema, fresh_schema
 
 BACKENDS = ("sqlite", "postgresql")
 
@@ -43,15 +44,27 @@ def clock() -> Clock:
     return Clock()
 
 
-@pytest.fixture
-def db_target(backend: str, tmp_path: Path) -> Iterator[str | Path]:
-    """What Database.open opens: a SQLite file, or a PostgreSQL URL of a schema of the test's own."""
-    if backend == "sqlite":
-        yield tmp_path / "bot.sqlite3"
-        return
+@pytest.fixture(scope="session")
+def postgres_schema() -> Iterator[str]:
+    """This test process's migrated PostgreSQL schema (tests/postgres.py), emptied before each test."""
     url = fresh_schema()
+
+    async def migrate() -> None:
+        await (await Database.open(url)).close()
+
+    asyncio.run(migrate())
     yield url
     drop_schema(url)
+
+
+@pytest.fixture
+def db_target(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> str | Path:
+    """What Database.open opens: a new SQLite file, or a PostgreSQL URL of this process's schema, emptied."""
+    if backend == "sqlite":
+        return tmp_path / "bot.sqlite3"
+    url: str = request.getfixturevalue("postgres_schema")
+    empty_schema(url)
+    return url
 
 
 @pytest.fixture
