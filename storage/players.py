@@ -47,6 +47,10 @@ def player_from_row(row: Row) -> Player:
 PLAYER_COLUMNS = "id, display_name, language, skill, title, hands, wins, biggest_win, created_at"
 
 
+# Case-blind, as Telegram's usernames are; "IS NOT NULL" lets SQLite use the partial index (migration 0013).
+_USERNAME_IS = "username IS NOT NULL AND lower(username) = lower(?)"
+
+
 class Players:
     def __init__(self, db: Gateway) -> None:
         self._db = db
@@ -105,7 +109,7 @@ class Players:
         async with self._db.transaction() as tx:
             if username is not None:
                 await tx.execute(
-                    "UPDATE players SET username = NULL WHERE lower(username) = lower(?) AND id != ?",
+                    f"UPDATE players SET username = NULL WHERE {_USERNAME_IS} AND id != ?",
                     (username, player_id),
                 )
             await tx.execute("UPDATE players SET username = ? WHERE id = ?", (username, player_id))
@@ -113,6 +117,6 @@ class Players:
     async def by_username(self, username: str) -> Player | None:
         """The player whose @username this is (any case, the @ optional)."""
         rows = await self._db.fetchall(
-            f"SELECT {PLAYER_COLUMNS} FROM players WHERE lower(username) = lower(?)", (username.lstrip("@"),)
+            f"SELECT {PLAYER_COLUMNS} FROM players WHERE {_USERNAME_IS}", (username.lstrip("@"),)
         )
         return player_from_row(rows[0]) if rows else None
