@@ -39,8 +39,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     skipped = [r for r in terminalreporter.stats.get("skipped", []) if SKIP_REASON in str(r.longrepr)]
     if skipped:
         terminalreporter.write_line(
-            f"THE POSTGRESQL SUITE DID NOT RUN: {len(skipped)} tests skipped (no PostgreSQL on 127.0.0.1:5432; "
-            "set MAHJONG_TEST_POSTGRES, or CI=true to make this a failure)",
+            f"THE POSTGRESQL SUITE DID NOT RUN: {len(skipped)} tests skipped, no PostgreSQL reachable (127.0.0.1:5432 "
+            "or MAHJONG_TEST_POSTGRES); with CI=true this is a failure",
             yellow=True,
             bold=True,
         )

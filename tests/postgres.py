@@ -97,20 +97,25 @@ SELECT t.relname FROM tables t JOIN depth d USING (oid) GROUP BY t.relname ORDER
 """
 
 
+_EMPTYING: dict[str, str] = {}  # per schema URL: the statements that empty it (its tables do not change)
+
+
 async def _empty(url: str) -> None:
     import asyncpg
 
     conn = await asyncpg.connect(url, timeout=5)
     try:
-        tables = [r[0] for r in await conn.fetch(_CHILDREN_FIRST)]
-        sequences = [
-            r[0]
-            for r in await conn.fetch(
-                "SELECT relname FROM pg_class WHERE relkind = 'S' AND relnamespace = current_schema()::regnamespace"
-            )
-        ]
-        deletes = [f"DELETE FROM {t}" for t in tables] + [f"ALTER SEQUENCE {s} RESTART" for s in sequences]
-        await conn.execute("BEGIN; " + "; ".join(deletes) + "; COMMIT")
+        if url not in _EMPTYING:
+            tables = [r[0] for r in await conn.fetch(_CHILDREN_FIRST)]
+            sequences = [
+                r[0]
+                for r in await conn.fetch(
+                    "SELECT relname FROM pg_class WHERE relkind = 'S' AND relnamespace = current_schema()::regnamespace"
+                )
+            ]
+            deletes = [f"DELETE FROM {t}" for t in tables] + [f"ALTER SEQUENCE {s} RESTART" for s in sequences]
+            _EMPTYING[url] = "BEGIN; " + "; ".join(deletes) + "; COMMIT"
+        await conn.execute(_EMPTYING[url])
     finally:
         await conn.close()
 
