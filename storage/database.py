@@ -105,5 +105,5 @@ class Database:
         return await self.backend.backup(dest)
 
     async def set_trace(self, callback: Callable[[str], object] | None) -> None:
-        """Call callback(sql) before each statement runs (SQLite: diagnostics, and the crash tests' kill points)."""
+        """Call callback(sql) before each statement runs (diagnostics, and the crash tests' kill points)."""
         await self.backend.set_trace(callback)

@@ -52,6 +52,7 @@ class PostgresBackend:
     def __init__(self, pool: asyncpg.Pool, dsn: str) -> None:
         self._pool = pool
         self.dsn = dsn
+        self._trace: Callable[[str], object] | None = None  # set_trace: called before each statement
 
     @classmethod
     async def connect(cls, dsn: str) -> PostgresBackend:
@@ -83,9 +84,9 @@ class PostgresBackend:
         try:
             async with self._pool.acquire() as conn:
                 try:
-                    await conn.execute(_BEGIN_WRITE if write else _BEGIN_READ)
-                    yield _PostgresTx(conn)
-                    await conn.execute("COMMIT")
+                    await self._traced(conn, _BEGIN_WRITE if write else _BEGIN_READ)
+                    yield _PostgresTx(conn, self._trace)
+                    await self._traced(conn, "COMMIT")
                 except BaseException:
                     # After a COMMIT that went through there is nothing left to roll back; a connection that
                     # cannot even roll back is closed, and the pool opens another.
@@ -107,17 +108,26 @@ class PostgresBackend:
             await asyncio.wait([done])
             raise
 
+    async def _traced(self, conn: Connection, sql: str) -> None:
+        if self._trace is not None:
+            self._trace(sql)
+        await conn.execute(sql)
+
     async def _write(self, body: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
         async with self.transaction() as tx:
             return await body(tx)
 
     async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
+        if self._trace is not None:
+            self._trace(sql)
         try:
             return list(await self._pool.fetch(postgres_sql(sql), *params))
         except _FAILURES as exc:
             raise _unavailable(exc) from exc
 
     async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+        if self._trace is not None:
+            self._trace(sql)
         try:
             return _rowcount(await self._pool.execute(postgres_sql(sql), *params))
         except _FAILURES as exc:
@@ -135,7 +145,7 @@ class PostgresBackend:
         raise StorageError("a PostgreSQL database is backed up with pg_dump (README: Backups), not by the bot")
 
     async def set_trace(self, callback: Callable[[str], object] | None) -> None:
-        raise StorageError("statement tracing is SQLite's (PostgreSQL logs statements itself: log_statement)")
+        self._trace = callback
 
 
 class _Count:
@@ -146,16 +156,21 @@ class _Count:
 class _PostgresTx:
     """A transaction's connection, speaking the repositories' SQL (``?`` placeholders) to asyncpg."""
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection, trace: Callable[[str], object] | None) -> None:
         self._conn = conn
+        self._trace = trace
 
     async def execute(self, sql: str, parameters: Iterable[Any] = ()) -> _Count:
+        if self._trace is not None:
+            self._trace(sql)
         try:
             return _Count(_rowcount(await self._conn.execute(postgres_sql(sql), *parameters)))
         except asyncpg.IntegrityConstraintViolationError as exc:
             raise _constraint(exc) from exc
 
     async def execute_fetchall(self, sql: str, parameters: Iterable[Any] = ()) -> list[Row]:
+        if self._trace is not None:
+            self._trace(sql)
         try:
             return list(await self._conn.fetch(postgres_sql(sql), *parameters))
         except asyncpg.IntegrityConstraintViolationError as exc:
@@ -163,6 +178,8 @@ class _PostgresTx:
 
     async def executemany(self, sql: str, parameters: Iterable[Iterable[Any]]) -> _Count:
         rows = [tuple(p) for p in parameters]
+        if self._trace is not None:
+            self._trace(sql)
         if rows:
             try:
                 await self._conn.executemany(postgres_sql(sql), rows)

@@ -2,7 +2,7 @@
 
     url = fresh_schema()       # postgresql://root@127.0.0.1:5432/test?search_path=t_…; skipped without a server
     drop_schema(url)
-    empty_schema(url)          # every row deleted, ids from 1 again: a migrated schema as good as new
+    empty_schema(url)          # every row deleted, ids from 1 again (await empty(url) in a coroutine)
 
 Creating, migrating and dropping a schema costs about half a second; emptying one about 40 ms. So the storage
 tests share one migrated schema per test process, emptied before each test (tests/storage/conftest.py), and
@@ -100,7 +100,8 @@ SELECT t.relname FROM tables t JOIN depth d USING (oid) GROUP BY t.relname ORDER
 _EMPTYING: dict[str, str] = {}  # per schema URL: the statements that empty it (its tables do not change)
 
 
-async def _empty(url: str) -> None:
+async def empty(url: str) -> None:
+    """Delete every row of the schema's tables (children first) and start its ids from 1 again."""
     import asyncpg
 
     conn = await asyncpg.connect(url, timeout=5)
@@ -122,7 +123,7 @@ async def _empty(url: str) -> None:
 
 def empty_schema(url: str) -> None:
     """Delete every row of the schema's tables (children first) and start its ids from 1 again."""
-    asyncio.run(_empty(url))
+    asyncio.run(empty(url))
 
 
 def drop_schema(url: str) -> None:
