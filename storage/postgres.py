@@ -4,9 +4,9 @@
     db = await Database.open("postgresql://root@127.0.0.1/test?search_path=t1")  # a schema of its own
 
 Every query is one SQL text, the repositories' own (storage.dialect numbers its placeholders), sent as a
-prepared statement that asyncpg caches per connection. The hot paths cost the server one round trip each:
-appending an action is one statement from the pool; ``write(body)`` (a deal, a settlement) is BEGIN and the
-writers' lock in one round trip, the body's statements, COMMIT. Write transactions run one at a time per schema
+prepared statement that asyncpg caches per connection. Appending an action, the hottest path, is one statement
+from the pool: one round trip, no transaction around it; ``write(body)`` (a deal, a settlement) is BEGIN and
+the writers' lock in one round trip, then the body's statements and COMMIT. Write transactions run one at a time per schema
 (a transaction-level advisory lock), as SQLite runs them, so the repositories' read-then-write steps (a
 player's skill before and after a hand) stay exact across processes; single statements take no lock. Read
 transactions are REPEATABLE READ, READ ONLY: one snapshot across their queries, waiting for no writer.
