@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from storage.chats import Chats
 from storage.codec import Clock, utc_now
 from storage.dialect import parse_target
-from storage.gateway import Backend, Row, Tx
+from storage.gateway import Backend, Row, Trace, Tx
 from storage.handled_updates import HandledUpdates
 from storage.hands import Hands
 from storage.leagues import Leagues
@@ -53,16 +53,17 @@ class Database:
         self.updates = HandledUpdates(self)
 
     @classmethod
-    async def open(cls, target: str | Path, *, clock: Clock = utc_now) -> Database:
+    async def open(cls, target: str | Path, *, clock: Clock = utc_now, trace: Trace | None = None) -> Database:
         """Open (creating if needed) and migrate to the latest schema; SchemaTooNewError if it is newer.
 
-        target: a SQLite file (a path, or sqlite:///path) or a PostgreSQL URL (postgresql://…)."""
+        target: a SQLite file (a path, or sqlite:///path) or a PostgreSQL URL (postgresql://…). trace: called
+        with each statement's SQL before it runs, once migrated (diagnostics, and the crash tests' kill points)."""
         backend, where = parse_target(str(target))
         if backend == "postgresql":
             from storage.postgres import PostgresBackend  # asyncpg is needed only here
 
-            return cls(await PostgresBackend.connect(where), clock)
-        return cls(await SqliteBackend.connect(Path(where)), clock)
+            return cls(await PostgresBackend.connect(where, trace), clock)
+        return cls(await SqliteBackend.connect(Path(where), trace), clock)
 
     async def close(self) -> None:
         await self.backend.close()
@@ -103,7 +104,3 @@ class Database:
     async def backup(self, dest: str | Path) -> Path:
         """An online copy of a SQLite database to dest (storage.backup); the bot keeps running meanwhile."""
         return await self.backend.backup(dest)
-
-    async def set_trace(self, callback: Callable[[str], object] | None) -> None:
-        """Call callback(sql) before each statement runs (diagnostics, and the crash tests' kill points)."""
-        await self.backend.set_trace(callback)

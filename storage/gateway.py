@@ -23,6 +23,7 @@ from storage.codec import Clock
 from storage.errors import ConstraintError
 
 T = TypeVar("T")
+Trace = Callable[[str], object]  # given each statement's SQL before it runs (Database.open's trace)
 
 # A statement refused by a UNIQUE, CHECK or foreign key constraint, as either backend raises it inside a
 # transaction. On PostgreSQL the transaction cannot go on after it: catch it only to raise another error.
@@ -68,8 +69,6 @@ class Backend(Protocol):
     async def tables(self) -> list[str]: ...
 
     async def backup(self, dest: str | Path) -> Path: ...
-
-    async def set_trace(self, callback: Callable[[str], object] | None) -> None: ...
 
     async def close(self) -> None: ...
 

@@ -6,10 +6,10 @@
 Every query is one SQL text, the repositories' own (storage.dialect numbers its placeholders), sent as a
 prepared statement that asyncpg caches per connection. Appending an action, the hottest path, is one statement
 from the pool: one round trip, no transaction around it; ``write(body)`` (a deal, a settlement) is BEGIN and
-the writers' lock in one round trip, then the body's statements and COMMIT. Write transactions run one at a time per schema
-(a transaction-level advisory lock), as SQLite runs them, so the repositories' read-then-write steps (a
-player's skill before and after a hand) stay exact across processes; single statements take no lock. Read
-transactions are REPEATABLE READ, READ ONLY: one snapshot across their queries, waiting for no writer.
+the writers' lock in one round trip, then the body's statements and COMMIT. Write transactions run one at a
+time per schema (a transaction-level advisory lock), as SQLite runs them, so the repositories' read-then-write
+steps (a player's skill before and after a hand) stay exact across processes; single statements take no lock.
+Read transactions are REPEATABLE READ, READ ONLY: one snapshot across their queries, waiting for no writer.
 
 The schema's version is the row of ``schema_version`` (SQLite keeps it in PRAGMA user_version); the
 migrations are SQLite's files, translated by storage.dialect, each applied in one transaction under a lock.
@@ -33,7 +33,7 @@ except ImportError as exc:  # pragma: no cover - the extra is part of the dev in
 
 from storage.dialect import postgres_ddl, postgres_sql
 from storage.errors import ConstraintError, MigrationError, StorageError, StorageUnavailableError
-from storage.gateway import Row, Tx
+from storage.gateway import Row, Trace, Tx
 from storage.schema import LATEST_VERSION, MIGRATIONS, Migration, refuse_newer
 
 T = TypeVar("T")
@@ -49,13 +49,13 @@ _COUNT = re.compile(r"(\d+)$")
 
 
 class PostgresBackend:
-    def __init__(self, pool: asyncpg.Pool, dsn: str) -> None:
+    def __init__(self, pool: asyncpg.Pool, dsn: str, trace: Trace | None) -> None:
         self._pool = pool
         self.dsn = dsn
-        self._trace: Callable[[str], object] | None = None  # set_trace: called before each statement
+        self._trace = trace
 
     @classmethod
-    async def connect(cls, dsn: str) -> PostgresBackend:
+    async def connect(cls, dsn: str, trace: Trace | None = None) -> PostgresBackend:
         """A pool on the server at dsn, the schema migrated; StorageUnavailableError when it cannot be reached."""
         try:
             pool = await asyncpg.create_pool(
@@ -74,7 +74,7 @@ class PostgresBackend:
         except BaseException:
             await pool.close()
             raise
-        return cls(pool, dsn)
+        return cls(pool, dsn, trace)
 
     async def close(self) -> None:
         await self._pool.close()
@@ -144,9 +144,6 @@ class PostgresBackend:
     async def backup(self, dest: str | Path) -> Path:
         raise StorageError("a PostgreSQL database is backed up with pg_dump (README: Backups), not by the bot")
 
-    async def set_trace(self, callback: Callable[[str], object] | None) -> None:
-        self._trace = callback
-
 
 class _Count:
     def __init__(self, rowcount: int) -> None:
@@ -156,7 +153,7 @@ class _Count:
 class _PostgresTx:
     """A transaction's connection, speaking the repositories' SQL (``?`` placeholders) to asyncpg."""
 
-    def __init__(self, conn: Connection, trace: Callable[[str], object] | None) -> None:
+    def __init__(self, conn: Connection, trace: Trace | None) -> None:
         self._conn = conn
         self._trace = trace
 

@@ -29,7 +29,7 @@ import aiosqlite
 
 from storage.backup import backup_file
 from storage.errors import StorageError, StorageUnavailableError
-from storage.gateway import Row, Tx
+from storage.gateway import Row, Trace, Tx
 from storage.schema import migrate
 
 BUSY_TIMEOUT_MS = 10_000
@@ -47,12 +47,16 @@ class SqliteBackend:
         self.path = path
 
     @classmethod
-    async def connect(cls, path: Path) -> SqliteBackend:
-        """Open (creating if needed) and migrate to the latest schema; SchemaTooNewError if it is newer."""
+    async def connect(cls, path: Path, trace: Trace | None = None) -> SqliteBackend:
+        """Open (creating if needed) and migrate to the latest schema; SchemaTooNewError if it is newer.
+        ``trace`` is given each statement's SQL before it runs, once migrated."""
         conns = [await connect(path)]
         try:
             await migrate(conns[0])
             conns += [await connect(path, read_only=True) for _ in range(2)]
+            if trace is not None:
+                for conn in conns:
+                    await conn.set_trace_callback(trace)
         except BaseException:
             for conn in conns:
                 await conn.close()
@@ -136,12 +140,6 @@ class SqliteBackend:
     async def backup(self, dest: str | Path) -> Path:
         """An online copy of the database to dest (see storage.backup); the bot keeps running meanwhile."""
         return await asyncio.to_thread(backup_file, self.path, Path(dest))
-
-    async def set_trace(self, callback: Callable[[str], object] | None) -> None:
-        """Call callback(sql) before each statement runs (diagnostics, and the crash tests' kill points)."""
-        # None clears it: sqlite3 accepts None, aiosqlite's annotation does not say so.
-        for conn in (self._conn, self._reader, self._snapshots):
-            await conn.set_trace_callback(cast("Callable[..., Any]", callback))
 
 
 class _Connection(aiosqlite.Connection):

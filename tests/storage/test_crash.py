@@ -1,6 +1,6 @@
 """A settlement is all or nothing: a writer SIGKILLed inside close() leaves the hand wholly open or wholly closed.
 
-The writer is a real second process (tests/storage/worker.py) killed by its own trace callback (Database.set_trace)
+The writer is a real second process (tests/storage/worker.py) killed by its own trace (Database.open(trace=…))
 just before the K-th statement of the closing transaction runs; the test then reopens the database and checks every
 table. On SQLite for a spread of K; on PostgreSQL for a few.
 """
