@@ -18,7 +18,6 @@ import os
 import sys
 import time
 from collections.abc import Callable, Coroutine
-from pathlib import Path
 from typing import Any
 
 from telegram import Update
@@ -75,6 +74,7 @@ from bot.updates import UpdatesRequest, once
 from bot.webhook import serve
 from rendering import warm_up
 from storage.database import Database
+from storage.dialect import sqlite_file
 
 log = logging.getLogger("bot")
 
@@ -165,7 +165,9 @@ def build_application(config: Config) -> BotApplication:
 async def _start(application: BotApplication) -> None:
     data = application.bot_data
     config: Config = data.require("config")
-    Path(config.db_path).parent.mkdir(parents=True, exist_ok=True)
+    database_file = sqlite_file(config.db_path)
+    if database_file is not None:
+        database_file.parent.mkdir(parents=True, exist_ok=True)
     data.db = db = await Database.open(config.db_path)
     data.outbox = outbox = Outbox(
         application.bot,

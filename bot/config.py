@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 from bot.i18n import CatalogueError
 from bot.i18n import load as load_catalogues
 from game.review import DEFAULT_SAMPLES
+from storage.dialect import shown, sqlite_file
 from storage.players import LANGUAGES
 
 TOKEN_HELP = (
@@ -244,7 +245,9 @@ def check_config(env: Mapping[str, str] | None = None, dotenv: str | Path = ".en
         config = Config.from_env(env)
         if not _TOKEN.match(config.token):
             raise ConfigError("TELEGRAM_BOT_TOKEN does not look like a bot token (123456:ABC-...) from @BotFather")
-        _check_writable_dir(Path(config.db_path).parent, "MAHJONG_DB")
+        database_file = sqlite_file(config.db_path)  # None: PostgreSQL, checked when the bot connects
+        if database_file is not None:
+            _check_writable_dir(database_file.parent, "MAHJONG_DB")
         load_catalogues()
     except (ConfigError, CatalogueError) as e:
         return 2, f"configuration error: {e}"
@@ -259,8 +262,9 @@ def check_config(env: Mapping[str, str] | None = None, dotenv: str | Path = ".en
         if config.webapp_url
         else "no Mini App"
     )
+    database = shown(config.db_path)
     return 0, (
-        f"configuration OK: {mode}; {live}; database {config.db_path}; language {config.lang}; /status admins: {admins}"
+        f"configuration OK: {mode}; {live}; database {database}; language {config.lang}; /status admins: {admins}"
     )
 
 

@@ -1,8 +1,10 @@
-"""Storage: the bot's SQLite database through aiosqlite — players, chats, matches and hands with their action
-log, settlements, standings and leagues. The repositories here are the only code that writes SQL.
+"""Storage: the bot's database — players, chats, matches and hands with their action log, settlements,
+standings and leagues — in SQLite (aiosqlite, the default) or PostgreSQL (asyncpg), as MAHJONG_DB names it.
+The repositories here are the only code that writes SQL (one text per query, run by both: storage.dialect).
 
     from storage import Database, Period, Seat
     db = await Database.open("data/mahjong.sqlite3")          # WAL; migrates; refuses a newer schema
+    db = await Database.open("postgresql://bot@db/mahjong")   # the same, on a server (storage.postgres)
     await db.players.upsert(42, "Ann")
     settings = await db.chats.get(chat_id)                    # defaults until changed with db.chats.update
     match = await db.matches.create(chat_id, seed, settings.rules, [Seat.human(42), Seat.auto(), ...], 8)
@@ -25,7 +27,8 @@ log, settlements, standings and leagues. The repositories here are the only code
 
 Automatic players sit as player_id None (Seat.auto(level)). Times are aware UTC datetimes.
 Errors are StorageError subclasses (storage.errors) with a short message; a failed call changes nothing.
-Backups: `python -m storage.backup SRC DEST` or `await db.backup(DEST)`.
+Backups: `python -m storage.backup SRC DEST` or `await db.backup(DEST)` (SQLite; PostgreSQL: pg_dump).
+SQLite to PostgreSQL: `python -m storage.copy_to_postgres SQLITE_PATH postgresql://…` (copies and checks).
 """
 
 from storage.chats import ChatSettings

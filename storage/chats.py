@@ -6,7 +6,6 @@ A chat that never changed anything reads as the defaults below without a stored 
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,7 +14,7 @@ from game.rules import PRESETS, Rules, RulesError
 from storage.chat_moves import move_chat
 from storage.codec import check_choice, check_int, dump_json, dump_rules, load_json
 from storage.errors import CorruptDataError, InvalidInputError
-from storage.gateway import Gateway
+from storage.gateway import Gateway, Row
 from storage.players import LANGUAGES
 
 
@@ -65,7 +64,7 @@ def _checked(current: ChatSettings, changes: dict[str, Any]) -> ChatSettings:
     return updated
 
 
-def _settings_from_rows(chat_id: int, rows: list[sqlite3.Row]) -> ChatSettings:
+def _settings_from_rows(chat_id: int, rows: list[Row]) -> ChatSettings:
     if not rows:
         return ChatSettings(chat_id)
     values = dict(rows[0])
@@ -97,7 +96,8 @@ class Chats:
             values["rule_options"] = dump_json(updated.rule_options, "rule_options")
             values["auto_players"] = int(updated.auto_players)
             await tx.execute(
-                f"INSERT OR REPLACE INTO chats (id, {', '.join(_FIELDS[1:])}) VALUES ({', '.join('?' * len(_FIELDS))})",
+                f"""INSERT INTO chats (id, {", ".join(_FIELDS[1:])}) VALUES ({", ".join("?" * len(_FIELDS))})
+                    ON CONFLICT (id) DO UPDATE SET {", ".join(f"{f} = excluded.{f}" for f in _FIELDS[1:])}""",
                 [values[name] for name in _FIELDS],
             )
         return updated

@@ -38,3 +38,8 @@ class CorruptDataError(StorageError):
 class StorageUnavailableError(StorageError):
     """The database refused a read or a write (locked too long, disk full, read-only, a constraint): the
     transaction was rolled back, nothing was changed, and the same call may succeed once the fault clears."""
+
+
+class ConstraintError(StorageUnavailableError):
+    """PostgreSQL refused a statement for a UNIQUE, CHECK or foreign key constraint (SQLite raises its own
+    sqlite3.IntegrityError there: storage.gateway.CONSTRAINT_ERRORS names both)."""

@@ -29,6 +29,7 @@ class HandledUpdates:
             await self._db.execute("DELETE FROM handled_updates WHERE handled_at < ?", (timestamp(now - KEEP),))
         self._claims += 1
         inserted = await self._db.execute(
-            "INSERT OR IGNORE INTO handled_updates (update_id, handled_at) VALUES (?, ?)", (update_id, timestamp(now))
+            "INSERT INTO handled_updates (update_id, handled_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
+            (update_id, timestamp(now)),
         )
         return inserted == 1

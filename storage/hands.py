@@ -19,7 +19,6 @@ settled: ``reveal`` returns None until then, and no other method returns it.
 from __future__ import annotations
 
 import secrets
-import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -39,7 +38,7 @@ from storage.codec import (
     timestamp,
 )
 from storage.errors import ActionOrderError, AlreadyClosedError, InvalidInputError, NotFoundError, StorageError
-from storage.gateway import Gateway, Tx
+from storage.gateway import Gateway, Row, Tx
 from storage.matches import SEATS, Match, Seat, load_match, seat_from_row
 from storage.standings import periods_of
 from storage.stats import pattern_mask
@@ -180,7 +179,7 @@ async def _load_playing_hand(tx: Tx, hand_id: int) -> HandRecord:
     return hand
 
 
-def _hand_from_row(row: sqlite3.Row, seats: tuple[Seat, ...]) -> HandRecord:
+def _hand_from_row(row: Row, seats: tuple[Seat, ...]) -> HandRecord:
     hand_id = row["id"]
     return HandRecord(
         id=hand_id,
@@ -201,7 +200,7 @@ def _hand_from_row(row: sqlite3.Row, seats: tuple[Seat, ...]) -> HandRecord:
     )
 
 
-def _actions_from_rows(hand_id: int, rows: Sequence[sqlite3.Row]) -> list[Any]:
+def _actions_from_rows(hand_id: int, rows: Sequence[Row]) -> list[Any]:
     return [load_json(r["action"], f"action #{r['seq']} of hand {hand_id}") for r in rows]
 
 
@@ -261,15 +260,16 @@ async def _settle_seat(
     title_before, title_after = title_named(rows[0]["title"]), title_for(after)
     await tx.execute(
         """UPDATE players SET skill = ?, title = ?, hands = hands + 1, wins = wins + ?,
-              biggest_win = MAX(biggest_win, ?) WHERE id = ?""",
+              biggest_win = GREATEST(biggest_win, ?) WHERE id = ?""",
         (after, title_after.zh, int(won is not None), max(won or 0, 0), player_id),
     )
     await tx.executemany(
         """INSERT INTO standings (chat_id, period, player_id, points, hands, wins, biggest_win)
            VALUES (?, ?, ?, ?, 1, ?, ?)
            ON CONFLICT (chat_id, period, player_id) DO UPDATE SET
-               points = points + excluded.points, hands = hands + 1, wins = wins + excluded.wins,
-               biggest_win = MAX(biggest_win, excluded.biggest_win)""",
+               points = standings.points + excluded.points, hands = standings.hands + 1,
+               wins = standings.wins + excluded.wins,
+               biggest_win = GREATEST(standings.biggest_win, excluded.biggest_win)""",
         [(hand.chat_id, period, player_id, pts, int(won is not None), max(won or 0, 0)) for period in periods],
     )
     return SeatResult(seat_no, player_id, pts, before, after, title_before, title_after)
@@ -296,18 +296,23 @@ async def _insert_settlements(
 
 
 async def _give_share_code(tx: Tx, hand_id: int, settle: str = "", params: tuple[Any, ...] = ()) -> str:
-    """A new share code for the hand, drawn again on the rare clash, with the ``settle`` assignments (if any)."""
+    """A new share code for the hand, drawn again on the rare clash, with the ``settle`` assignments (if any).
+
+    A code already taken changes nothing (the statement finds no row): a refused statement would end the whole
+    transaction on PostgreSQL."""
     for _ in range(_CODE_TRIES):
         code = "".join(secrets.choice(SHARE_ALPHABET) for _ in range(SHARE_CODE_LEN))
-        try:
-            await tx.execute(f"UPDATE hands SET {settle}share_code = ? WHERE id = ?", (*params, code, hand_id))
-        except sqlite3.IntegrityError:  # the code is taken: only this statement was undone
-            continue
-        return code
+        cursor = await tx.execute(
+            f"""UPDATE hands SET {settle}share_code = ? WHERE id = ?
+                AND NOT EXISTS (SELECT 1 FROM hands WHERE share_code = ?)""",
+            (*params, code, hand_id, code),
+        )
+        if cursor.rowcount == 1:
+            return code
     raise StorageError(f"no free share code for hand {hand_id} after {_CODE_TRIES} tries")
 
 
-def _reveal_of(row: sqlite3.Row) -> Reveal | None:
+def _reveal_of(row: Row) -> Reveal | None:
     if row["status"] != "done" or row["salt"] is None:
         return None
     return Reveal(row["seed"], row["salt"], row["commitment"])
@@ -315,9 +320,10 @@ def _reveal_of(row: sqlite3.Row) -> Reveal | None:
 
 _APPEND = """
 INSERT INTO actions (hand_id, seq, action)
-SELECT ?1, ?2, ?3 FROM hands
+SELECT ?1, ?2, CAST(?3 AS TEXT) FROM hands
 WHERE id = ?1 AND status = 'playing'
   AND ?2 = 1 + COALESCE((SELECT MAX(seq) FROM actions WHERE hand_id = ?1), -1)
+ON CONFLICT DO NOTHING
 """
 
 
@@ -340,14 +346,15 @@ class Hands:
             )
             if playing:
                 raise InvalidInputError(f"match {match_id} already has hand {playing[0]['id']} in play")
-            cursor = await tx.execute(
+            new = await tx.execute_fetchall(
                 """INSERT INTO hands (match_id, hand_no, seed, dealer, rules, status, started_at, salt, commitment)
-                   SELECT ?1, 1 + COALESCE(MAX(hand_no), 0), ?2, ?3, m.rules, 'playing', ?4, ?5, ?6
-                   FROM matches m LEFT JOIN hands h ON h.match_id = m.id WHERE m.id = ?1""",
+                   SELECT ?1, 1 + COALESCE(MAX(hand_no), 0), CAST(?2 AS BIGINT), CAST(?3 AS BIGINT), m.rules,
+                          'playing', CAST(?4 AS TEXT), CAST(?5 AS TEXT), CAST(?6 AS TEXT)
+                   FROM matches m LEFT JOIN hands h ON h.match_id = m.id WHERE m.id = ?1 GROUP BY m.id, m.rules
+                   RETURNING id""",
                 (match_id, seed, dealer, timestamp(self._db.now()), salt, commitment(seed, salt)),
             )
-            hand_id = cursor.lastrowid
-            assert hand_id is not None
+            hand_id = next(iter(new))["id"]
             await tx.execute(
                 """INSERT INTO hand_seats (hand_id, seat, player_id, auto_level)
                    SELECT ?, seat, player_id, auto_level FROM match_seats WHERE match_id = ?""",
@@ -569,7 +576,7 @@ class Hands:
         seats: dict[int, list[Seat]] = {}
         for row in seat_rows:
             seats.setdefault(row["hand_id"], []).append(seat_from_row(row))
-        actions: dict[int, list[sqlite3.Row]] = {}
+        actions: dict[int, list[Row]] = {}
         for row in action_rows:
             actions.setdefault(row["hand_id"], []).append(row)
         return [

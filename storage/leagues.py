@@ -7,7 +7,6 @@ advance_night() reports whether THIS call moved it: so two timers racing to star
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
@@ -27,7 +26,7 @@ from storage.codec import (
     timestamp,
 )
 from storage.errors import AlreadyClosedError, InvalidInputError, NotFoundError
-from storage.gateway import Gateway, Tx
+from storage.gateway import CONSTRAINT_ERRORS, Gateway, Row, Tx
 from storage.matches import MAX_MATCH_HANDS, Match, load_match
 from storage.players import PLAYER_COLUMNS, Player, player_from_row
 from storage.standings import LeaderboardEntry, ranked
@@ -84,7 +83,7 @@ class LeagueNight:
     status: NightStatus
 
 
-def _league_from_row(row: sqlite3.Row) -> League:
+def _league_from_row(row: Row) -> League:
     return League(
         id=row["id"],
         chat_id=row["chat_id"],
@@ -102,7 +101,7 @@ def _league_from_row(row: sqlite3.Row) -> League:
     )
 
 
-def _night_from_row(row: sqlite3.Row) -> LeagueNight:
+def _night_from_row(row: Row) -> LeagueNight:
     return LeagueNight(row["id"], row["league_id"], row["season"], parse_timestamp(row["starts_at"]), row["status"])
 
 
@@ -186,10 +185,10 @@ class Leagues:
         rules_json = dump_rules(rules)
         async with self._db.transaction() as tx:
             await _check_name_free(tx, chat_id, name)
-            cursor = await tx.execute(
+            new = await tx.execute_fetchall(
                 """INSERT INTO leagues (chat_id, name, weekdays, start_time, time_zone, night_hands, night_minutes,
                                         rules, status, season, created_at, auto_fill)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', 1, ?, ?)""",
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', 1, ?, ?) RETURNING id""",
                 (
                     chat_id,
                     name,
@@ -203,8 +202,7 @@ class Leagues:
                     int(auto_fill),
                 ),
             )
-            assert cursor.lastrowid is not None
-            return await _load_league(tx, cursor.lastrowid)
+            return await _load_league(tx, next(iter(new))["id"])
 
     async def get(self, league_id: int) -> League:
         async with self._db.transaction(write=False) as tx:
@@ -308,7 +306,7 @@ class Leagues:
             rows = list(
                 await tx.execute_fetchall(
                     """INSERT INTO league_nights (league_id, season, starts_at, status) VALUES (?, ?, ?, 'scheduled')
-                   ON CONFLICT (league_id, starts_at) DO UPDATE SET starts_at = starts_at
+                   ON CONFLICT (league_id, starts_at) DO UPDATE SET starts_at = excluded.starts_at
                    RETURNING *""",
                     (league_id, league.season, start),
                 )
@@ -356,7 +354,8 @@ class Leagues:
             if not list(await tx.execute_fetchall("SELECT 1 FROM players WHERE id = ?", (player_id,))):
                 raise NotFoundError(f"no player {player_id}")
             cursor = await tx.execute(
-                "INSERT OR IGNORE INTO league_signups (night_id, player_id, signed_up_at) VALUES (?, ?, ?)",
+                """INSERT INTO league_signups (night_id, player_id, signed_up_at) VALUES (?, ?, ?)
+                   ON CONFLICT DO NOTHING""",
                 (night_id, player_id, timestamp(self._db.now())),
             )
             return cursor.rowcount == 1
@@ -381,12 +380,12 @@ class Leagues:
     async def night_results(self, night_id: int) -> list[LeaderboardEntry]:
         """The night's players by the points they won over its settled hands (automatic players left out)."""
         rows = await self._db.fetchall(
-            """SELECT s.player_id, p.display_name, p.title, p.skill, SUM(s.points) AS points, COUNT(*) AS hands,
-                      SUM(s.won) AS wins, MAX(MAX(s.points, 0)) AS biggest_win
+            """SELECT p.id AS player_id, p.display_name, p.title, p.skill, SUM(s.points) AS points, COUNT(*) AS hands,
+                      SUM(s.won) AS wins, MAX(GREATEST(s.points, 0)) AS biggest_win
                FROM settlements s JOIN hands h ON h.id = s.hand_id JOIN matches m ON m.id = h.match_id
                     JOIN players p ON p.id = s.player_id
                WHERE m.league_night_id = ? AND s.player_id IS NOT NULL
-               GROUP BY s.player_id ORDER BY points DESC, wins DESC, hands, s.player_id""",
+               GROUP BY p.id ORDER BY points DESC, wins DESC, hands, p.id""",
             (night_id,),
         )
         return ranked(rows)
@@ -424,7 +423,7 @@ async def _move_unstarted_nights(tx: Tx, league: League, now: datetime) -> None:
     await tx.executemany("UPDATE league_nights SET starts_at = 'moving ' || id WHERE id = ?", [(i,) for _, i in moves])
     try:
         await tx.executemany("UPDATE league_nights SET starts_at = ? WHERE id = ?", moves)
-    except sqlite3.IntegrityError:
+    except CONSTRAINT_ERRORS:
         raise InvalidInputError("the new schedule puts a night where one was already played") from None
 
 

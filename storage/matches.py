@@ -6,7 +6,6 @@ Seats hold a player id, or an automatic player: stored as player_id NULL with it
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -24,7 +23,7 @@ from storage.codec import (
     timestamp,
 )
 from storage.errors import AlreadyClosedError, InvalidInputError, NotFoundError
-from storage.gateway import Gateway, Tx
+from storage.gateway import Gateway, Row, Tx
 
 MatchStatus = Literal["running", "done", "abandoned"]
 SEATS = 4
@@ -59,7 +58,7 @@ class Seat:
         return self
 
 
-def seat_from_row(row: sqlite3.Row) -> Seat:
+def seat_from_row(row: Row) -> Seat:
     return Seat(player_id=row["player_id"], auto_level=row["auto_level"])
 
 
@@ -158,10 +157,10 @@ class Matches:
                 found = list(await tx.execute_fetchall("SELECT 1 FROM league_nights WHERE id = ?", (league_night_id,)))
                 if not found:
                     raise NotFoundError(f"no league night {league_night_id}")
-            cursor = await tx.execute(
+            new = await tx.execute_fetchall(
                 """INSERT INTO matches (chat_id, seed, rules, hands_planned, status, started_at, league_night_id,
                        thread_id, creator_id, title)
-                   VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)""",
+                   VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?) RETURNING id""",
                 (
                     chat_id,
                     seed,
@@ -174,8 +173,7 @@ class Matches:
                     title,
                 ),
             )
-            match_id = cursor.lastrowid
-            assert match_id is not None
+            match_id = next(iter(new))["id"]
             await tx.executemany(
                 "INSERT INTO match_seats (match_id, seat, player_id, auto_level, total) VALUES (?, ?, ?, ?, 0)",
                 [(match_id, i, s.player_id, s.auto_level) for i, s in enumerate(seat_list)],

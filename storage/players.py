@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 
 from game.titles import START_SKILL, Title, title_for, title_named
 from storage.codec import SQLITE_INT_MAX, check_choice, check_int, check_text, parse_timestamp, timestamp
 from storage.errors import NotFoundError
-from storage.gateway import Gateway
+from storage.gateway import Gateway, Row
 
 LANGUAGES = ("zh", "en")
 
@@ -31,7 +30,7 @@ class Player:
         return self.wins / self.hands if self.hands else 0.0
 
 
-def player_from_row(row: sqlite3.Row) -> Player:
+def player_from_row(row: Row) -> Player:
     return Player(
         id=row["id"],
         display_name=row["display_name"],
@@ -46,6 +45,10 @@ def player_from_row(row: sqlite3.Row) -> Player:
 
 
 PLAYER_COLUMNS = "id, display_name, language, skill, title, hands, wins, biggest_win, created_at"
+
+
+# Case-blind, as Telegram's usernames are; "IS NOT NULL" lets SQLite use the partial index (migration 0013).
+_USERNAME_IS = "username IS NOT NULL AND lower(username) = lower(?)"
 
 
 class Players:
@@ -63,7 +66,7 @@ class Players:
             rows = await tx.execute_fetchall(
                 f"""INSERT INTO players ({PLAYER_COLUMNS}) VALUES (?, ?, ?, ?, ?, 0, 0, 0, ?)
                     ON CONFLICT (id) DO UPDATE SET display_name = excluded.display_name,
-                        language = CASE WHEN ? IS NULL THEN language ELSE excluded.language END
+                        language = CASE WHEN CAST(? AS TEXT) IS NULL THEN players.language ELSE excluded.language END
                     RETURNING {PLAYER_COLUMNS}""",
                 (
                     player_id,
@@ -106,7 +109,7 @@ class Players:
         async with self._db.transaction() as tx:
             if username is not None:
                 await tx.execute(
-                    "UPDATE players SET username = NULL WHERE username = ? COLLATE NOCASE AND id != ?",
+                    f"UPDATE players SET username = NULL WHERE {_USERNAME_IS} AND id != ?",
                     (username, player_id),
                 )
             await tx.execute("UPDATE players SET username = ? WHERE id = ?", (username, player_id))
@@ -114,6 +117,6 @@ class Players:
     async def by_username(self, username: str) -> Player | None:
         """The player whose @username this is (any case, the @ optional)."""
         rows = await self._db.fetchall(
-            f"SELECT {PLAYER_COLUMNS} FROM players WHERE username = ? COLLATE NOCASE", (username.lstrip("@"),)
+            f"SELECT {PLAYER_COLUMNS} FROM players WHERE {_USERNAME_IS}", (username.lstrip("@"),)
         )
         return player_from_row(rows[0]) if rows else None

@@ -3,6 +3,11 @@
 Version N means files 0001…N are applied. Each file is applied in its own transaction together with the
 version bump, so a crash leaves the database at the version before that file or after it, never between.
 A database newer than this code (user_version above the last file) is refused with SchemaTooNewError.
+
+The same files are PostgreSQL's history too (storage.postgres.migrate, through storage.dialect.postgres_ddl):
+write a new one in SQLite's words that the dialect translates, and mark ``-- sqlite only`` a statement that
+only rewrites rows SQLite databases held before; tests/storage/test_migrations.py checks that both databases
+end with the same tables and columns.
 """
 
 from __future__ import annotations

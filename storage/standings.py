@@ -8,7 +8,6 @@ league's current season when it has an active league, else the calendar quarter 
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -17,7 +16,7 @@ from typing import Any
 from game.titles import START_SKILL, Title, title_named
 from storage.codec import check_int, load_json, parse_timestamp, timestamp
 from storage.errors import NotFoundError
-from storage.gateway import Gateway
+from storage.gateway import Gateway, Row
 from storage.players import PLAYER_COLUMNS, Player, player_from_row
 
 
@@ -103,7 +102,7 @@ class LeaderboardEntry:
         return self.wins / self.hands if self.hands else 0.0
 
 
-def ranked(rows: Iterable[sqlite3.Row]) -> list[LeaderboardEntry]:
+def ranked(rows: Iterable[Row]) -> list[LeaderboardEntry]:
     """Leaderboard rows (player_id, display_name, title, skill, points, hands, wins, biggest_win), best first."""
     return [
         LeaderboardEntry(
@@ -223,32 +222,31 @@ class Standings:
         Returns the number of rows written. The hand-closing transaction keeps the same figures incrementally.
         """
         async with self._db.transaction() as tx:
-            await tx.execute("DELETE FROM standings")
-            # The period keys spelt as Period spells them (tests check rebuild() == the incremental figures).
-            cursor = await tx.execute(
-                """INSERT INTO standings (chat_id, period, player_id, points, hands, wins, biggest_win)
-                   SELECT chat_id, period, player_id, SUM(points), COUNT(*), SUM(won), MAX(MAX(points, 0))
-                   FROM (
-                       SELECT chat_id, 'all' AS period, player_id, points, won FROM settlements
-                       WHERE player_id IS NOT NULL
-                       UNION ALL
-                       SELECT chat_id, 'week:' || date(substr(ended_at, 1, 10), '-6 days', 'weekday 1'), player_id,
-                              points, won FROM settlements
-                       WHERE player_id IS NOT NULL
-                       UNION ALL
-                       SELECT chat_id, 'month:' || substr(ended_at, 1, 7), player_id, points, won FROM settlements
-                       WHERE player_id IS NOT NULL
-                       UNION ALL
-                       SELECT chat_id, 'quarter:' || substr(ended_at, 1, 4) || '-Q'
-                                       || ((CAST(substr(ended_at, 6, 2) AS INTEGER) + 2) / 3),
-                              player_id, points, won FROM settlements
-                       WHERE player_id IS NOT NULL
-                       UNION ALL
-                       SELECT s.chat_id, 'league:' || n.league_id || ':' || n.season, s.player_id, s.points, s.won
-                       FROM settlements s JOIN hands h ON h.id = s.hand_id JOIN matches m ON m.id = h.match_id
-                            JOIN league_nights n ON n.id = m.league_night_id
-                       WHERE s.player_id IS NOT NULL
-                   )
-                   GROUP BY chat_id, period, player_id"""
+            # Each player's figures per chat, UTC day and league season; the periods are then counted by
+            # periods_of, as the closing transaction counts them (tests check rebuild() == the running figures).
+            days = await tx.execute_fetchall(
+                """SELECT s.chat_id, s.player_id, substr(s.ended_at, 1, 10) AS day, n.league_id, n.season,
+                          SUM(s.points) AS points, COUNT(*) AS hands, SUM(s.won) AS wins,
+                          MAX(GREATEST(s.points, 0)) AS biggest_win
+                   FROM settlements s JOIN hands h ON h.id = s.hand_id JOIN matches m ON m.id = h.match_id
+                        LEFT JOIN league_nights n ON n.id = m.league_night_id
+                   WHERE s.player_id IS NOT NULL
+                   GROUP BY s.chat_id, s.player_id, substr(s.ended_at, 1, 10), n.league_id, n.season"""
             )
-            return cursor.rowcount
+            figures: dict[tuple[int, str, int], list[int]] = {}
+            for r in days:
+                season = None if r["league_id"] is None else (r["league_id"], r["season"])
+                moment = datetime.fromisoformat(r["day"]).replace(tzinfo=UTC)
+                for period in periods_of(moment, season):
+                    row = figures.setdefault((r["chat_id"], period, r["player_id"]), [0, 0, 0, 0])
+                    row[0] += r["points"]
+                    row[1] += r["hands"]
+                    row[2] += r["wins"]
+                    row[3] = max(row[3], r["biggest_win"])
+            await tx.execute("DELETE FROM standings")
+            await tx.executemany(
+                """INSERT INTO standings (chat_id, period, player_id, points, hands, wins, biggest_win)
+                   VALUES (?, ?, ?, ?, ?, ?, ?)""",
+                [(*key, *values) for key, values in figures.items()],
+            )
+            return len(figures)

@@ -12,7 +12,6 @@ before the facts were kept) is left out of its rate: ``open_rate`` divides by th
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,7 +21,7 @@ from game.melds import SELF_DRAWN
 from game.patterns import PATTERNS
 from storage.codec import check_int, timestamp
 from storage.errors import InvalidInputError
-from storage.gateway import Gateway, Tx
+from storage.gateway import Gateway, Row, Tx
 from storage.standings import Period
 
 # The bit of each pattern in settlements.patterns. Stored data: never renumber, only add.
@@ -118,16 +117,16 @@ class PatternBoardEntry:
 _SELF_DRAWN_SQL: Final = ", ".join(f"'{h}'" for h in sorted(SELF_DRAWN))
 _AGGREGATE: Final = f"""
 SELECT COUNT(*) AS hands, COALESCE(SUM(s.won), 0) AS wins,
-       COALESCE(SUM(s.won = 1 AND s.how IN ({_SELF_DRAWN_SQL})), 0) AS self_draws,
+       COALESCE(SUM(CASE WHEN s.won = 1 AND s.how IN ({_SELF_DRAWN_SQL}) THEN 1 ELSE 0 END), 0) AS self_draws,
        COALESCE(SUM(s.dealt_in), 0) AS deal_ins, COUNT(s.dealt_in) AS deal_in_known,
        COALESCE(SUM(s.opened), 0) AS opened, COUNT(s.opened) AS open_known,
-       COALESCE(SUM(s.points < 0), 0) AS losses,
+       COALESCE(SUM(CASE WHEN s.points < 0 THEN 1 ELSE 0 END), 0) AS losses,
        COALESCE(SUM(CASE WHEN s.won = 1 THEN s.points END), 0) AS win_points,
        COALESCE(SUM(CASE WHEN s.points < 0 THEN s.points END), 0) AS loss_points,
        COALESCE(MAX(CASE WHEN s.won = 1 THEN s.points END), 0) AS biggest_win,
-       COALESCE(SUM(s.won = 1 AND s.hard = 1), 0) AS hard_wins,
-       COALESCE(SUM(s.won = 1 AND s.cap = 'capped'), 0) AS capped_wins,
-       COALESCE(SUM(s.won = 1 AND s.cap = 'golden'), 0) AS golden_wins,
+       COALESCE(SUM(CASE WHEN s.won = 1 AND s.hard = 1 THEN 1 ELSE 0 END), 0) AS hard_wins,
+       COALESCE(SUM(CASE WHEN s.won = 1 AND s.cap = 'capped' THEN 1 ELSE 0 END), 0) AS capped_wins,
+       COALESCE(SUM(CASE WHEN s.won = 1 AND s.cap = 'golden' THEN 1 ELSE 0 END), 0) AS golden_wins,
        COALESCE(SUM(s.tuoguan), 0) AS tuoguan,
        {", ".join(f"COALESCE(SUM((s.patterns >> {bit}) & 1), 0) AS p_{name}" for name, bit in PATTERN_BITS.items())}
 FROM settlements s
@@ -143,12 +142,12 @@ def _period_filter(period: Period) -> tuple[str, list[object]]:
     if league is not None:
         return _LEAGUE_HANDS, list(league)
     since = period.since
-    return ("s.ended_at >= ?", [timestamp(since)]) if since is not None else ("1", [])
+    return ("s.ended_at >= ?", [timestamp(since)]) if since is not None else ("1 = 1", [])
 
 
-def _stats_from_row(row: sqlite3.Row) -> PlayerStats:
+def _stats_from_row(row: Row) -> PlayerStats:
     return PlayerStats(
-        **{k: row[k] for k in row.keys() if not k.startswith("p_")},  # noqa: SIM118 (sqlite3.Row)
+        **{k: row[k] for k in row.keys() if not k.startswith("p_")},  # noqa: SIM118 (Row)
         patterns={name: row[f"p_{name}"] for name in PATTERN_BITS},
     )
 
@@ -164,7 +163,8 @@ async def _season(tx: Tx, player_id: int, now: datetime, chat_id: int | None) ->
         await tx.execute_fetchall(
             """SELECT l.id, l.season, l.name FROM league_signups su
                JOIN league_nights n ON n.id = su.night_id JOIN leagues l ON l.id = n.league_id
-               WHERE su.player_id = ? AND l.status = 'active' AND n.season = l.season AND (?2 IS NULL OR l.chat_id = ?2)
+               WHERE su.player_id = ?1 AND l.status = 'active' AND n.season = l.season
+                 AND (CAST(?2 AS BIGINT) IS NULL OR l.chat_id = ?2)
                ORDER BY n.starts_at DESC LIMIT 1""",
             (player_id, chat_id),
         )
@@ -201,17 +201,18 @@ class Stats:
             condition, param = "(s.patterns & ?) != 0", pattern_mask([pattern])
         where, params = _period_filter(period or Period.all_time())
         rows = await self._db.fetchall(
-            f"""SELECT s.player_id, p.display_name, SUM({condition}) AS times, COUNT(*) AS wins
+            f"""SELECT p.id AS player_id, p.display_name, SUM(CASE WHEN {condition} THEN 1 ELSE 0 END) AS times,
+                       COUNT(*) AS wins
                 FROM settlements s JOIN players p ON p.id = s.player_id
                 WHERE s.chat_id = ? AND s.won = 1 AND {where}
-                GROUP BY s.player_id HAVING times > 0
-                ORDER BY times DESC, wins, s.player_id LIMIT ?""",
-            (param, chat_id, *params, limit),
+                GROUP BY p.id HAVING SUM(CASE WHEN {condition} THEN 1 ELSE 0 END) > 0
+                ORDER BY times DESC, wins, p.id LIMIT ?""",
+            (param, chat_id, *params, param, limit),
         )
         return _ranked(rows)
 
 
-def _ranked(rows: Sequence[sqlite3.Row]) -> list[PatternBoardEntry]:
+def _ranked(rows: Sequence[Row]) -> list[PatternBoardEntry]:
     return [
         PatternBoardEntry(rank, r["player_id"], r["display_name"], r["times"], r["wins"])
         for rank, r in enumerate(rows, start=1)

@@ -7,6 +7,7 @@ import aiosqlite.core
 import pytest
 
 from sandbox import FakeTelegram
+from tests.postgres import SKIP_REASON, drop_schema, fresh_schema
 
 
 class _DaemonThread(threading.Thread):
@@ -23,3 +24,23 @@ aiosqlite.core.Thread = _DaemonThread  # type: ignore[misc]
 def fake_telegram() -> Iterator[FakeTelegram]:
     with FakeTelegram() as server:
         yield server
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """A fresh empty schema on the test PostgreSQL (tests/postgres.py), dropped afterwards."""
+    url = fresh_schema()
+    yield url
+    drop_schema(url)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say it plainly when the PostgreSQL tests were skipped: the run did not test that backend."""
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if SKIP_REASON in str(r.longrepr)]
+    if skipped:
+        terminalreporter.write_line(
+            f"THE POSTGRESQL SUITE DID NOT RUN: {len(skipped)} tests skipped, no PostgreSQL reachable (127.0.0.1:5432 "
+            "or MAHJONG_TEST_POSTGRES); with CI=true this is a failure",
+            yellow=True,
+            bold=True,
+        )

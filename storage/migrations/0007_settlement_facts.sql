@@ -21,6 +21,7 @@ ALTER TABLE settlements ADD COLUMN tuoguan INTEGER NOT NULL DEFAULT 0 CHECK (tuo
 -- English breakdown lines ("Seat 2: open ×2 · deal-in ×2 = ..."): exact for won hands. For a hand nobody
 -- won nobody dealt in, but who had opened is not stored anywhere: opened stays NULL (unknown) there, and
 -- tuoguan counts start at 0.
+-- sqlite only (storage.dialect): a backfill in SQLite's JSON functions; PostgreSQL never held older rows.
 UPDATE settlements SET
     patterns = (
         SELECT COALESCE(SUM(1 << b.bit), 0)
@@ -63,6 +64,7 @@ CREATE INDEX settlements_wins_by_chat ON settlements (chat_id, ended_at) WHERE w
 
 -- Week (from Monday, UTC: 'week:YYYY-MM-DD' names the Monday) and quarter ('quarter:YYYY-Qn') standings for
 -- the hands settled so far; the closing transaction keeps them from now on (storage.standings.periods_of).
+-- sqlite only (storage.dialect): SQLite's date functions, on rows only SQLite databases held.
 INSERT INTO standings (chat_id, period, player_id, points, hands, wins, biggest_win)
 SELECT chat_id, period, player_id, SUM(points), COUNT(*), SUM(won), MAX(MAX(points, 0))
 FROM (

@@ -65,3 +65,12 @@ def test_a_database_path_under_a_file_is_refused(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     status, text = check_config({"TELEGRAM_BOT_TOKEN": TOKEN, "MAHJONG_DB": str(tmp_path / "file" / "db.sqlite3")})
     assert status == 2 and "is not a directory" in text
+
+
+def test_a_postgresql_database_is_summarised_without_its_password(tmp_path: Path) -> None:
+    url = "postgresql://mahjong:s3cret@db.example:5432/mahjong"
+    status, text = check_config({"TELEGRAM_BOT_TOKEN": TOKEN, "MAHJONG_DB": url})
+    assert status == 0 and "database postgresql://mahjong:***@db.example:5432/mahjong;" in text
+    assert "s3cret" not in text
+    status, text = check_config({"TELEGRAM_BOT_TOKEN": TOKEN, "MAHJONG_DB": f"sqlite:///{tmp_path}/x/db.sqlite3"})
+    assert status == 0 and not (tmp_path / "x").exists()  # checked, not created

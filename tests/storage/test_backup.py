@@ -8,11 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from storage import Database
 from storage.backup import main
 from tests.storage.conftest import seat_match
 
 
+@pytest.mark.sqlite_only  # PostgreSQL is backed up with pg_dump
 async def test_backup_while_the_bot_writes(db: Database, tmp_path: Path) -> None:
     match = await seat_match(db)
     hand = await db.hands.start(match.id, seed=1, dealer=0)

@@ -63,8 +63,8 @@ async def test_many_tables_at_once_lose_nothing(db: Database) -> None:
     ]
 
 
-async def test_two_processes_on_one_file_lose_nothing(db_path: Path) -> None:
-    db = await Database.open(db_path)
+async def test_two_processes_on_one_file_lose_nothing(db_target: str | Path) -> None:
+    db = await Database.open(db_target)
     try:
         # The same four players at two tables, in opposite seats: every close updates all of them.
         first = await seat_match(db, (1, 2, 3, 4), chat_id=-1)
@@ -74,7 +74,7 @@ async def test_two_processes_on_one_file_lose_nothing(db_path: Path) -> None:
     hands = 40
     workers = [
         subprocess.Popen(
-            [sys.executable, str(WORKER), "play", str(db_path), str(m.id), str(hands), str(tag)],
+            [sys.executable, str(WORKER), "play", str(db_target), str(m.id), str(hands), str(tag)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -92,7 +92,7 @@ async def test_two_processes_on_one_file_lose_nothing(db_path: Path) -> None:
         _, err = w.communicate(timeout=60)
         assert w.returncode == 0, err
 
-    db = await Database.open(db_path)
+    db = await Database.open(db_target)
     try:
         expected = dict.fromkeys((1, 2, 3, 4), 2400)
         for tag, match in enumerate((first, second)):

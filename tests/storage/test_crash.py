@@ -1,7 +1,8 @@
 """A settlement is all or nothing: a writer SIGKILLed inside close() leaves the hand wholly open or wholly closed.
 
-The writer is a real second process (tests/storage/worker.py) killed by its own SQLite trace callback just before
-the K-th statement of the closing transaction runs; the test then reopens the file and checks every table.
+The writer is a real second process (tests/storage/worker.py) killed by its own trace (Database.open(trace=…))
+just before the K-th statement of the closing transaction runs; the test then reopens the database and checks every
+table. On SQLite for a spread of K; on PostgreSQL for a few.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import sys
 from pathlib import Path
 
 from storage import Database, Period
+from tests.postgres import empty
 from tests.storage.conftest import seat_match
 from tests.storage.worker import CLOSE_PAYMENTS
 
@@ -26,7 +28,7 @@ def run_worker(*args: object) -> subprocess.CompletedProcess[str]:
     )
 
 
-async def prepared(path: Path) -> int:
+async def prepared(path: Path | str) -> int:
     """A database with a league-night match whose hand is in play; returns the hand id."""
     db = await Database.open(path)
     try:
@@ -41,7 +43,7 @@ async def prepared(path: Path) -> int:
         await db.close()
 
 
-async def outcome(path: Path, hand_id: int) -> str:
+async def outcome(path: Path | str, hand_id: int) -> str:
     """'closed' or 'open', after checking every part of the settlement agrees."""
     db = await Database.open(path)
     try:
@@ -102,3 +104,20 @@ async def test_kill_inside_the_closing_transaction_is_all_or_nothing(tmp_path: P
     result = run_worker("kill", crashed, hand_id, "after")
     assert result.returncode == -signal.SIGKILL, result.stderr
     assert await outcome(crashed, hand_id) == "closed"
+
+
+async def test_a_settlement_on_postgresql_is_all_or_nothing_too(postgres_url: str) -> None:
+    """The same on PostgreSQL, where the server rolls back what a killed connection left open: killed in the
+    middle of the transaction, just before COMMIT, and right after close() returned."""
+    hand_id = await prepared(postgres_url)
+    result = run_worker("trace", postgres_url, hand_id)
+    assert result.returncode == 0, result.stderr
+    statements = json.loads(result.stdout)
+    assert statements[0].startswith("BEGIN; SELECT pg_advisory_xact_lock") and statements[-1] == "COMMIT"
+    assert await outcome(postgres_url, hand_id) == "closed"
+    for k in (len(statements) // 2, len(statements), "after"):
+        await empty(postgres_url)
+        assert await prepared(postgres_url) == hand_id
+        result = run_worker("kill", postgres_url, hand_id, k)
+        assert result.returncode == -signal.SIGKILL, (k, result.stderr)
+        assert await outcome(postgres_url, hand_id) == ("closed" if k == "after" else "open"), k

@@ -22,8 +22,7 @@ from tests.storage.conftest import Clock, NewMatch
 
 async def snapshot(db: Database) -> dict[str, list[tuple[object, ...]]]:
     """Every row of every table, to show that a refused call changed nothing."""
-    tables = [r[0] for r in await db.fetchall("SELECT name FROM sqlite_master WHERE type = 'table'")]
-    return {t: [tuple(r) for r in await db.fetchall(f"SELECT * FROM {t} ORDER BY 1, 2")] for t in tables}
+    return {t: [tuple(r) for r in await db.fetchall(f"SELECT * FROM {t} ORDER BY 1, 2")] for t in await db.tables()}
 
 
 async def test_actions_come_back_in_order(db: Database, new_match: NewMatch) -> None:
@@ -108,13 +107,13 @@ async def test_close_settles_everything_at_once(db: Database, new_match: NewMatc
 
 
 async def test_a_flee_penalty_is_stored_at_once_and_settled_with_its_hand(
-    db: Database, db_path: Path, clock: Clock, new_match: NewMatch
+    db: Database, db_target: str | Path, clock: Clock, new_match: NewMatch
 ) -> None:
     hand = (await db.hands.start((await new_match((1, 2, 3, None))).id, seed=8, dealer=0)).id
     # Seat 1 flees (400: 134 + 133 + 133 to the others), then the bot dies before the hand ends.
-    async with await Database.open(db_path, clock=clock) as bot:
+    async with await Database.open(db_target, clock=clock) as bot:
         await bot.hands.add_penalty(hand, (134, -400, 133, 133))
-    async with await Database.open(db_path, clock=clock) as restarted:
+    async with await Database.open(db_target, clock=clock) as restarted:
         assert await restarted.hands.penalties(hand) == (134, -400, 133, 133)
         closed = await restarted.hands.close(hand, (0, 0, 0, 0), winner=None, summary={"exhausted": True})
     assert [r.points for r in closed.results] == [134, -400, 133, 133]
@@ -218,10 +217,10 @@ async def test_hands_are_numbered_and_one_plays_at_a_time(db: Database, new_matc
         await db.hands.start(match.id, seed=1, dealer=4)
 
 
-async def test_unfinished_hands_come_back_with_their_actions(db_path: Path, clock: Clock) -> None:
+async def test_unfinished_hands_come_back_with_their_actions(db_target: str | Path, clock: Clock) -> None:
     from tests.storage.conftest import seat_match
 
-    db = await Database.open(db_path, clock=clock)
+    db = await Database.open(db_target, clock=clock)
     open_hands = []
     for chat in (-1, -2, -3):
         match = await seat_match(db, (1, 2, None, None) if chat != -2 else (3, None, None, 4), chat_id=chat)
@@ -232,7 +231,7 @@ async def test_unfinished_hands_come_back_with_their_actions(db_path: Path, cloc
     await db.hands.close(open_hands[1].id, (0, 0, 0, 0), winner=None)
     await db.close()
 
-    db = await Database.open(db_path, clock=clock)
+    db = await Database.open(db_target, clock=clock)
     try:
         resumable = await db.hands.unfinished()
         assert [r.hand.id for r in resumable] == [open_hands[0].id, open_hands[2].id]

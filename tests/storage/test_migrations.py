@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from storage import Database, MigrationError, SchemaTooNewError, StorageError
-from storage.database import connect
 from storage.schema import LATEST_VERSION, MIGRATIONS, Migration, load_migrations, migrate
+from storage.sqlite import connect
 
 
 def schema_of(path: Path) -> dict[str, str]:
@@ -44,7 +44,7 @@ def test_there_are_several_ordered_migrations() -> None:
 async def test_open_empty_file_reaches_latest_with_pragmas(db_path: Path) -> None:
     db = await Database.open(db_path)
     try:
-        conn = db._conn
+        conn = db.backend._conn  # type: ignore[attr-defined]
         assert (await conn.execute_fetchall("PRAGMA user_version"))[0][0] == LATEST_VERSION
         assert (await conn.execute_fetchall("PRAGMA journal_mode"))[0][0] == "wal"
         assert (await conn.execute_fetchall("PRAGMA foreign_keys"))[0][0] == 1
@@ -137,3 +137,30 @@ async def test_two_connections_migrating_one_file_at_once(db_path: Path) -> None
     finally:
         for c in conns:
             await c.close()
+
+
+async def test_postgresql_gets_the_same_schema_from_the_same_history(postgres_url: str, tmp_path: Path) -> None:
+    import asyncpg
+
+    # Two processes starting at once: one migrates, the other finds it done.
+    first, second = await asyncio.gather(Database.open(postgres_url), Database.open(postgres_url))
+    await second.close()
+    async with await Database.open(tmp_path / "db.sqlite3") as lite:
+        assert await first.tables() == await lite.tables()
+        for table in await lite.tables():
+            wanted = [tuple(r)[:1] for r in await lite.fetchall(f"SELECT name FROM pragma_table_info('{table}')")]
+            found = await first.fetchall(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema()"
+                " AND table_name = ? ORDER BY ordinal_position",
+                (table,),
+            )
+            assert [tuple(r) for r in found] == wanted, table
+    await first.close()
+    conn = await asyncpg.connect(postgres_url)
+    try:
+        assert await conn.fetchval("SELECT version FROM schema_version") == LATEST_VERSION
+        await conn.execute("UPDATE schema_version SET version = $1", LATEST_VERSION + 1)
+    finally:
+        await conn.close()
+    with pytest.raises(SchemaTooNewError, match=rf"version {LATEST_VERSION + 1}.*only up to {LATEST_VERSION}"):
+        await Database.open(postgres_url)

@@ -33,20 +33,20 @@ def full_length(seed: int) -> int:
     return len(hand.actions)
 
 
-async def test_a_hand_survives_a_restart_by_replay(db_path: Path, clock: Clock) -> None:
+async def test_a_hand_survives_a_restart_by_replay(db_target: str | Path, clock: Clock) -> None:
     # Restart halfway through, wherever the automatic players' tuning makes the hand end.
     restart_after = full_length(2026) // 2
     assert restart_after >= 5
     engine = EngineMatch(Rules(), seed=2026)
     hand = engine.new_hand()
-    db = await Database.open(db_path, clock=clock)
+    db = await Database.open(db_target, clock=clock)
     match = await seat_match(db, (1, 2, 3, None))
     stored = await db.hands.start(match.id, seed=hand.seed, dealer=hand.dealer)
     await play_and_store(db, stored.id, hand, stop_after=restart_after)
     assert len(hand.actions) == restart_after and not hand.finished
     await db.close()  # the bot stops mid-hand
 
-    db = await Database.open(db_path, clock=clock)
+    db = await Database.open(db_target, clock=clock)
     try:
         (resumable,) = await db.hands.unfinished()
         record = resumable.hand

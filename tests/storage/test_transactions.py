@@ -53,9 +53,10 @@ async def test_cancelling_close_midway_is_all_or_nothing(db: Database, new_match
     )
 
 
-async def test_a_write_body_commits_or_rolls_back_whole(db: Database) -> None:
-    """``write()``: a body that returns is committed; one that raises, or refused by SQLite, leaves nothing; one
-    that awaits anything but its statements is refused and rolled back."""
+async def test_a_write_body_commits_or_rolls_back_whole(db: Database, backend: str) -> None:
+    """``write()``: a body that returns is committed; one that raises, or refused by the database, leaves
+    nothing; on SQLite (whose bodies run on the writer's thread) one that awaits anything but its statements is
+    refused and rolled back."""
     await db.players.upsert(1, "Ann")
 
     async def rename(tx: Tx) -> int:
@@ -82,8 +83,9 @@ async def test_a_write_body_commits_or_rolls_back_whole(db: Database) -> None:
         await db.write(then_fail)
     with pytest.raises(StorageUnavailableError):
         await db.write(then_refused)
-    with pytest.raises(StorageError, match="awaited something other"):
-        await db.write(then_waits)
+    if backend == "sqlite":
+        with pytest.raises(StorageError, match="awaited something other"):
+            await db.write(then_waits)
     assert (await db.players.require(1)).display_name == "Bea"
     assert await db.write(rename) == 1  # the writer is free again
 

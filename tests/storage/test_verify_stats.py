@@ -10,6 +10,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from game.actions import Action
 from game.automatic import choose
 from game.facts import SeatFacts, hand_facts
@@ -82,6 +84,18 @@ async def test_a_share_code_finds_everything_a_replay_needs(db: Database) -> Non
     assert sum(shared.points) == 0 and shared.reveal is not None and shared.reveal.seed == hand.seed
     for missing in ("", "ABC", "0OIL11", "ZZZZZZ" if code != "ZZZZZZ" else "YYYYYY"):
         assert await db.hands.by_code(missing) is None
+
+
+async def test_a_share_code_already_taken_is_drawn_again(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    match = await seat_match(db, (1, 2, 3, None))
+    first = await db.hands.start(match.id, seed=1, dealer=0)
+    taken = (await db.hands.close(first.id, (0, 0, 0, 0), winner=None)).share_code
+    letters = iter(taken + "QQQQQQ")  # the next close draws the taken code first, then QQQQQQ
+    monkeypatch.setattr("storage.hands.secrets.choice", lambda alphabet: next(letters))
+    second = await db.hands.start(match.id, seed=2, dealer=1)
+    closed = await db.hands.close(second.id, (0, 0, 0, 0), winner=None)
+    assert (closed.share_code, (await db.hands.get(second.id)).status) == ("QQQQQQ", "done")
+    assert (await db.hands.get(first.id)).share_code == taken
 
 
 async def test_hands_settled_before_codes_get_one_when_asked(db: Database, db_path: Path) -> None:

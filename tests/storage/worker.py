@@ -13,7 +13,6 @@ import json
 import os
 import signal
 import sys
-from pathlib import Path
 
 from storage import Database
 
@@ -32,28 +31,33 @@ def die() -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
+class Trace:
+    """Database.open's trace: the statements run while ``on``; SIGKILLs the process before the ``kill_at``-th."""
+
+    def __init__(self, kill_at: int | None = None) -> None:
+        self.on = False
+        self.seen: list[str] = []
+        self.kill_at = kill_at
+
+    def __call__(self, sql: str) -> None:
+        if self.on:
+            self.seen.append(sql)
+            if len(self.seen) == self.kill_at:
+                die()
+
+
 async def main(argv: list[str]) -> None:
-    mode, path = argv[0], Path(argv[1])
-    db = await Database.open(path)
+    mode, target = argv[0], argv[1]  # a SQLite file or a PostgreSQL URL
+    trace = Trace(int(argv[3]) if mode == "kill" and argv[3] != "after" else None)
+    db = await Database.open(target, trace=trace)
     if mode == "trace":
-        seen: list[str] = []
-        await db.set_trace(seen.append)
+        trace.on = True
         await db.hands.close(int(argv[2]), CLOSE_PAYMENTS, winner=0, summary={"by": "worker"})
-        await db.set_trace(None)
-        print(json.dumps(seen))
+        trace.on = False
+        print(json.dumps(trace.seen))
     elif mode == "kill":
-        hand_id, at = int(argv[2]), argv[3]
-        if at != "after":
-            count = 0
-
-            def kill_at(_sql: str) -> None:
-                nonlocal count
-                count += 1
-                if count == int(at):
-                    die()
-
-            await db.set_trace(kill_at)
-        await db.hands.close(hand_id, CLOSE_PAYMENTS, winner=0, summary={"by": "worker"})
+        trace.on = True
+        await db.hands.close(int(argv[2]), CLOSE_PAYMENTS, winner=0, summary={"by": "worker"})
         die()
     elif mode == "play":
         match_id, hands, tag = int(argv[2]), int(argv[3]), int(argv[4])
