@@ -36,14 +36,16 @@ from sandbox import FakeTelegram  # noqa: E402
 from sandbox.records import Chat  # noqa: E402
 from sandbox.users import SimUser  # noqa: E402
 from sandbox.web_apps import init_data  # noqa: E402
-from tests.e2e.players import BotProcess  # noqa: E402
+from tests.e2e.players import PRODUCTION, BotProcess  # noqa: E402
 from tests.e2e.policy import pick  # noqa: E402
 from tests.sandbox.page_client import free_port  # noqa: E402
 
 TABLES = int(os.environ.get("BENCH_LIVE_TABLES", "100"))
 WINDOW_S = float(os.environ.get("BENCH_LIVE_SECONDS", "20"))
 NEXT_DECISIONS = 30
-QUIET = {"MAHJONG_LOG_LEVEL": "WARNING", "MAHJONG_CLAIM_SECONDS": "60", "MAHJONG_TURN_SECONDS": "60"}
+# A group's pictures at a real group's pace (Telegram allows about 20 writes a minute): the tests' faster pace
+# would have the bot draw ten times as many group pictures as it may ever send.
+QUIET = {"MAHJONG_LOG_LEVEL": "WARNING", "MAHJONG_CLAIM_SECONDS": "60", "MAHJONG_TURN_SECONDS": "60"} | PRODUCTION
 
 
 class Page:
