@@ -94,7 +94,9 @@ class AnalysisError(ValueError):
     """A hand that cannot exist: a wrong tile count, an unknown tile, five of a kind."""
 
 
-_CACHE_LIMIT: Final = 200_000  # entries per table (2000 random hands fill about 5000)
+# Entries per table (~1.5 MB), cleared when full, so a long-lived bot levels off (bench/memory.py); the lookups that
+# pay are the repeated ones within one decision, and a smaller table costs nothing measurable (bench/analysis.py).
+_CACHE_LIMIT: Final = 1 << 13
 _sets_cache: dict[tuple[int, ...], int] = {}
 # The records of m, p, s (the same counts make a different group bit) and of the honors 1z-6z.
 _record_caches: Final[tuple[dict[tuple[int, ...], int], ...]] = ({}, {}, {}, {})
