@@ -142,14 +142,16 @@ class Outbox:
     def chats(self) -> int:  # how many chats the outbox keeps state for
         return len(self._chats)
 
-    def behind(self, chat_id: int) -> bool:
-        """Whether a new message asked for in the chat (an announcement, a hand's first or last picture) is not
-        out yet: a table between hands waits for it (``TableRunner``), so a chat that Telegram's limits hold back
-        slows its table down instead of piling up hands it has not shown."""
+    def behind(self, chat_id: int, thread: int | None = None) -> bool:
+        """Whether a new message asked for in the chat's topic ``thread`` (an announcement, a hand's first or last
+        picture) is not out yet: a table between hands waits for it (``TableRunner``), so a chat that Telegram's
+        limits hold back slows its table down instead of piling up hands it has not shown."""
         chat = self._chats.get(chat_id)
         if chat is None:
             return False
-        return any(not w.aside for w in chat.waiting) or any(s.pending and s.new_message for s in chat.slots.values())
+        waiting = [w.content for w in chat.waiting if not w.aside]
+        new = [s.pending for s in chat.slots.values() if s.pending and s.new_message]
+        return any(c.thread == thread for c in [*waiting, *new])
 
     def move(self, old: int, new: int, slots: dict[int, tuple[str, str]]) -> None:
         """The group ``old`` is the supergroup ``new``: its waiting announcements and answers go there (the

@@ -159,7 +159,7 @@ class TableRunner:
             table.state == "between"
             and due is not None
             and due - 0.01 <= now < due + CATCH_UP_SECONDS  # (a Due before its time changes nothing anyway)
-            and self.edge.outbox.behind(table.chat_id)
+            and self.edge.outbox.behind(table.chat_id, table.thread_id)
         )
 
     async def _carry_out(self, effect: fx.Effect) -> Any:

@@ -54,3 +54,25 @@ async def test_what_waits_for_a_migrated_group_goes_to_the_new_one(fake_telegram
     # The command answered stays behind in the old chat: its answer is a plain text there, merged in order.
     assert [m.text for m in tg.messages(new.id)] == ["the help\na notice"]
     await outbox.close()
+
+
+async def test_a_topic_is_behind_only_with_its_own_new_messages(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    tg = fake_telegram
+    ann = tg.add_user("Ann")
+    group = tg.add_group("论坛", members=[ann], forum=True)
+    east, west = tg.create_topic(group, "东", by=ann), tg.create_topic(group, "西", by=ann)
+    outbox = Outbox(bot, group_interval=0.3)
+    outbox.announce(group.id, "east result", thread=east)
+    outbox.show(group.id, "spectator_east", Content("east's next hand", thread=east), fresh=True)
+    outbox.announce(group.id, "in the General topic")
+    asked = ann.say(group, "/rules", topic=west)
+    outbox.announce(group.id, "the rules", reply_to=asked.message_id, thread=west)  # an answer aside: not the table's
+    # The east table's news wait (a write to the group every 0.3 s): east is behind, west and General are not.
+    assert outbox.behind(group.id, east) and outbox.behind(group.id, None)
+    assert not outbox.behind(group.id, west)
+    await _drain(outbox)
+    assert not outbox.behind(group.id, east) and not outbox.behind(group.id, None)
+    outbox.show(group.id, "spectator_east", Content("east, edited", thread=east))  # an edit in place is no news
+    assert not outbox.behind(group.id, east)
+    await _drain(outbox)
+    await outbox.close()
