@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from game.actions import Action, ActionKind
 from game.rules import Rules
 from game.table import Hand, IllegalAction
-from game.tiles import HONGZHONG, NUM_KINDS, Tile, to_counts
+from game.tiles import HONGZHONG, NUM_KINDS, Tile
 
 RULE_SETS = [
     Rules(),
@@ -42,8 +42,7 @@ def choose(hand: Hand, rng: random.Random) -> Action:
     discards = [a for a in legal if a.kind == "discard"]
     if not discards:
         return rng.choice(legal)
-    own = hand.view(seat)
-    counts = to_counts([*own.hand, *([own.drawn] if own.drawn is not None else [])])
+    counts = hand.concealed_counts(seat)  # its own tiles, the drawn one included
 
     def links(t: Tile) -> int:
         near = [u for u in (t - 2, t - 1, t + 1, t + 2) if t < 27 and u // 9 == t // 9 and u >= 0]
