@@ -38,6 +38,7 @@ from sandbox.records import ApiCall, Message
 from sandbox.users import SimUser
 from sandbox.web_apps import init_data, launch_url
 from storage.codec import load_rules
+from tests.bot.test_live import SEAT_KEYS
 from tests.e2e.players import BotProcess, Players, group_texts
 from tests.e2e.policy import pick
 from tests.sandbox.browser import Browser, chromium_or_skip
@@ -144,8 +145,9 @@ def _shown(frame: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _engine_views(db_path: Path, hand_number: int) -> list[list[dict[str, Any]]]:
-    """The hand as stored (seed, dealer, rules, action log), replayed: each seat's view after each action."""
+def _engine_views(db_path: Path, hand_number: int) -> tuple[int, list[list[dict[str, Any]]]]:
+    """The hand as stored (seed, dealer, rules, action log), replayed: its seed, each seat's view after each
+    action."""
     with contextlib.closing(sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)) as raw:
         hand_id, seed, dealer, rules = raw.execute(
             "SELECT id, seed, dealer, rules FROM hands WHERE hand_no = ?", (hand_number,)
@@ -156,14 +158,19 @@ def _engine_views(db_path: Path, hand_number: int) -> list[list[dict[str, Any]]]
     for (action,) in rows:
         hand.apply(Action.from_json(json.loads(action)))
         states.append([_seen(shown_view(hand, s)) for s in range(4)])
-    return states
+    return seed, states
 
 
-def _check_against_engine(views: list[dict[str, Any]], states: list[list[dict[str, Any]]], whole: bool) -> None:
-    """Each view is the seat's view at some point of the stored hand, in order; ``whole``: the last is its end."""
+def _check_against_engine(
+    views: list[dict[str, Any]], stored: tuple[int, list[list[dict[str, Any]]]], whole: bool
+) -> None:
+    """Each view is the seat's view at some point of the stored hand, in order, its seed nowhere before the end;
+    ``whole``: the last view is the hand's end."""
     _check_frames(views)
-    seat, at = views[0]["seat"], 0
+    (seed, states), seat, at = stored, views[0]["seat"], 0
     for number, frame in enumerate(views):
+        assert set(frame) == SEAT_KEYS  # nothing more: no wall, no seed
+        assert frame["phase"] == "over" or str(seed) not in json.dumps(frame)
         shown = _shown(frame)
         at = next((k for k in range(at, len(states)) if states[k][seat] == shown), -1)
         assert at >= 0, f"seat {seat}'s view {number} is no state of the stored hand: {shown}"
