@@ -316,10 +316,19 @@ async def test_a_group_member_watches_the_spectator_view(server: tuple[str, Fake
     ws.close()
 
 
+def _claiming(user_id: int, other: int) -> str:
+    """``user_id``'s initData with the id changed to ``other``'s after Telegram signed it."""
+    good = init_data(user_id)
+    forged = good.replace(f"%22id%22%3A+{user_id}%2C", f"%22id%22%3A+{other}%2C")
+    assert forged != good
+    return forged
+
+
 @pytest.mark.parametrize(
     ("data", "table", "refusal"),
     [
         (init_data(1).replace("P1", "P2"), "ok", "live_bad_init_data"),  # a bad hash
+        (_claiming(1, 2), "ok", "live_bad_init_data"),  # another user's id (seated too) over player 1's hash
         (init_data(1, auth_date=time.time() - 2 * 86400), "ok", "live_bad_init_data"),  # old
         (init_data(1, token="42:someone-elses-bot-token-xyz"), "ok", "live_bad_init_data"),  # another bot's
         (init_data(77), "ok", "live_not_at_table"),  # neither seated nor in the group
