@@ -79,6 +79,7 @@ from storage.dialect import sqlite_file
 log = logging.getLogger("bot")
 
 # Commands run from new messages only: an edited message never runs its command again, a channel post none.
+SWITCH_INTERVAL = 0.001  # seconds a thread holds the interpreter before the others may run (Python: 0.005)
 NEW_MESSAGE = filters.UpdateType.MESSAGE
 
 
@@ -250,6 +251,9 @@ def main() -> None:
         print(e, file=sys.stderr)
         sys.exit(2)
     setup_logging(config.log_level, secrets=[config.token, config.webhook_secret or ""])
+    # The automatic players and the pictures run in threads: the event loop (presses, the live table's frames)
+    # gets the interpreter back every millisecond rather than every five (bench/live.py).
+    sys.setswitchinterval(SWITCH_INTERVAL)
     if local:
         print(banner(local[0]), flush=True)
     i18n.load()
