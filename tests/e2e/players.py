@@ -23,6 +23,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -89,6 +90,25 @@ class BotProcess:
 
     def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
         self.stop()
+
+
+@dataclass
+class SharedBot:
+    """One bot process that a module's tests share, each with its own groups and people (a module fixture yields
+    it; a function fixture calls ``begin`` for each test): the fake server, the process and its database."""
+
+    tg: FakeTelegram
+    bot: BotProcess
+    db: Path
+    logged: int = 0  # the length of the bot's log when the running test began
+
+    def begin(self) -> SharedBot:
+        self.logged = len(self.bot.log())
+        return self
+
+    def log(self) -> str:
+        """What the bot logged while the running test ran (not what an earlier test's faults made it log)."""
+        return self.bot.log()[self.logged :]
 
 
 def group_texts(tg: FakeTelegram, group: Chat) -> list[str]:

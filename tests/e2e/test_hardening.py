@@ -12,7 +12,6 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -27,6 +26,7 @@ from storage.matches import Seat as StoredSeat
 from tests.e2e.players import (
     BotProcess,
     Players,
+    SharedBot,
     command_json,
     game_buttons,
     group_texts,
@@ -37,35 +37,21 @@ from tests.e2e.players import (
 from tests.e2e.test_full_game import SEED, _rob_only
 from tests.e2e.test_robustness import _open_table
 
-
-@dataclass
-class Shared:
-    tg: FakeTelegram
-    bot: BotProcess
-    db: Path
-    logged: int = 0  # the length of the bot's log when the running test began
-
-    def log(self) -> str:
-        """What the bot logged while the running test ran (an earlier test's refused writes are in its own)."""
-        return self.bot.log()[self.logged :]
-
-
 # The tests that take ``shared`` run on one worker, in order (the others go wherever a worker is free).
 on_the_shared_bot = pytest.mark.xdist_group("hardening")
 
 
 @pytest.fixture(scope="module")
-def shared_bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
+def shared_bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedBot]:
     with FakeTelegram() as tg:
         db = tmp_path_factory.mktemp("hardening") / "db.sqlite3"
         with BotProcess(tg, db, MAHJONG_SEED="7") as bot:
-            yield Shared(tg, bot, db)
+            yield SharedBot(tg, bot, db)
 
 
 @pytest.fixture
-def shared(shared_bot: Shared) -> Shared:
-    shared_bot.logged = len(shared_bot.bot.log())
-    return shared_bot
+def shared(shared_bot: SharedBot) -> SharedBot:
+    return shared_bot.begin()
 
 
 def _close(tg: FakeTelegram, group: Chat, opener: SimUser) -> None:
@@ -79,7 +65,7 @@ def _refused(calls: list[ApiCall]) -> list[ApiCall]:
 
 
 @on_the_shared_bot
-def test_a_burst_of_rules_never_blocks_the_group(shared: Shared) -> None:
+def test_a_burst_of_rules_never_blocks_the_group(shared: SharedBot) -> None:
     """A dozen /rules in a few seconds: each a reply, but one text waiting to be sent is told once; later writes
     to the group still arrive, and no message passes 4,096 characters."""
     tg = shared.tg
@@ -136,7 +122,7 @@ _CALC = (
 
 
 @on_the_shared_bot
-def test_calc_and_league_options_out_of_range_are_answered(shared: Shared) -> None:
+def test_calc_and_league_options_out_of_range_are_answered(shared: SharedBot) -> None:
     """A multiplier of 10^1000000 in /calc, an oversized cap or a folder for a time zone in /league create: each
     gets an answer saying what is wrong, at once, and the bot keeps answering everyone else."""
     tg = shared.tg
@@ -192,7 +178,7 @@ def _stored(db: Path, *chat_ids: int) -> int:
 
 
 @on_the_shared_bot
-def test_a_storage_error_refuses_the_press_and_play_resumes(shared: Shared) -> None:
+def test_a_storage_error_refuses_the_press_and_play_resumes(shared: SharedBot) -> None:
     """The database refuses writes for a while: a press is answered with a short notice and changes nothing, a
     command gets an apology; once the fault clears the same button plays, and the hand goes on."""
     tg, db = shared.tg, shared.db
@@ -224,7 +210,7 @@ def _penalty_rows(db: Path, chat_id: int) -> int:
 
 
 @on_the_shared_bot
-def test_flee_is_one_transaction_and_charges_once(shared: Shared) -> None:
+def test_flee_is_one_transaction_and_charges_once(shared: SharedBot) -> None:
     """Storage refusing to free the seat stores no penalty either; once it works, /flee charges once, a second
     /flee charges nothing, and a restart keeps the fleer out of the hand."""
     tg, db = shared.tg, shared.db
@@ -258,7 +244,7 @@ def test_flee_is_one_transaction_and_charges_once(shared: Shared) -> None:
 
 
 @on_the_shared_bot
-def test_one_groups_flood_control_holds_no_other_table(shared: Shared) -> None:
+def test_one_groups_flood_control_holds_no_other_table(shared: SharedBot) -> None:
     """Telegram answers one group's write with "retry after 8": that group waits, while a player at another
     group's table gets the answer to their press and their next picture at once."""
     tg = shared.tg
@@ -331,7 +317,7 @@ def test_webhook_without_a_configured_secret_still_checks_one(fake_telegram: Fak
 
 
 @on_the_shared_bot
-def test_edits_forwards_and_anonymous_admins_run_no_command(shared: Shared) -> None:
+def test_edits_forwards_and_anonymous_admins_run_no_command(shared: SharedBot) -> None:
     """An edited "/newgame" opens nothing again; a linked channel's post forwarded into the group opens no lobby
     as "Telegram"; "/me" from an anonymous admin gets a hint to use their own account and stores no player."""
     tg, db = shared.tg, shared.db
@@ -452,7 +438,7 @@ def test_outsiders_reach_no_other_groups_game(fake_telegram: FakeTelegram, tmp_p
 
 
 @on_the_shared_bot
-def test_a_group_upgraded_to_a_supergroup_keeps_its_table(shared: Shared) -> None:
+def test_a_group_upgraded_to_a_supergroup_keeps_its_table(shared: SharedBot) -> None:
     """The group becomes a supergroup mid-hand (Telegram's migrate_to_chat_id): the table, its match and the
     players' buttons follow to the new chat id, play goes on there, and /stop there reaches the table."""
     tg, db = shared.tg, shared.db
@@ -520,7 +506,7 @@ def test_a_bot_removed_from_the_group_closes_its_table(fake_telegram: FakeTelegr
 
 
 @on_the_shared_bot
-def test_a_deleted_hand_message_is_sent_again(shared: Shared) -> None:
+def test_a_deleted_hand_message_is_sent_again(shared: SharedBot) -> None:
     """Alice deletes her hand message mid-hand: the edit is refused, her next picture comes as a new message with
     its buttons, and the hand goes on."""
     tg, db = shared.tg, shared.db

@@ -11,7 +11,6 @@ import asyncio
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ from sandbox import FakeTelegram
 from sandbox.records import Button, Chat, Message
 from sandbox.users import SimUser
 from storage.database import Database
-from tests.e2e.players import BotProcess, Players, game_buttons
+from tests.e2e.players import BotProcess, Players, SharedBot, game_buttons
 from tests.e2e.test_robustness import _open_table
 
 
@@ -53,23 +52,16 @@ def _stored_by_topic(db: Path, *chat_ids: int) -> dict[int | None, int]:
         return {thread: count for thread, count in rows}
 
 
-@dataclass
-class Forum:
-    tg: FakeTelegram
-    bot: BotProcess
-    db: Path
-
-
 # The tests that take ``forum_bot`` run on one worker, in order.
 on_the_forum_bot = pytest.mark.xdist_group("topics")
 
 
 @pytest.fixture(scope="module")
-def forum_bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Forum]:
+def forum_bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedBot]:
     with FakeTelegram() as tg:
         db = tmp_path_factory.mktemp("topics") / "db.sqlite3"
         with BotProcess(tg, db, MAHJONG_SEED="7", MAHJONG_GROUP_INTERVAL="0.5") as bot:
-            yield Forum(tg, bot, db)
+            yield SharedBot(tg, bot, db)
 
 
 def _play(tables: list[Players], done: Callable[[], object], timeout: float) -> None:
@@ -86,7 +78,7 @@ def _in_topic(tg: FakeTelegram, group: Chat, topic: int) -> list[Message]:
 
 
 @on_the_forum_bot
-def test_two_topics_of_a_forum_play_a_table_each(forum_bot: Forum) -> None:
+def test_two_topics_of_a_forum_play_a_table_each(forum_bot: SharedBot) -> None:
     """Two topics of one forum group each open and play a table at once. A press at one table never touches the
     other; /stop in a topic stops its own table only; after a SIGKILL both resume in their topics, their pictures
     edited in place; every message the bot writes in the group is in the topic of its table."""
@@ -191,7 +183,7 @@ def test_a_group_migrated_under_the_bot_follows_the_refusal(fake_telegram: FakeT
 
 
 @on_the_forum_bot
-def test_a_closed_or_deleted_topic_closes_its_table_only(forum_bot: Forum) -> None:
+def test_a_closed_or_deleted_topic_closes_its_table_only(forum_bot: SharedBot) -> None:
     """An admin deletes one table's topic and closes another's: each table closes (its match stored as over)
     at the first new message its topic refuses, its player told in private, and nothing more is tried there; the
     third topic's table plays on."""
