@@ -1,9 +1,10 @@
 """Issue 17, against the real bot process and the loopback Bot API: what a hostile member, a careless admin or
 odd input does never freezes a table. Each test here failed on the code before the fix it covers.
 
-Most tests share one bot process (``shared``, with ``MAHJONG_SEED=7``: every match deals the same): each has its
-own group and people, reads only its own group's rows and log lines, and stops its table when done. A test that
-needs its own settings (a seed, a timer, a webhook) or reads what the whole process keeps runs its own."""
+Most tests share one bot process (``shared``, with ``MAHJONG_SEED=852``: every match deals the same, the deal
+of test_full_game's hand that ends in a 抢杠): each has its own group and people, reads only its own group's rows
+and log lines, and stops its table when done. A test that needs its own settings (a timer, a webhook, a hand
+stored before the start) or reads what the whole process keeps runs its own."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ on_the_shared_bot = pytest.mark.xdist_group("hardening")
 def shared_bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedBot]:
     with FakeTelegram() as tg:
         db = tmp_path_factory.mktemp("hardening") / "db.sqlite3"
-        with BotProcess(tg, db, MAHJONG_SEED="7") as bot:
+        with BotProcess(tg, db, MAHJONG_SEED=str(SEED)) as bot:
             yield SharedBot(tg, bot, db)
 
 
@@ -92,25 +93,26 @@ def _group_captions(tg: FakeTelegram, group_id: int) -> list[tuple[int, str]]:
     return out
 
 
-def test_long_names_never_freeze_the_group_picture(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+@on_the_shared_bot
+def test_long_names_never_freeze_the_group_picture(shared: SharedBot) -> None:
     """Four players with names as long as Telegram allows play a hand with 碰 and 杠: every caption of the group's
     picture fits in 1,024 characters and is accepted, up to the end of the hand."""
-    tg = fake_telegram
+    tg = shared.tg
     names = [(c * 64 + " " + c * 64) for c in "ABCD"]  # a first and a last name, each as long as allowed
     users = [tg.add_user(n) for n in names]
     group = tg.add_group("长名群", members=users)
-    with BotProcess(tg, tmp_path / "db.sqlite3", MAHJONG_SEED=str(SEED)) as bot:
-        users[0].say(group, "/newgame")
-        for u in users[1:]:
-            u.say(group, "/join")
-        tg.wait_for_message(group.id, lambda m: "DDDD" in (m.text or "") and "开局" in str(m.reply_markup), timeout=20)
-        users[0].say(group, "/begin")
-        players = Players(tg, group, users, allow_hu=_rob_only)
-        players.play_until(lambda: any("抢杠" in t for t in group_texts(tg, group)), timeout=120)
-        captions = _group_captions(tg, group.id)
-        assert captions and all(status == 200 for status, _ in captions), [s for s, _ in captions]
-        assert all(len(c) <= 1024 for _, c in captions)
-        assert "Traceback" not in bot.log()
+    users[0].say(group, "/newgame")
+    for u in users[1:]:
+        u.say(group, "/join")
+    tg.wait_for_message(group.id, lambda m: "DDDD" in (m.text or "") and "开局" in str(m.reply_markup), timeout=20)
+    users[0].say(group, "/begin")
+    players = Players(tg, group, users, allow_hu=_rob_only)
+    players.play_until(lambda: any("抢杠" in t for t in group_texts(tg, group)), timeout=120)
+    captions = _group_captions(tg, group.id)
+    assert captions and all(status == 200 for status, _ in captions), [s for s, _ in captions]
+    assert all(len(c) <= 1024 for _, c in captions)
+    assert "Traceback" not in shared.log()
+    _close(tg, group, users[0])
 
 
 _CALC = (
