@@ -1,9 +1,9 @@
-"""Telegram sends an update again (a webhook retry; a crash before the polling offset was confirmed): the real
-bot process handles each update at most once. A command (/newgame), a settings toggle, /league end and a play
-press are each sent again twice in one batch, and again after a SIGKILL: nothing is applied a second time.
+"""Telegram sends an update again (a crash before the polling offset was confirmed): the real bot process
+handles each update at most once. A command (/newgame), a settings toggle, /league end and a play press are each
+sent again twice in one batch, and again after a SIGKILL: nothing is applied a second time.
 
-The two tests that poll share one bot process (``polling``), each with its own people and its own log lines;
-the webhook's test runs its own."""
+The tests share one bot process (``polling``), each with its own people and its own log lines. A webhook's
+retry: tests/e2e/test_webhook."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from bot.i18n import t
 from sandbox import FakeTelegram
 from sandbox.records import Chat
 from sandbox.users import SimUser
-from tests.e2e.players import BotProcess, Players, SharedBot, post_update, private_command, webhook_address
+from tests.e2e.players import BotProcess, Players, SharedBot
 
 TOGGLE = "st1|s|liable_yi_se|qing_yi_se"
 
@@ -123,27 +123,3 @@ def test_an_update_the_library_cannot_read_is_skipped(polling: SharedBot) -> Non
     assert len(tg.calls("getUpdates")) - before < 10  # the batch was not asked for again and again
     assert tg.pending_updates() <= 1
     assert "cannot be read; skipped" in polling.log() and "Traceback" not in polling.log()
-
-
-def test_a_webhook_retry_is_handled_once(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
-    """Telegram posts an update again when the webhook answered late: "/lang en", then "/lang zh", then the first
-    one posted again (its id unchanged) leaves the language at zh."""
-    tg = fake_telegram
-    emma = tg.add_user("Emma", language_code="en")
-    url, listen = webhook_address()
-    secret = "s3cret-token"
-    db = tmp_path / "db.sqlite3"
-    env = {"MAHJONG_WEBHOOK_URL": url, "MAHJONG_WEBHOOK_LISTEN": listen, "MAHJONG_WEBHOOK_SECRET": secret}
-    with BotProcess(tg, db, **env) as bot:
-        tg.wait_until(lambda: tg.calls("setWebhook"), timeout=15, what="setWebhook")
-        english = private_command(emma, "/lang en") | {"update_id": 501}
-        chinese = private_command(emma, "/lang zh") | {"update_id": 502}
-        assert post_update(url, english, secret, wait=10) == 200
-        emma.wait_for_private_message(lambda m: m.text == t("lang_set", "en"), timeout=10)
-        assert post_update(url, chinese, secret) == 200
-        emma.wait_for_private_message(lambda m: m.text == t("lang_set", "zh"), timeout=10)
-        assert post_update(url, english, secret) == 200  # the retry
-        bot.wait_for_log("501 was sent again", timeout=10)  # the retry skipped
-    with sqlite3.connect(db) as conn:
-        assert conn.execute("SELECT language FROM players WHERE id = ?", (emma.id,)).fetchone()[0] == "zh"
-    assert [m.text for m in emma.private_messages()].count(t("lang_set", "en")) == 1
