@@ -23,6 +23,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -84,11 +85,39 @@ class BotProcess:
     def log(self) -> str:
         return self.log_path.read_text(encoding="utf-8", errors="replace")
 
+    def wait_for_log(self, text: str, *, timeout: float) -> None:
+        """Until the bot has logged ``text``. The log is a file: it is read every 50 ms (the fake server's
+        ``wait_until`` wakes only when something reaches the server, and a skipped update sends nothing)."""
+        deadline = time.monotonic() + timeout
+        while text not in self.log():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the bot did not log {text!r} within {timeout} s")
+            time.sleep(0.05)
+
     def __enter__(self) -> BotProcess:
         return self.start()
 
     def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
         self.stop()
+
+
+@dataclass
+class SharedBot:
+    """One bot process that a module's tests share, each with its own groups and people (a module fixture yields
+    it; a function fixture calls ``begin`` for each test): the fake server, the process and its database."""
+
+    tg: FakeTelegram
+    bot: BotProcess
+    db: Path
+    logged: int = 0  # the length of the bot's log when the running test began
+
+    def begin(self) -> SharedBot:
+        self.logged = len(self.bot.log())
+        return self
+
+    def log(self) -> str:
+        """What the bot logged while the running test ran (not what an earlier test's faults made it log)."""
+        return self.bot.log()[self.logged :]
 
 
 def group_texts(tg: FakeTelegram, group: Chat) -> list[str]:

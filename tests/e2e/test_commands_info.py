@@ -1,5 +1,5 @@
-"""/help, /rules, /calc, /lang, /status, the command menu, ``--check-config`` and webhook mode, against the real
-bot process and the loopback Bot API server, in Chinese and English.
+"""/help, /rules, /calc, /lang, /status, the command menu and ``--check-config``, against the real bot process
+and the loopback Bot API server, in Chinese and English (webhook mode: tests/e2e/test_webhook).
 
 One bot process serves the module's command tests (they only read, or change a player's own language).
 """
@@ -19,7 +19,7 @@ from bot.i18n import commands, t
 from sandbox import FakeTelegram
 from sandbox.records import Chat
 from sandbox.users import SimUser
-from tests.e2e.players import BotProcess, post_update, private_command, webhook_address
+from tests.e2e.players import BotProcess
 from tests.game.test_calc import EXAMPLE_A  # RULES.md §12 example A, the calculator's own example
 
 # Its tests share one bot process (a module fixture): they run on one worker.
@@ -141,22 +141,3 @@ def test_check_config_validates_without_connecting(tmp_path: Path) -> None:
     )
     assert listen.returncode == 2 and "MAHJONG_WEBHOOK_LISTEN must be host:port" in listen.stderr
     assert "Traceback" not in good.stderr + missing.stderr + listen.stderr
-
-
-def test_webhook_mode_registers_the_url_and_takes_updates_with_the_secret(
-    fake_telegram: FakeTelegram, tmp_path: Path
-) -> None:
-    tg = fake_telegram
-    emma = tg.add_user("Emma", language_code="en")
-    url, listen = webhook_address()
-    secret = "s3cret-token"
-    env = {"MAHJONG_WEBHOOK_URL": url, "MAHJONG_WEBHOOK_LISTEN": listen, "MAHJONG_WEBHOOK_SECRET": secret}
-    with BotProcess(tg, tmp_path / "db.sqlite3", **env):
-        registered = tg.wait_until(lambda: tg.calls("setWebhook"), timeout=15, what="setWebhook")[-1]
-        assert registered.params["url"] == url and registered.params["secret_token"] == secret
-        update = private_command(emma, "/rank")
-        assert post_update(url, update, "wrong", wait=10) == 403
-        assert post_update(url, update, secret) == 200
-        answer = emma.wait_for_private_message(lambda m: "Titles" in (m.text or ""), timeout=10)
-        assert "Undergraduate" in (answer.text or "")
-        assert tg.calls("getUpdates") == []  # no polling beside the webhook

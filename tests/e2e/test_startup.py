@@ -3,47 +3,61 @@
 The real bot process meets dropped getMe requests, a 500 and a 429 on setMyCommands: it retries them and
 answers its first command without a restart. After a SIGKILL, the resume rebuilds two tables from storage
 while getChat takes 10 s: polling starts at once (the title of the table from an older schema, which stored
-none, is asked for afterwards), and /stop stays with the person who opened the table, not the first seat."""
+none, is asked for afterwards), and /stop stays with the person who opened the table, not the first seat.
+
+Both tests use one bot process (``starting``), started against those hiccups: the first reads how it got through,
+the second kills and restarts it."""
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from bot.i18n import t
 from sandbox import FakeTelegram
 from sandbox.records import FaultKind
-from tests.e2e.players import BotProcess
+from tests.e2e.players import BotProcess, SharedBot
 
 SLOW_GETCHAT = 10.0
 
 
-def test_transient_faults_at_start_up_are_retried(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
-    tg = fake_telegram
+# Its tests share one bot process (a module fixture): they run on one worker, in order.
+pytestmark = pytest.mark.xdist_group("startup")
+
+
+@pytest.fixture(scope="module")
+def starting(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedBot]:
+    """The bot started while Telegram drops getMe twice and fails setMyCommands twice (a 500, a 429)."""
+    with FakeTelegram() as tg:
+        tg.fail_next("getMe", FaultKind.DROP_CONNECTION, times=2)
+        tg.fail_next("setMyCommands", FaultKind.SERVER_ERROR)
+        tg.fail_next("setMyCommands", FaultKind.RETRY_AFTER, retry_after=2)
+        db = tmp_path_factory.mktemp("startup") / "db.sqlite3"
+        with BotProcess(tg, db, MAHJONG_TURN_SECONDS="300", MAHJONG_CLAIM_SECONDS="300") as bot:
+            yield SharedBot(tg, bot, db)
+
+
+def test_transient_faults_at_start_up_are_retried(starting: SharedBot) -> None:
+    tg, bot = starting.tg, starting.bot
     alice = tg.add_user("Alice")
-    tg.fail_next("getMe", FaultKind.DROP_CONNECTION, times=2)
-    tg.fail_next("setMyCommands", FaultKind.SERVER_ERROR)
-    tg.fail_next("setMyCommands", FaultKind.RETRY_AFTER, retry_after=2)
-    with BotProcess(tg, tmp_path / "db.sqlite3") as bot:
-        alice.say(alice.id, "/help")
-        alice.wait_for_private_message(lambda m: "/newgame" in (m.text or ""), timeout=30)
-        tg.wait_until(lambda: tg.my_commands() and tg.my_commands(language_code="en"), timeout=30, what="the menu")
-        assert bot.proc is not None and bot.proc.poll() is None
-        log = bot.log()
+    alice.say(alice.id, "/help")
+    alice.wait_for_private_message(lambda m: "/newgame" in (m.text or ""), timeout=30)
+    tg.wait_until(lambda: tg.my_commands() and tg.my_commands(language_code="en"), timeout=30, what="the menu")
+    assert bot.proc is not None and bot.proc.poll() is None
+    log = bot.log()
     failed = [c.method for c in tg.calls() if c.status != 200]
     assert failed.count("getMe") == 2 and failed.count("setMyCommands") == 2
     assert log.count("trying again") >= 4 and "Traceback" not in log
 
 
-def test_the_resume_waits_on_no_request_and_keeps_who_opened_the_table(
-    fake_telegram: FakeTelegram, tmp_path: Path
-) -> None:
-    tg = fake_telegram
+def test_the_resume_waits_on_no_request_and_keeps_who_opened_the_table(starting: SharedBot) -> None:
+    tg, bot, db = starting.tg, starting.bot, starting.db
     alice, bob, carol = tg.add_user("Alice"), tg.add_user("Bob"), tg.add_user("Carol")
     first = tg.add_group("一桌", members=[alice, bob])
     second = tg.add_group("二桌", members=[carol])
-    db = tmp_path / "db.sqlite3"
-    bot = BotProcess(tg, db, MAHJONG_TURN_SECONDS="300", MAHJONG_CLAIM_SECONDS="300").start()
     try:
         # Alice opens the first table and leaves her seat: Bob, seated after her, plays; Carol plays the second.
         alice.say(first, "/newgame")
@@ -82,7 +96,6 @@ def test_the_resume_waits_on_no_request_and_keeps_who_opened_the_table(
         assert "Traceback" not in bot.log()
     finally:
         tg.slow("getChat", 0)
-        bot.stop()
 
 
 def _status(db: Path, chat_id: int) -> str:
