@@ -24,8 +24,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from selenium.common.exceptions import WebDriverException
-
 from bot.callbacks import PlayButton, Stamp, parse_action_code
 from bot.i18n import language_of_code, t
 from bot.views.public_view import shown_view
@@ -90,6 +88,8 @@ class PagePlayer:
         if len(self.pressed) == 5 and self.shot:
             self.browser.screenshot(self.shot)
             self.shot = ""
+        from selenium.common.exceptions import WebDriverException  # (selenium only where a browser runs)
+
         try:
             self.browser.find(f'[data-code="{code}"]').click()
         except WebDriverException:  # drawn again under the click: tried again at the next look
