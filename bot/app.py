@@ -42,6 +42,7 @@ from bot.callbacks import (
     SETTINGS_PATTERN,
     STANDINGS_PATTERN,
 )
+from bot.cluster.serve import serve_workers
 from bot.config import Config, ConfigError, check_config, load_dotenv
 from bot.context import CONTEXT_TYPES, BotApplication, BotContext
 from bot.handlers import (
@@ -190,6 +191,9 @@ async def _start(application: BotApplication) -> None:
     tables.follow(outbox.refusals)
     in_background(data, publish_commands(application.bot), "the command menu")  # retried, never in the way
     in_background(data, asyncio.to_thread(warm_up), "the pictures' fonts")  # the first picture comes a second sooner
+    if config.workers:  # each worker resumes the tables of the shards it takes (bot.cluster); no league nights
+        log.info("bot @%s started as one of several workers", application.bot.username)
+        return
     resumed = await resume_tables(tables, db)  # from storage alone: no request to Telegram before polling
     in_background(data, fill_titles(tables, db, application.bot), "the titles of older tables")
     log.info("bot @%s started; %d unfinished hand(s) resumed", application.bot.username, resumed)
@@ -253,4 +257,8 @@ def main() -> None:
     if local:
         print(banner(local[0]), flush=True)
     i18n.load()
-    serve(build_application(config), config)
+    application = build_application(config)
+    if config.workers:
+        serve_workers(application, config)  # one of several sharing PostgreSQL: bot.cluster
+    else:
+        serve(application, config)

@@ -24,6 +24,7 @@ from typing import Any, Final
 import asyncpg
 
 from storage.errors import StorageUnavailableError
+from storage.inbox import CHANNEL
 from storage.postgres import CONNECT_TIMEOUT_S
 
 _FAILURES = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, asyncio.TimeoutError)
@@ -31,7 +32,6 @@ _FAILURES = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, asyncio.Tim
 # The server notices a silent peer in 2 + 3 x 1 = 5 s and ends its session, freeing its locks.
 KEEPALIVES: Final = {"tcp_keepalives_idle": "2", "tcp_keepalives_interval": "1", "tcp_keepalives_count": "3"}
 CHECK_TIMEOUT_S: Final = 1.5
-CHANNEL: Final = "mahjong_inbox"  # + the schema: NOTIFY wakes the workers of one database only
 
 _KEY = "hashtext($1 || current_schema())"
 _HELD = f"""
