@@ -99,6 +99,11 @@ class Coordinator:
         return bool(rows[0]["ok"])
 
     @property
+    def pid(self) -> int:
+        """The server's process of this connection: the second key of this worker's member lock (pg_locks)."""
+        return self._conn.get_server_pid()
+
+    @property
     def closed(self) -> bool:
         return self._conn.is_closed()
 

@@ -81,6 +81,7 @@ class Ownership:
             except StorageUnavailableError as e:
                 log.warning("no shard taken: %s", e)
                 return
+            log.info("joined the workers (connection %d)", self.coordinator.pid)
         coordinator = self.coordinator
         try:
             target = math.ceil(SHARDS / max(await coordinator.workers(), 1))

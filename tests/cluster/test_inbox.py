@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, cast
 
 import pytest
@@ -57,6 +57,10 @@ class Recorder:
         await asyncio.sleep(0.001)
 
 
+def _connecting(url: str, wake: asyncio.Event) -> Callable[[], Awaitable[Coordinator]]:
+    return lambda: Coordinator.connect(url, lambda _payload: wake.set())
+
+
 @pytest.fixture
 async def url(cluster_db: Database) -> AsyncIterator[str]:
     yield cluster_db.backend.dsn  # type: ignore[attr-defined]
@@ -87,7 +91,7 @@ async def test_each_update_goes_to_its_shards_owner_in_order_and_one_of_no_table
     workers: list[tuple[Ownership, Consumer]] = []
     for name in ("a", "b"):
         wake = asyncio.Event()
-        ownership = Ownership(lambda w=wake: Coordinator.connect(url, lambda _: w.set()), empty_tables(), cluster_db)
+        ownership = Ownership(_connecting(url, wake), empty_tables(), cluster_db)
         app = cast(Application[Any, Any, Any, Any, Any, Any], Recorder(name, seen))
         workers.append((ownership, Consumer(app, cluster_db, ownership, wake)))
     for _ in range(2):
