@@ -31,9 +31,18 @@ def _query(url: str, sql: str, *args: Any) -> list[asyncpg.Record]:
     async def run() -> list[asyncpg.Record]:
         conn = await asyncpg.connect(url)
         try:
-            if sql == "check":
-                return [await check_hands(conn)]  # type: ignore[list-item]
             return list(await conn.fetch(sql, *args))
+        finally:
+            await conn.close()
+
+    return asyncio.run(run())
+
+
+def _checked(url: str) -> int:
+    async def run() -> int:
+        conn = await asyncpg.connect(url)
+        try:
+            return await check_hands(conn)
         finally:
             await conn.close()
 
@@ -56,9 +65,8 @@ def test_a_killed_worker_s_tables_finish_on_the_other(
         )
         for group, person in zip(groups, people, strict=True):
             person.say(group, "/newgame")
-            tg.wait_for_message(
-                group.id, lambda m, p=person: p.first_name in (m.text or "") and bool(m.buttons), timeout=30
-            )
+            name = person.first_name
+            tg.wait_for_message(group.id, lambda m: name in (m.text or "") and bool(m.buttons), timeout=30)
             person.say(group, "/begin")
 
         def actions(group_id: int) -> int:
@@ -89,7 +97,7 @@ def test_a_killed_worker_s_tables_finish_on_the_other(
     assert all(actions(g.id) > before[g.id] for g in groups)  # every table moved on after the kill
     shards = {shard_of(TableKey(g.id)) for g in groups}
     assert len(shards) == len(groups)
-    assert _query(postgres_url, "check")[0] >= len(groups)  # every hand replays from its seed, zero-sum
+    assert _checked(postgres_url) >= len(groups)  # every hand replays from its seed, zero-sum
     hands = _query(
         postgres_url,
         "SELECT h.id, COUNT(s.*) AS n FROM hands h JOIN settlements s ON s.hand_id = h.id"
