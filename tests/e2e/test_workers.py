@@ -16,6 +16,7 @@ import asyncpg
 from bot.cluster.shards import shard_of
 from bot.table.key import TableKey
 from sandbox import FakeTelegram
+from sandbox.records import Message
 from storage.copy_to_postgres import check_hands
 from tests.e2e.players import BotProcess, Players
 
@@ -36,6 +37,10 @@ def _query(url: str, sql: str, *args: Any) -> list[asyncpg.Record]:
             await conn.close()
 
     return asyncio.run(run())
+
+
+def _lobby_naming(name: str) -> Callable[[Message], bool]:
+    return lambda m: name in (m.text or "") and bool(m.buttons)
 
 
 def _checked(url: str) -> int:
@@ -65,8 +70,7 @@ def test_a_killed_worker_s_tables_finish_on_the_other(
         )
         for group, person in zip(groups, people, strict=True):
             person.say(group, "/newgame")
-            name = person.first_name
-            tg.wait_for_message(group.id, lambda m: name in (m.text or "") and bool(m.buttons), timeout=30)
+            tg.wait_for_message(group.id, _lobby_naming(person.first_name), timeout=30)
             person.say(group, "/begin")
 
         def actions(group_id: int) -> int:
