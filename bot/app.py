@@ -57,7 +57,7 @@ from bot.handlers import (
     table_commands,
 )
 from bot.league.nights import LeagueNights
-from bot.limits import CONNECTIONS
+from bot.limits import CONNECTIONS, SharedRate
 from bot.live.hub import Hub
 from bot.live.web import LiveServer, Services
 from bot.local_sandbox import banner, open_sandbox
@@ -175,8 +175,9 @@ async def _start(application: BotApplication) -> None:
         group_interval=config.group_interval,
         private_interval=config.private_interval,
         passive_interval=config.passive_interval,
-        global_rate=config.global_rate,
+        global_rate=config.global_rate / (config.workers_expected if config.workers and not config.redis_url else 1),
         remember=lambda chat, slot, message, photo: db.live_messages.remember(chat, slot, message, is_photo=photo),
+        shared_rate=shared_rate(config),
     )
     jobs = application.job_queue
     assert jobs is not None, "install python-telegram-bot[job-queue]"
@@ -203,6 +204,17 @@ async def _start(application: BotApplication) -> None:
         await nights.start()
 
     jobs.run_once(catch_up, 0, name="league start-up", job_kwargs={"misfire_grace_time": None})
+
+
+def shared_rate(config: Config) -> SharedRate | None:
+    """Several workers with Redis: the overall write rate is one bucket there (bot.cluster.shared_rate); without
+    Redis each worker keeps its share (global_rate / MAHJONG_WORKERS_EXPECTED); one process: its own Throttle."""
+    if not config.workers or config.redis_url is None:
+        return None
+    from bot.cluster.shared_rate import RedisRate  # redis is needed only here
+
+    key = f"mahjong:writes:{config.token.split(':')[0]}"  # the bot's own bucket (its id, never its secret)
+    return RedisRate.connect(config.redis_url, key, config.global_rate, config.workers_expected)
 
 
 async def _stop(application: BotApplication) -> None:
