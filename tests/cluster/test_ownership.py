@@ -40,7 +40,7 @@ async def test_shards_are_shared_fairly_and_taken_over_when_a_worker_dies(cluste
         started = time.monotonic()
         await _rounds(b, n=1)  # one round of the survivor: a's shards are its own
         assert len(b.owned) == SHARDS
-        assert time.monotonic() - started < 2.0
+        assert time.monotonic() - started < 5.0  # the issue asks for 10 s; a quiet machine takes ~0.1 s
         await _rounds(a, b, n=1)  # a sees its connection gone: it drops its shards, joins again, finds none free
         assert not (a.owned & b.owned)
         await _rounds(a, b, n=2)  # then b gives up half, and a takes them
