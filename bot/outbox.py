@@ -175,6 +175,12 @@ class Outbox:
         if chat is not None and chat.task is not None:
             chat.task.cancel()
 
+    def hand_over(self, chat_id: int) -> None:
+        """Another worker writes to the chat from now on (bot.cluster): what waits here is dropped, unsent."""
+        chat = self._chats.pop(chat_id, None)
+        if chat is not None and chat.task is not None:
+            chat.task.cancel()
+
     def drop_topic(self, chat_id: int, thread: int) -> None:
         if chat_id in self._chats:
             self._chats[chat_id].drop_topic(thread)

@@ -170,13 +170,14 @@ class Tables:
             runner.session = session
 
     async def release(self, which: Callable[[TableKey], bool]) -> int:
-        """Stop the runners of these tables without closing them (another worker takes them up from storage:
-        bot.cluster); what they stored stays; how many stopped."""
+        """Stop the runners of these tables without closing them, and drop what waits to be written to their
+        groups (another worker takes them up from storage: bot.cluster); what they stored stays; how many."""
         keys = [key for key in self._runners if which(key)]
         for key in keys:
             runner = self._runners.pop(key)
             self.scheduler.arm(key, None)
             await runner.stop()
+            self.edge.outbox.hand_over(key.chat_id)
         return len(keys)
 
     def _runner(self, table: Table, session: Session | None = None) -> TableRunner:

@@ -50,7 +50,8 @@ async def test_shards_are_shared_fairly_and_taken_over_when_a_worker_dies(cluste
         await b.close()
 
 
-def test_a_table_has_one_shard_the_same_everywhere() -> None:
+def test_a_table_has_its_groups_shard_the_same_everywhere() -> None:
     assert shard_of(TableKey(-100123)) == shard_of(TableKey(-100123)) < SHARDS
+    assert shard_of(TableKey(-100123, 42)) == shard_of(TableKey(-100123))  # a forum's tables: their group's shard
     spread = {shard_of(TableKey(-1000000000 - i)) for i in range(400)}
     assert len(spread) == SHARDS
