@@ -122,7 +122,7 @@ class Ownership:
         await coordinator.give_up(shard)
         log.info("shard %d given up (%d table(s) stopped); owning %d", shard, stopped, len(self._owned))
 
-    async def _lose_all(self, why: str) -> None:
+    async def _lose_all(self, why: str, level: int = logging.WARNING) -> None:
         """The connection is lost or silent (or the worker closes): its locks are, or soon will be, someone
         else's, so its tables stop here."""
         lost, self._owned = self._owned, set()
@@ -130,8 +130,8 @@ class Ownership:
         if self.coordinator is not None:
             await self.coordinator.close()
             self.coordinator = None
-        log.warning("%s: %d shard(s) and %d table(s) dropped", why, len(lost), stopped)
+        log.log(level, "%s: %d shard(s) and %d table(s) dropped", why, len(lost), stopped)
 
     async def close(self) -> None:
         """Stop every table here and free every lock (the others take them up at once)."""
-        await self._lose_all("worker stopping")
+        await self._lose_all("worker stopping", logging.INFO)

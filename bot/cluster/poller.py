@@ -51,8 +51,9 @@ class Poller:
             self._leading = None
             return False
         if coordinator is not self._leading:
-            if not await coordinator.lead("poller"):
+            if not await coordinator.lead("poller"):  # held already: taken again, harmless (the same session)
                 return False
+            await self.bot.delete_webhook()  # as run_polling does: a webhook left set would refuse getUpdates
             log.info("this worker polls Telegram now")
             self._leading, self._offset = coordinator, None  # from what Telegram has not had confirmed
         return True

@@ -1,6 +1,7 @@
 """Two bot workers sharing one PostgreSQL (MAHJONG_WORKERS=1, bot.cluster) through the loopback Bot API: tables in
-three groups spread over both, the worker that polls SIGKILLed mid-hand; the other takes over its shards and
-its polling, every table plays its hand to the end, and every hand is settled once and replays zero-sum."""
+three groups spread over both, the worker that polls and owns two of them SIGKILLed mid-hand; the other takes
+over its shards (resuming its two tables) and its polling (Telegram sends the unconfirmed updates again: stored
+once), every table plays its hand to the end, and every hand is settled once and replays zero-sum."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import asyncpg
 from bot.cluster.shards import shard_of
 from bot.table.key import TableKey
 from sandbox import FakeTelegram
-from sandbox.records import Message
+from sandbox.records import Chat, Message
 from storage.copy_to_postgres import check_hands
 from tests.e2e.players import BotProcess, Players
 
@@ -54,13 +55,16 @@ def _checked(url: str) -> int:
     return asyncio.run(run())
 
 
+def _pid(log: str) -> int:
+    found = re.search(r"joined the workers \(connection (\d+)\)", log)
+    assert found is not None, "the worker did not join"
+    return int(found.group(1))
+
+
 def test_a_killed_worker_s_tables_finish_on_the_other(
     fake_telegram: FakeTelegram, tmp_path: Path, postgres_url: str
 ) -> None:
     tg = fake_telegram
-    people = [tg.add_user(name) for name in ("Ann", "Bob", "Cat")]
-    groups = [tg.add_group(f"牌桌 {i}", members=[person]) for i, person in enumerate(people)]
-    tables = [Players(tg, group, [person]) for group, person in zip(groups, people, strict=True)]
     env = {"MAHJONG_DB": postgres_url, "MAHJONG_WORKERS": "1", "MAHJONG_SEED": "852"}
     first = BotProcess(tg, tmp_path / "first.sqlite3", **env).start()
     second = BotProcess(tg, tmp_path / "second.sqlite3", **env).start()
@@ -68,6 +72,18 @@ def test_a_killed_worker_s_tables_finish_on_the_other(
         tg.wait_until(
             lambda: "owning 32" in first.log() and "owning 32" in second.log(), timeout=30, what="32 shards each"
         )
+        killed, survivor = (first, second) if "this worker polls" in first.log() else (second, first)
+        # Groups until the poller owns two tables and the other worker one: the kill takes both away.
+        people = [tg.add_user(name) for name in ("Ann", "Bob", "Cat")]
+        groups: list[Chat] = []
+        owned = {_pid(killed.log()): 2, _pid(survivor.log()): 1}
+        while len(groups) < len(people):
+            group = tg.add_group(f"牌桌 {len(groups)}", members=[people[len(groups)]])
+            pid = _query(postgres_url, OWNER, shard_of(TableKey(group.id)))[0]["pid"]
+            if owned[pid] > 0:
+                owned[pid] -= 1
+                groups.append(group)
+        tables = [Players(tg, group, [person]) for group, person in zip(groups, people, strict=True)]
         for group, person in zip(groups, people, strict=True):
             person.say(group, "/newgame")
             tg.wait_for_message(group.id, _lobby_naming(person.first_name), timeout=30)
@@ -84,10 +100,7 @@ def test_a_killed_worker_s_tables_finish_on_the_other(
                     time.sleep(0.02)
 
         play_until(lambda: all(actions(g.id) >= 8 for g in groups), timeout=60)
-        owner = _query(postgres_url, OWNER, shard_of(TableKey(groups[0].id)))[0]["pid"]
-        killed, survivor = (first, second) if f"(connection {owner})" in first.log() else (second, first)
-        assert f"(connection {owner})" in killed.log()
-        killed.kill()  # mid-hand, with the first group's table at least
+        killed.kill()  # mid-hand: two tables and the polling lost with it
         before = {g.id: actions(g.id) for g in groups}
 
         def settled() -> bool:
@@ -108,6 +121,6 @@ def test_a_killed_worker_s_tables_finish_on_the_other(
         " WHERE h.status = 'done' GROUP BY h.id",
     )
     assert [r["n"] for r in hands] == [4] * len(hands)  # settled once
-    assert "this worker polls Telegram now" in log  # the survivor polls (it did, or took it over)
-    assert re.search(r"shards taken: \d+ \(owning 64\); [1-9]\d* table\(s\) resumed", log)
+    assert "this worker polls Telegram now" in log  # the survivor took the polling over
+    assert re.search(r"shards taken: 32 \(owning 64\); 2 table\(s\) resumed", log)
     assert "Traceback" not in log
