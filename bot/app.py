@@ -44,7 +44,7 @@ from bot.callbacks import (
 )
 from bot.cluster.serve import serve_workers
 from bot.config import Config, ConfigError, check_config, load_dotenv
-from bot.context import CONTEXT_TYPES, BotApplication, BotContext
+from bot.context import CONTEXT_TYPES, BotApplication, BotContext, BotData
 from bot.handlers import (
     chat_checks,
     info_commands,
@@ -177,7 +177,7 @@ async def _start(application: BotApplication) -> None:
         passive_interval=config.passive_interval,
         global_rate=config.global_rate / (config.workers_expected if config.workers and not config.redis_url else 1),
         remember=lambda chat, slot, message, photo: db.live_messages.remember(chat, slot, message, is_photo=photo),
-        shared_rate=shared_rate(config),
+        shared_rate=shared_rate(data, config),
     )
     jobs = application.job_queue
     assert jobs is not None, "install python-telegram-bot[job-queue]"
@@ -206,7 +206,7 @@ async def _start(application: BotApplication) -> None:
     jobs.run_once(catch_up, 0, name="league start-up", job_kwargs={"misfire_grace_time": None})
 
 
-def shared_rate(config: Config) -> SharedRate | None:
+def shared_rate(data: BotData, config: Config) -> SharedRate | None:
     """Several workers with Redis: the overall write rate is one bucket there (bot.cluster.shared_rate); without
     Redis each worker keeps its share (global_rate / MAHJONG_WORKERS_EXPECTED); one process: its own Throttle."""
     if not config.workers or config.redis_url is None:
@@ -214,7 +214,8 @@ def shared_rate(config: Config) -> SharedRate | None:
     from bot.cluster.shared_rate import RedisRate  # redis is needed only here
 
     key = f"mahjong:writes:{config.token.split(':')[0]}"  # the bot's own bucket (its id, never its secret)
-    return RedisRate.connect(config.redis_url, key, config.global_rate, config.workers_expected)
+    data.shared_rate = RedisRate.connect(config.redis_url, key, config.global_rate, config.workers_expected)
+    return data.shared_rate
 
 
 async def _stop(application: BotApplication) -> None:
@@ -227,6 +228,8 @@ async def _stop(application: BotApplication) -> None:
         await data.tables.close()
     if data.outbox is not None:
         await data.outbox.close()
+    if data.shared_rate is not None:
+        await data.shared_rate.close()
     if data.db is not None:
         await data.db.close()
     if data.pool is not None:
