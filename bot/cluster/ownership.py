@@ -1,15 +1,15 @@
 """A worker's shards: taken through PostgreSQL's advisory locks (storage.cluster), a fair share of them, and
 the tables of those alone run here.
 
-    owner = Ownership(connect, tables, db)       # connect: a new Coordinator (the worker's own connection)
+    owner = Ownership(connect, tables, db, taken)  # connect: a new Coordinator; taken: set when shards come
     await owner.rebalance()                      # every REBALANCE_S, by owner.run()
-    owner.owns(shard)                            # the shard is locked here and its tables resumed
+    owner.owned                                  # the shards locked here, their tables resumed
     async with owner.handling(shard): ...        # an update of the shard; the shard is not given up meanwhile
 
 Every ``REBALANCE_S`` a worker counts the live workers N (each holds a member lock while its connection lives)
-and moves toward ceil(SHARDS / N) shards: above it, it gives up its highest shards (their runners stopped first,
-then the lock freed); below it, it takes free shards (a lock nobody holds), then resumes their tables from
-storage (bot.table.resume) before it handles their updates. A worker killed frees its locks with its
+and moves toward ceil(SHARDS / N) shards: above it, it gives up those running the fewest tables (their runners
+stopped first, then the lock freed); below it, it takes free shards (a lock nobody holds), then resumes their
+tables from storage (bot.table.resume) before it handles their updates. A worker killed frees its locks with its
 connection, and the others, now fewer, take its shards within a round or two. A worker that cannot reach
 PostgreSQL within the coordinator's timeout stops every table it runs at once: another may own them by then.
 """
@@ -21,6 +21,7 @@ import contextlib
 import logging
 import math
 import random
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Final
 
@@ -42,16 +43,14 @@ class Ownership:
         connect: Callable[[], Awaitable[Coordinator]],
         tables: Tables,
         db: Database,
+        taken: asyncio.Event | None = None,
         period: float = REBALANCE_S,
     ) -> None:
         self._connect, self.tables, self.db, self.period = connect, tables, db, period
         self.coordinator: Coordinator | None = None
         self._owned: set[int] = set()
         self._handling: dict[int, asyncio.Lock] = {}
-        self.changed = asyncio.Event()  # set whenever shards were taken (the inbox's consumer looks again)
-
-    def owns(self, shard: int) -> bool:
-        return shard in self._owned
+        self._taken = taken  # set whenever shards were taken: the inbox's consumer looks at once
 
     @property
     def owned(self) -> frozenset[int]:
@@ -86,7 +85,7 @@ class Ownership:
         try:
             target = math.ceil(SHARDS / max(await coordinator.workers(), 1))
             if len(self._owned) > target:
-                for shard in sorted(self._owned)[target:]:
+                for shard in self._least_busy()[: len(self._owned) - target]:
                     await self._give_up(coordinator, shard)
             elif len(self._owned) < target:
                 await self._take(coordinator, target - len(self._owned))
@@ -112,8 +111,15 @@ class Ownership:
                 await coordinator.give_up(shard)
             raise
         self._owned |= taken
-        self.changed.set()
+        if self._taken is not None:
+            self._taken.set()
         log.info("shards taken: %d (owning %d); %d table(s) resumed", len(taken), len(self._owned), resumed)
+
+    def _least_busy(self) -> list[int]:
+        """The owned shards, those running the fewest tables first: moving a shard pauses its tables (and a table
+        still in its lobby, not stored yet, is lost), so empty shards move first."""
+        running = Counter(shard_of(table.key) for table in self.tables.all())
+        return sorted(self._owned, key=lambda shard: (running[shard], shard))
 
     async def _give_up(self, coordinator: Coordinator, shard: int) -> None:
         async with self._handling.setdefault(shard, asyncio.Lock()):

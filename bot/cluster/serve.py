@@ -58,7 +58,7 @@ async def work(application: App, config: Config, stop: asyncio.Event) -> None:
     db, tables = data.require("db"), data.require("tables")
     dsn = parse_target(config.db_path)[1]
     wake = asyncio.Event()
-    ownership = Ownership(lambda: Coordinator.connect(dsn, lambda _payload: wake.set()), tables, db)
+    ownership = Ownership(lambda: Coordinator.connect(dsn, lambda _payload: wake.set()), tables, db, wake)
     consumer = Consumer(application, db, ownership, wake)
     poller = Poller(application.bot, db, ownership)
     tasks = [
