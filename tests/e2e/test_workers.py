@@ -1,6 +1,6 @@
 """Two bot workers sharing one PostgreSQL (MAHJONG_WORKERS=1, bot.cluster) through the loopback Bot API: tables in
 three groups spread over both, the worker that polls and owns two of them SIGKILLed mid-hand; the other takes
-over its shards (resuming its two tables) and its polling (Telegram sends the unconfirmed updates again: stored
+over its shards (resuming its two tables) and its polling (Telegram sends the last presses again: each stored
 once), every table plays its hand to the end, and every hand is settled once and replays zero-sum."""
 
 from __future__ import annotations
@@ -101,6 +101,9 @@ def test_a_killed_worker_s_tables_finish_on_the_other(
 
         play_until(lambda: all(actions(g.id) >= 8 for g in groups), timeout=60)
         killed.kill()  # mid-hand: two tables and the polling lost with it
+        again = [int(u["update_id"]) for u in tg.updates_sent()[-4:]]
+        for update_id in again:  # Telegram sends the last presses again (as after a crash before confirming)
+            tg.redeliver(update_id)
         before = {g.id: actions(g.id) for g in groups}
 
         def settled() -> bool:
@@ -121,6 +124,8 @@ def test_a_killed_worker_s_tables_finish_on_the_other(
         " WHERE h.status = 'done' GROUP BY h.id",
     )
     assert [r["n"] for r in hands] == [4] * len(hands)  # settled once
+    inbox = _query(postgres_url, "SELECT update_id, done_at FROM inbox WHERE update_id = ANY($1::bigint[])", again)
+    assert len(inbox) == len(again) and all(r["done_at"] for r in inbox)  # stored once each, handled
     assert "this worker polls Telegram now" in log  # the survivor took the polling over
     assert re.search(r"shards taken: 32 \(owning 64\); 2 table\(s\) resumed", log)
     assert "Traceback" not in log
