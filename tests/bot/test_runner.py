@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from telegram import Bot
 
 from bot.callbacks import code_of
@@ -259,7 +260,11 @@ async def test_a_released_table_stops_here_and_resumes_elsewhere(
     await _open(here, TableKey(second.id), (bob.id, "Bob"))
     hand = here.get(TableKey(first.id)).hand  # type: ignore[union-attr]
     assert hand is not None
+    waiting = asyncio.create_task(here.ask(TableKey(first.id), msg.Begin(alice.id)))
+    await asyncio.sleep(0)  # asked, not yet taken
     assert await here.release(lambda key: key.chat_id == first.id) == 1
+    with pytest.raises(StepFailed):  # whoever waited hears of it, never waits for ever
+        await asyncio.wait_for(waiting, 1)
     assert here.get(TableKey(first.id)) is None and here.get(TableKey(second.id)) is not None
     assert here.edge.outbox.message_id(first.id, "spectator") is None  # its group's queue is another's now
     assert await resume_tables(elsewhere, db, lambda key: key.chat_id == first.id) == 1
