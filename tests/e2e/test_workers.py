@@ -15,6 +15,7 @@ from typing import Any
 import asyncpg
 
 from bot.cluster.shards import shard_of
+from bot.i18n import t
 from bot.table.key import TableKey
 from sandbox import FakeTelegram
 from sandbox.records import Chat, Message
@@ -110,6 +111,9 @@ def test_a_killed_worker_s_tables_finish_on_the_other(
             return len(_query(postgres_url, "SELECT 1 FROM hands WHERE status = 'done'")) >= len(groups)
 
         play_until(settled, timeout=120)
+        people[0].say(groups[0], "/league")  # league nights run in one process only: said plainly
+        off = t("league_workers", "zh")
+        tg.wait_for_message(groups[0].id, lambda m: m.text == off, timeout=10)
         log = survivor.log()
     finally:
         first.stop()
