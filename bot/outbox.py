@@ -168,15 +168,11 @@ class Outbox:
                 private.slots[after] = private.slots.pop(before)
                 private.slots[after].remembered = None  # stored again under its new name
 
-    def drop(self, chat_id: int) -> None:
-        """Nothing more to the chat (the bot was removed from it): what waits there is dropped."""
-        self.unreachable.add(chat_id)
-        chat = self._chats.pop(chat_id, None)
-        if chat is not None and chat.task is not None:
-            chat.task.cancel()
-
-    def hand_over(self, chat_id: int) -> None:
-        """Another worker writes to the chat from now on (bot.cluster): what waits here is dropped, unsent."""
+    def drop(self, chat_id: int, *, for_good: bool = True) -> None:
+        """Nothing more to the chat (the bot was removed from it; not for good: another worker writes to it now,
+        bot.cluster): what waits there is dropped."""
+        if for_good:
+            self.unreachable.add(chat_id)
         chat = self._chats.pop(chat_id, None)
         if chat is not None and chat.task is not None:
             chat.task.cancel()

@@ -177,7 +177,7 @@ class Tables:
             runner = self._runners.pop(key)
             self.scheduler.arm(key, None)
             await runner.stop()
-            self.edge.outbox.hand_over(key.chat_id)
+            self.edge.outbox.drop(key.chat_id, for_good=False)
         return len(keys)
 
     def _runner(self, table: Table, session: Session | None = None) -> TableRunner:
