@@ -42,8 +42,9 @@ from bot.callbacks import (
     SETTINGS_PATTERN,
     STANDINGS_PATTERN,
 )
+from bot.cluster.serve import serve_workers
 from bot.config import Config, ConfigError, check_config, load_dotenv
-from bot.context import CONTEXT_TYPES, BotApplication, BotContext
+from bot.context import CONTEXT_TYPES, BotApplication, BotContext, BotData
 from bot.handlers import (
     chat_checks,
     info_commands,
@@ -56,7 +57,7 @@ from bot.handlers import (
     table_commands,
 )
 from bot.league.nights import LeagueNights
-from bot.limits import CONNECTIONS
+from bot.limits import CONNECTIONS, SharedRate
 from bot.live.hub import Hub
 from bot.live.web import LiveServer, Services
 from bot.local_sandbox import banner, open_sandbox
@@ -175,8 +176,9 @@ async def _start(application: BotApplication) -> None:
         group_interval=config.group_interval,
         private_interval=config.private_interval,
         passive_interval=config.passive_interval,
-        global_rate=config.global_rate,
+        global_rate=config.global_rate / (config.workers_expected if config.workers and not config.redis_url else 1),
         remember=lambda chat, slot, message, photo: db.live_messages.remember(chat, slot, message, is_photo=photo),
+        shared_rate=shared_rate(data, config),
     )
     jobs = application.job_queue
     assert jobs is not None, "install python-telegram-bot[job-queue]"
@@ -191,6 +193,9 @@ async def _start(application: BotApplication) -> None:
     tables.follow(outbox.refusals)
     in_background(data, publish_commands(application.bot), "the command menu")  # retried, never in the way
     in_background(data, asyncio.to_thread(warm_up), "the pictures' fonts")  # the first picture comes a second sooner
+    if config.workers:  # each worker resumes the tables of the shards it takes (bot.cluster); no league nights
+        log.info("bot @%s started as one of several workers", application.bot.username)
+        return
     resumed = await resume_tables(tables, db)  # from storage alone: no request to Telegram before polling
     in_background(data, fill_titles(tables, db, application.bot), "the titles of older tables")
     log.info("bot @%s started; %d unfinished hand(s) resumed", application.bot.username, resumed)
@@ -200,6 +205,18 @@ async def _start(application: BotApplication) -> None:
         await nights.start()
 
     jobs.run_once(catch_up, 0, name="league start-up", job_kwargs={"misfire_grace_time": None})
+
+
+def shared_rate(data: BotData, config: Config) -> SharedRate | None:
+    """Several workers with Redis: the overall write rate is one bucket there (bot.cluster.shared_rate); without
+    Redis each worker keeps its share (global_rate / MAHJONG_WORKERS_EXPECTED); one process: its own Throttle."""
+    if not config.workers or config.redis_url is None:
+        return None
+    from bot.cluster.shared_rate import RedisRate  # redis is needed only here
+
+    key = f"mahjong:writes:{config.token.split(':')[0]}"  # the bot's own bucket (its id, never its secret)
+    data.shared_rate = RedisRate.connect(config.redis_url, key, config.global_rate, config.workers_expected)
+    return data.shared_rate
 
 
 async def _stop(application: BotApplication) -> None:
@@ -212,6 +229,8 @@ async def _stop(application: BotApplication) -> None:
         await data.tables.close()
     if data.outbox is not None:
         await data.outbox.close()
+    if data.shared_rate is not None:
+        await data.shared_rate.close()
     if data.db is not None:
         await data.db.close()
     if data.pool is not None:
@@ -257,4 +276,8 @@ def main() -> None:
     if local:
         print(banner(local[0]), flush=True)
     i18n.load()
-    serve(build_application(config), config)
+    application = build_application(config)
+    if config.workers:
+        serve_workers(application, config)  # one of several sharing PostgreSQL: bot.cluster
+    else:
+        serve(application, config)

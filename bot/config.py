@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from bot.i18n import CatalogueError
 from bot.i18n import load as load_catalogues
 from game.review import DEFAULT_SAMPLES
-from storage.dialect import shown, sqlite_file
+from storage.dialect import is_postgres, shown, sqlite_file
 from storage.players import LANGUAGES
 
 TOKEN_HELP = (
@@ -187,6 +187,11 @@ class Config:
     webapp_url: str | None = None
     webapp_listen: tuple[str, int] = ("127.0.0.1", 8090)
     webapp_name: str | None = None
+    # Several workers sharing one PostgreSQL (bot.cluster): off by default; the overall write rate shared through
+    # Redis (None: each worker keeps global_rate / workers_expected to itself).
+    workers: bool = False
+    redis_url: str | None = None
+    workers_expected: int = 1
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -204,6 +209,7 @@ class Config:
         lang = env.get("MAHJONG_LANG", "zh").strip() or "zh"
         if lang not in LANGUAGES:
             raise ConfigError(f"MAHJONG_LANG must be {' or '.join(LANGUAGES)}, got {lang!r}")
+        workers, redis_url, workers_expected = _workers(env)
         level = (env.get("MAHJONG_LOG_LEVEL", "INFO").strip() or "INFO").upper()
         if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
             raise ConfigError(f"MAHJONG_LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, got {level!r}")
@@ -230,7 +236,27 @@ class Config:
             webapp_url=_webapp_url(env),
             webapp_listen=host_port(env, "MAHJONG_WEBAPP_LISTEN", cls.webapp_listen),
             webapp_name=_webapp_name(env),
+            workers=workers,
+            redis_url=redis_url,
+            workers_expected=workers_expected,
         )
+
+
+def _workers(env: Mapping[str, str]) -> tuple[bool, str | None, int]:
+    """MAHJONG_WORKERS=1 (PostgreSQL, long polling), MAHJONG_REDIS=redis://…, MAHJONG_WORKERS_EXPECTED=N."""
+    raw = env.get("MAHJONG_WORKERS", "").strip().lower()
+    if raw not in ("", "0", "1", "false", "true", "no", "yes", "off", "on"):
+        raise ConfigError(f"MAHJONG_WORKERS must be 1 (several workers share the tables) or 0, got {raw!r}")
+    on = raw in ("1", "true", "yes", "on")
+    if on and not is_postgres(env.get("MAHJONG_DB", "")):
+        raise ConfigError("MAHJONG_WORKERS=1 needs MAHJONG_DB=postgresql://… (the workers share it)")
+    if on and env.get("MAHJONG_WEBHOOK_URL", "").strip():
+        raise ConfigError("MAHJONG_WORKERS=1 polls (one worker at a time): unset MAHJONG_WEBHOOK_URL")
+    redis = env.get("MAHJONG_REDIS", "").strip() or None
+    if redis is not None and urlsplit(redis).scheme not in ("redis", "rediss", "unix"):
+        raise ConfigError(f"MAHJONG_REDIS must be a redis:// URL, got {redis!r}")
+    expected = round(_number(env, "MAHJONG_WORKERS_EXPECTED", 1, 1))
+    return on, redis, expected
 
 
 def check_config(env: Mapping[str, str] | None = None, dotenv: str | Path = ".env") -> tuple[int, str]:

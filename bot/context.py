@@ -23,6 +23,7 @@ from storage.codec import Clock, utc_now
 from storage.database import Database
 
 if TYPE_CHECKING:
+    from bot.cluster.shared_rate import RedisRate
     from bot.league.nights import LeagueNights
     from bot.live.web import LiveServer
     from bot.outbox import Outbox
@@ -46,6 +47,7 @@ class BotData:
     reviews: Reviews | None = None
     pool: Executor | None = None  # processes for the search (hard level, reviews)
     live: LiveServer | None = None  # the Mini App's web server (bot.live), when configured
+    shared_rate: RedisRate | None = None  # several workers' write rate in Redis (bot.cluster), when configured
     clock: Clock = utc_now  # the league nights' clock (UTC); tests set a controlled one
     languages_met: set[int] = field(default_factory=set)  # users whose Telegram language is stored
     # (group, user) → (when asked, monotonic; whether a member): bot.handlers.chat_checks.is_member's answers

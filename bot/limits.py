@@ -12,7 +12,7 @@ import datetime as dtm
 import heapq
 import time
 import warnings
-from typing import Final
+from typing import Final, Protocol
 
 from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter, TelegramError
 from telegram.warnings import PTBDeprecationWarning
@@ -49,17 +49,28 @@ def with_lines(text: str, lines: list[str], limit: int) -> tuple[str, list[str]]
     return fit("\n".join([text, *kept]), limit), kept
 
 
+class SharedRate(Protocol):
+    """A budget of writes shared with other processes (bot.cluster.shared_rate: Redis): ``take`` returns when
+    this process may write once more."""
+
+    async def take(self) -> None: ...
+
+
 class Throttle:
     """At most ``rate`` grants per second, and ``in_flight`` grants not yet released; callers waiting for the rate
-    with a lower ``priority`` number go first."""
+    with a lower ``priority`` number go first. With ``shared``, each grant also takes one write of the budget that
+    every worker shares (the overall 30 a second holds for the bot as a whole, bot.cluster)."""
 
-    def __init__(self, rate: float, in_flight: int = CONNECTIONS - ANSWER_CONNECTIONS) -> None:
+    def __init__(
+        self, rate: float, in_flight: int = CONNECTIONS - ANSWER_CONNECTIONS, shared: SharedRate | None = None
+    ) -> None:
         self._gap = 1.0 / rate if rate > 0 else 0.0
         self._next = 0.0
         self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
         self._seq = 0
         self._task: asyncio.Task[None] | None = None
         self._in_flight = asyncio.Semaphore(in_flight)
+        self._shared = shared
 
     async def acquire(self, priority: int) -> None:
         # The rate first: waiting there, urgent writes overtake lazy ones (a connection is rarely what they lack).
@@ -72,7 +83,7 @@ class Throttle:
 
     async def _rate(self, priority: int) -> None:
         now = time.monotonic()
-        if not self._waiters and now >= self._next:
+        if not self._waiters and now >= self._next and self._shared is None:
             self._next = now + self._gap
             return
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -87,6 +98,8 @@ class Throttle:
             delay = self._next - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
+            if self._shared is not None:
+                await self._shared.take()  # the most urgent waiter then, not the one that came first
             _, _, fut = heapq.heappop(self._waiters)
             if fut.done():  # its caller was cancelled
                 continue

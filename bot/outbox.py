@@ -32,6 +32,7 @@ from typing import Final
 from telegram import Bot, InlineKeyboardMarkup
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 
+from bot import limits
 from bot.fair_replies import add_reply
 from bot.limits import MAX_CAPTION, MAX_TEXT, Throttle, final_refusal, fit, length, retry_seconds, with_lines
 from bot.outbox_state import ChatQueue, Content, Refusal, Remember, Slot, TopicGone, Waiting, send_new, write
@@ -54,6 +55,7 @@ class Outbox:
         passive_interval: float = 4.0,
         global_rate: float = 30.0,
         remember: Remember | None = None,
+        shared_rate: limits.SharedRate | None = None,
     ) -> None:
         self.bot = bot
         self._remember = remember  # told of every slot's new message, so a restart can edit it in place
@@ -62,7 +64,7 @@ class Outbox:
         self.group_interval = group_interval
         self.private_interval = private_interval
         self.passive_interval = passive_interval
-        self._throttle = Throttle(global_rate)
+        self._throttle = Throttle(global_rate, shared=shared_rate)  # shared: with the other workers (bot.cluster)
         self._chats: dict[int, ChatQueue] = {}
         self.writes = 0  # successful Bot API writes, for the bench and the logs
         self.unreachable: set[int] = set()  # private chats that answered 403
@@ -168,9 +170,11 @@ class Outbox:
                 private.slots[after] = private.slots.pop(before)
                 private.slots[after].remembered = None  # stored again under its new name
 
-    def drop(self, chat_id: int) -> None:
-        """Nothing more to the chat (the bot was removed from it): what waits there is dropped."""
-        self.unreachable.add(chat_id)
+    def drop(self, chat_id: int, *, for_good: bool = True) -> None:
+        """Nothing more to the chat (the bot was removed from it; not for good: another worker writes to it now,
+        bot.cluster): what waits there is dropped."""
+        if for_good:
+            self.unreachable.add(chat_id)
         chat = self._chats.pop(chat_id, None)
         if chat is not None and chat.task is not None:
             chat.task.cancel()

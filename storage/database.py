@@ -27,6 +27,7 @@ from storage.dialect import parse_target
 from storage.gateway import Backend, Row, Trace, Tx
 from storage.handled_updates import HandledUpdates
 from storage.hands import Hands
+from storage.inbox import Inbox
 from storage.leagues import Leagues
 from storage.live_messages import LiveMessages
 from storage.matches import Matches
@@ -51,6 +52,7 @@ class Database:
         self.stats = Stats(self)
         self.live_messages = LiveMessages(self)
         self.updates = HandledUpdates(self)
+        self.inbox = Inbox(self)  # workers sharing PostgreSQL only (bot.cluster)
 
     @classmethod
     async def open(cls, target: str | Path, *, clock: Clock = utc_now, trace: Trace | None = None) -> Database:

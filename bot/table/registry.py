@@ -169,6 +169,17 @@ class Tables:
         if runner is not None:
             runner.session = session
 
+    async def release(self, which: Callable[[TableKey], bool]) -> int:
+        """Stop the runners of these tables without closing them, and drop what waits to be written to their
+        groups (another worker takes them up from storage: bot.cluster); what they stored stays; how many."""
+        keys = [key for key in self._runners if which(key)]
+        for key in keys:
+            runner = self._runners.pop(key)
+            self.scheduler.arm(key, None)
+            await runner.stop()
+            self.edge.outbox.drop(key.chat_id, for_good=False)
+        return len(keys)
+
     def _runner(self, table: Table, session: Session | None = None) -> TableRunner:
         runner = TableRunner(table, self.edge, self.config, self.clock, self._hooks, session)
         self._runners[table.key] = runner

@@ -5,6 +5,7 @@ hands wait for the next one. Each table is handed to the registry, whose runner 
 table's core shows it where it stands, editing the messages sent before the restart in place.
 
     resumed = await resume_tables(tables, db)      # once, at start-up (bot.app): no request to Telegram
+    await resume_tables(tables, db, which)         # a worker's shards taken over (bot.cluster.ownership)
     await fill_titles(tables, db, bot)             # in the background: older matches' titles (none stored)
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Callable
 
 from telegram import Bot
 from telegram.error import TelegramError
@@ -32,11 +34,17 @@ log = logging.getLogger(__name__)
 _UNRESUMABLE = (IllegalAction, ValueError, StorageError, TelegramError)
 
 
-async def resume_tables(tables: Tables, db: Database) -> int:
-    """Take up every table that was playing; how many tables resumed."""
+def _every(key: TableKey) -> bool:
+    return True
+
+
+async def resume_tables(tables: Tables, db: Database, which: Callable[[TableKey], bool] = _every) -> int:
+    """Take up every table that was playing (``which``: only these, a worker's shards); how many resumed."""
     resumed = 0
     for stored in await db.hands.unfinished():
         record, match_record = stored.hand, stored.match
+        if not which(_key(match_record)) or tables.get(_key(match_record)) is not None:
+            continue
         try:
             actions = [Action.from_json(a) for a in stored.actions]
             table = await _rebuilt_table(tables, db, match_record, record, actions)
@@ -47,7 +55,7 @@ async def resume_tables(tables: Tables, db: Database) -> int:
         await _adopt(tables, db, table)
         resumed += 1
     for match_record in await db.matches.all_running():
-        if tables.get(_key(match_record)) is not None:
+        if not which(_key(match_record)) or tables.get(_key(match_record)) is not None:
             continue
         try:
             waiting = await _between(tables, db, match_record)

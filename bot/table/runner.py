@@ -91,10 +91,14 @@ class TableRunner:
         return await answer
 
     async def stop(self) -> None:
+        """Stop taking messages; whoever still waits for an answer hears StepFailed (the table is gone from this
+        process: another worker takes it up, bot.cluster), never waits for ever."""
         if self.task is not None:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.task
+        while not self.inbox.empty():
+            _stopped(self.inbox.get_nowait().answer)
 
     async def _run(self) -> None:
         while not (self.closed and self.inbox.empty()):
@@ -110,6 +114,9 @@ class TableRunner:
                 if answer is not None and not answer.done():
                     answer.set_exception(e)
                 continue
+            except asyncio.CancelledError:
+                _stopped(answer)
+                raise
             if answer is not None and not answer.done():
                 answer.set_result(reply)
 
@@ -179,3 +186,8 @@ class TableRunner:
                 self.hooks.closed(self.table.key)
                 return None
         return await self.edge.carry_out(self.table, effect)
+
+
+def _stopped(answer: asyncio.Future[fx.Reply | None] | None) -> None:
+    if answer is not None and not answer.done():
+        answer.set_exception(StepFailed("the table stopped in this process"))

@@ -44,6 +44,22 @@ def test_self_hosted_server_urls() -> None:
     assert Config.from_env({"TELEGRAM_BOT_TOKEN": "1:a"}).file_base_url == "https://api.telegram.org/file/bot"
 
 
+def test_workers_are_off_unless_configured_and_need_postgresql() -> None:
+    single = Config.from_env({"TELEGRAM_BOT_TOKEN": "1:a"})
+    assert (single.workers, single.redis_url, single.workers_expected) == (False, None, 1)
+    pg = {"TELEGRAM_BOT_TOKEN": "1:a", "MAHJONG_DB": "postgresql://bot@db/mahjong", "MAHJONG_WORKERS": "1"}
+    config = Config.from_env(pg | {"MAHJONG_REDIS": "redis://cache:6379/0", "MAHJONG_WORKERS_EXPECTED": "3"})
+    assert (config.workers, config.redis_url, config.workers_expected) == (True, "redis://cache:6379/0", 3)
+    with pytest.raises(ConfigError, match="needs MAHJONG_DB=postgresql"):
+        Config.from_env({"TELEGRAM_BOT_TOKEN": "1:a", "MAHJONG_WORKERS": "1"})  # SQLite: one process only
+    with pytest.raises(ConfigError, match="unset MAHJONG_WEBHOOK_URL"):
+        Config.from_env(pg | {"MAHJONG_WEBHOOK_URL": "https://bot.example/hook"})
+    with pytest.raises(ConfigError, match="must be 1"):
+        Config.from_env(pg | {"MAHJONG_WORKERS": "many"})
+    with pytest.raises(ConfigError, match="redis:// URL"):
+        Config.from_env(pg | {"MAHJONG_REDIS": "cache:6379"})
+
+
 @pytest.mark.parametrize(
     ("key", "value", "message"),
     [

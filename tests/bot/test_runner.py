@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from telegram import Bot
 
 from bot.callbacks import code_of
@@ -242,4 +243,35 @@ async def test_the_next_hand_waits_for_the_group_to_see_the_last_one(
     await tables.ask(key, msg.Stop(alice.id, is_admin=False))
     await tables.close()
     await outbox.close()
+    await db.close()
+
+
+async def test_a_released_table_stops_here_and_resumes_elsewhere(
+    fake_telegram: FakeTelegram, bot: Bot, tmp_path: Path
+) -> None:
+    """A shard given up (bot.cluster): its tables' runners stop without closing anything, what waited to be written
+    to their groups is dropped, and another registry resumes them from storage where they were."""
+    tg = fake_telegram
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+    first, second = tg.add_group("g1", members=[alice]), tg.add_group("g2", members=[bob])
+    db = await Database.open(tmp_path / "db.sqlite3")
+    here, elsewhere = _tables(tg, bot, db, Clock()), _tables(tg, bot, db, Clock())
+    await _open(here, TableKey(first.id), (alice.id, "Alice"))
+    await _open(here, TableKey(second.id), (bob.id, "Bob"))
+    hand = here.get(TableKey(first.id)).hand  # type: ignore[union-attr]
+    assert hand is not None
+    waiting = asyncio.create_task(here.ask(TableKey(first.id), msg.Begin(alice.id)))
+    await asyncio.sleep(0)  # asked, not yet taken
+    assert await here.release(lambda key: key.chat_id == first.id) == 1
+    with pytest.raises(StepFailed):  # whoever waited hears of it, never waits for ever
+        await asyncio.wait_for(waiting, 1)
+    assert here.get(TableKey(first.id)) is None and here.get(TableKey(second.id)) is not None
+    assert here.edge.outbox.message_id(first.id, "spectator") is None  # its group's queue is another's now
+    assert await resume_tables(elsewhere, db, lambda key: key.chat_id == first.id) == 1
+    moved = elsewhere.get(TableKey(first.id))
+    assert moved is not None and moved.hand is not None and moved.hand.actions == hand.actions
+    assert elsewhere.get(TableKey(second.id)) is None
+    for tables in (here, elsewhere):
+        await tables.close()
+        await tables.edge.outbox.close()
     await db.close()

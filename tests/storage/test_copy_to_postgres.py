@@ -55,6 +55,10 @@ async def fill(db: Database) -> None:
     await db.leagues.sign_up(night.id, 11)
     await db.live_messages.remember(-1, "table", 77, is_photo=True)
     await db.updates.claim(1001)
+    stamp = "2026-11-29T12:00:00.000+00:00"  # the workers' inbox (PostgreSQL's alone; copied all the same)
+    await db.execute(
+        "INSERT INTO inbox (update_id, shard, received_at, body, done_at) VALUES (1001, 3, ?, '', ?)", (stamp, stamp)
+    )
     stored = 0
     while stored < HANDS:
         chat = (-1, -2, -3)[stored % 3]

@@ -1,0 +1,102 @@
+"""Each worker handles the inbox's updates (storage.inbox) of the shards it owns, each shard's in update_id
+order, through the application's own handlers (``Application.process_update``), and marks each done; updates of
+no table go to whichever worker claims them first. Woken by the inbox's NOTIFY, and looking every ``POLL_S``
+anyway (a notification lost with a connection).
+
+    consumer = Consumer(application, db, ownership, wake)   # wake: set by the coordinator's LISTEN
+    await consumer.run()
+
+A shard's updates are handled one at a time, by one task per shard (a slow one holds only its shard); each
+while the shard cannot be given up (``Ownership.handling``): a shard given up stops its task before the next
+update, which waits in the inbox for the shard's new owner. An update that fails is logged and marked done
+(it must not hold its shard for ever); one handled before its worker died is stopped by its handled mark
+(bot.updates.once) when the new owner meets it again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections import defaultdict
+from typing import Any, Final
+
+from telegram import Update
+from telegram.ext import Application
+
+from bot.cluster.ownership import Ownership
+from storage.database import Database
+from storage.errors import StorageError
+from storage.inbox import Waiting
+
+log = logging.getLogger(__name__)
+
+POLL_S: Final = 1.0
+BATCH: Final = 200
+UNOWNED: Final = -1  # the task of the updates of no table
+
+
+class Consumer:
+    def __init__(
+        self,
+        application: Application[Any, Any, Any, Any, Any, Any],
+        db: Database,
+        ownership: Ownership,
+        wake: asyncio.Event,
+    ) -> None:
+        self.application, self.db, self.ownership, self.wake = application, db, ownership, wake
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self.handled = 0
+
+    async def run(self) -> None:
+        try:
+            while True:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.wake.wait(), POLL_S)
+                self.wake.clear()
+                try:
+                    await self.round()
+                except StorageError as e:
+                    log.warning("the inbox cannot be read (%s); trying again", e)
+        finally:
+            for task in self._tasks.values():
+                task.cancel()
+
+    async def round(self) -> None:
+        """Start a task for each shard (and for the updates of no table) with updates waiting and none running."""
+        busy = {shard for shard, task in self._tasks.items() if not task.done()}
+        free = sorted(self.ownership.owned - busy)
+        by_shard: dict[int, list[Waiting]] = defaultdict(list)
+        for row in await self.db.inbox.waiting(free, BATCH) if free else []:
+            by_shard[row.shard if row.shard is not None else UNOWNED].append(row)
+        if UNOWNED not in busy:
+            by_shard[UNOWNED] = await self.db.inbox.claim_unowned(BATCH)
+        for shard, rows in by_shard.items():
+            if rows:
+                self._tasks[shard] = asyncio.create_task(self._shard(shard, rows), name=f"inbox shard {shard}")
+
+    async def _shard(self, shard: int, rows: list[Waiting]) -> None:
+        try:
+            if shard == UNOWNED:  # nothing orders them: each its own, together
+                await asyncio.gather(*(self._handle(row) for row in rows))
+                return
+            for row in rows:
+                async with self.ownership.handling(shard) as owned:
+                    if not owned:
+                        return
+                    await self._handle(row)
+        finally:
+            self.wake.set()  # more may be waiting
+
+    async def _handle(self, row: Waiting) -> None:
+        try:
+            update = Update.de_json(json.loads(row.body), self.application.bot)
+            await self.application.process_update(update)
+        except Exception:
+            log.exception("update %s could not be handled; marked done", row.update_id)
+        self.handled += 1
+        try:
+            await self.db.inbox.done(row.update_id)
+        except StorageError as e:  # handled again later, where its handled mark stops it
+            log.warning("update %s not marked done (%s)", row.update_id, e)

@@ -1,0 +1,143 @@
+"""A worker's shards: taken through PostgreSQL's advisory locks (storage.cluster), a fair share of them, and
+the tables of those alone run here.
+
+    owner = Ownership(connect, tables, db, taken)  # connect: a new Coordinator; taken: set when shards come
+    await owner.rebalance()                      # every REBALANCE_S, by owner.run()
+    owner.owned                                  # the shards locked here, their tables resumed
+    async with owner.handling(shard): ...        # an update of the shard; the shard is not given up meanwhile
+
+Every ``REBALANCE_S`` a worker counts the live workers N (each holds a member lock while its connection lives)
+and moves toward ceil(SHARDS / N) shards: above it, it gives up those running the fewest tables (their runners
+stopped first, then the lock freed); below it, it takes free shards (a lock nobody holds), then resumes their
+tables from storage (bot.table.resume) before it handles their updates. A worker killed frees its locks with its
+connection, and the others, now fewer, take its shards within a round or two. A worker that cannot reach
+PostgreSQL within the coordinator's timeout stops every table it runs at once: another may own them by then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import random
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Final
+
+from bot.cluster.shards import SHARDS, shard_of
+from bot.table.registry import Tables
+from bot.table.resume import resume_tables
+from storage.cluster import Coordinator
+from storage.database import Database
+from storage.errors import StorageError, StorageUnavailableError
+
+log = logging.getLogger(__name__)
+
+REBALANCE_S: Final = 2.0
+
+
+class Ownership:
+    def __init__(
+        self,
+        connect: Callable[[], Awaitable[Coordinator]],
+        tables: Tables,
+        db: Database,
+        taken: asyncio.Event | None = None,
+        period: float = REBALANCE_S,
+    ) -> None:
+        self._connect, self.tables, self.db, self.period = connect, tables, db, period
+        self.coordinator: Coordinator | None = None
+        self._owned: set[int] = set()
+        self._handling: dict[int, asyncio.Lock] = {}
+        self._taken = taken  # set whenever shards were taken: the inbox's consumer looks at once
+
+    @property
+    def owned(self) -> frozenset[int]:
+        return frozenset(self._owned)
+
+    @contextlib.asynccontextmanager
+    async def handling(self, shard: int) -> AsyncIterator[bool]:
+        """While an update of ``shard`` is handled the shard is not given up; yields whether it is still owned."""
+        async with self._handling.setdefault(shard, asyncio.Lock()):
+            yield shard in self._owned
+
+    async def run(self) -> None:
+        """Rebalance every period until cancelled; a round that fails is logged and tried again."""
+        while True:
+            try:
+                await self.rebalance()
+            except Exception:
+                log.exception("rebalancing failed; trying again")
+            await asyncio.sleep(self.period)
+
+    async def rebalance(self) -> None:
+        if self.coordinator is not None and self.coordinator.closed:
+            await self._lose_all("the coordinator's connection ended")
+        if self.coordinator is None:
+            try:
+                self.coordinator = await self._connect()
+            except StorageUnavailableError as e:
+                log.warning("no shard taken: %s", e)
+                return
+            log.info("joined the workers (connection %d)", self.coordinator.pid)
+        coordinator = self.coordinator
+        try:
+            target = math.ceil(SHARDS / max(await coordinator.workers(), 1))
+            if len(self._owned) > target:
+                for shard in self._least_busy()[: len(self._owned) - target]:
+                    await self._give_up(coordinator, shard)
+            elif len(self._owned) < target:
+                await self._take(coordinator, target - len(self._owned))
+        except StorageUnavailableError as e:
+            await self._lose_all(str(e))
+
+    async def _take(self, coordinator: Coordinator, wanted: int) -> None:
+        free = sorted(set(range(SHARDS)) - await coordinator.taken())
+        random.shuffle(free)  # two workers starting together mostly try different shards
+        taken: set[int] = set()
+        for shard in free:
+            if len(taken) == wanted:
+                break
+            if await coordinator.take(shard):
+                taken.add(shard)
+        if not taken:
+            return
+        try:
+            resumed = await resume_tables(self.tables, self.db, lambda key: shard_of(key) in taken)
+        except StorageError:  # nothing of these shards runs here: their locks go back
+            await self.tables.release(lambda key: shard_of(key) in taken)
+            for shard in taken:
+                await coordinator.give_up(shard)
+            raise
+        self._owned |= taken
+        if self._taken is not None:
+            self._taken.set()
+        log.info("shards taken: %d (owning %d); %d table(s) resumed", len(taken), len(self._owned), resumed)
+
+    def _least_busy(self) -> list[int]:
+        """The owned shards, those running the fewest tables first: moving a shard pauses its tables (and a table
+        still in its lobby, not stored yet, is lost), so empty shards move first."""
+        running = Counter(shard_of(table.key) for table in self.tables.all())
+        return sorted(self._owned, key=lambda shard: (running[shard], shard))
+
+    async def _give_up(self, coordinator: Coordinator, shard: int) -> None:
+        async with self._handling.setdefault(shard, asyncio.Lock()):
+            self._owned.discard(shard)
+            stopped = await self.tables.release(lambda key: shard_of(key) == shard)
+        await coordinator.give_up(shard)
+        log.info("shard %d given up (%d table(s) stopped); owning %d", shard, stopped, len(self._owned))
+
+    async def _lose_all(self, why: str, level: int = logging.WARNING) -> None:
+        """The connection is lost or silent (or the worker closes): its locks are, or soon will be, someone
+        else's, so its tables stop here."""
+        lost, self._owned = self._owned, set()
+        stopped = await self.tables.release(lambda key: shard_of(key) in lost)
+        if self.coordinator is not None:
+            await self.coordinator.close()
+            self.coordinator = None
+        log.log(level, "%s: %d shard(s) and %d table(s) dropped", why, len(lost), stopped)
+
+    async def close(self) -> None:
+        """Stop every table here and free every lock (the others take them up at once)."""
+        await self._lose_all("worker stopping", logging.INFO)

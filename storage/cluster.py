@@ -1,0 +1,113 @@
+"""What workers sharing one PostgreSQL coordinate through (bot.cluster): who is alive, who owns which shard,
+who polls Telegram, and the wake-ups of the update inbox. PostgreSQL only; nothing of our own between workers.
+
+    coordinator = await Coordinator.connect(dsn, on_notify)   # one dedicated connection per worker
+    await coordinator.workers()         # the live workers: each holds a member lock while its connection lives
+    await coordinator.take(7)           # True: shard 7 is this worker's until give_up(7) or the connection ends
+    await coordinator.lead("poller")    # True: this worker is the one that polls (held until the connection ends)
+
+Every lock is a session advisory lock of the dedicated connection, named per schema (several databases, and the
+tests' schemas, share one server): ``(hashtext('mahjong shard ' || schema), shard)``, ``(hashtext('mahjong
+worker ' || schema), backend pid)``, ``hashtext('mahjong <role> ' || schema)``. When a worker dies its connection
+ends and the server drops its locks: at once when its process is killed (the kernel closes the socket), within
+about 5 s when its machine or network goes (the server's TCP keepalives below: 2 s idle, 1 s apart, 3 probes).
+The connection's queries time out after ``CHECK_TIMEOUT_S``: a worker that cannot reach the server in that time
+must act as if it had lost every lock (bot.cluster.worker does).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, Final
+
+import asyncpg
+
+from storage.errors import StorageUnavailableError
+from storage.inbox import CHANNEL
+from storage.postgres import CONNECT_TIMEOUT_S
+
+_FAILURES = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, asyncio.TimeoutError)
+
+# The server notices a silent peer in 2 + 3 x 1 = 5 s and ends its session, freeing its locks.
+KEEPALIVES: Final = {"tcp_keepalives_idle": "2", "tcp_keepalives_interval": "1", "tcp_keepalives_count": "3"}
+CHECK_TIMEOUT_S: Final = 1.5
+
+_KEY = "hashtext($1 || current_schema())"
+_HELD = f"""
+SELECT objid::bigint AS n FROM pg_locks
+WHERE locktype = 'advisory' AND objsubid = 2 AND granted AND classid = {_KEY}::oid
+  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+"""
+
+
+class Coordinator:
+    def __init__(self, conn: asyncpg.Connection, schema: str) -> None:
+        self._conn = conn
+        self._busy = asyncio.Lock()  # one query at a time on the one connection
+        self.channel = f"{CHANNEL}_{schema}"
+
+    @classmethod
+    async def connect(cls, dsn: str, on_notify: Callable[[str], None] | None = None) -> Coordinator:
+        """The worker's connection, joined as a live worker (and listening to the inbox if on_notify is given);
+        StorageUnavailableError when the server cannot be reached."""
+        try:
+            conn = await asyncpg.connect(dsn, timeout=CONNECT_TIMEOUT_S, server_settings=KEEPALIVES)
+        except _FAILURES as e:
+            raise StorageUnavailableError(f"the coordinator cannot connect ({type(e).__name__})") from e
+        try:
+            schema = await conn.fetchval("SELECT current_schema()")
+            await conn.execute(f"SELECT pg_advisory_lock({_KEY}, pg_backend_pid())", "mahjong worker ")
+            coordinator = cls(conn, str(schema))
+            if on_notify is not None:
+                await conn.add_listener(coordinator.channel, lambda *args: on_notify(str(args[-1])))
+        except BaseException as e:
+            conn.terminate()
+            if isinstance(e, _FAILURES):
+                raise StorageUnavailableError(f"the coordinator cannot join ({type(e).__name__})") from e
+            raise
+        return coordinator
+
+    async def _query(self, sql: str, *args: Any) -> list[asyncpg.Record]:
+        """The rows of one query; StorageUnavailableError (the connection then closed) when it fails or takes
+        longer than CHECK_TIMEOUT_S: this worker's locks must be taken as lost."""
+        try:
+            async with self._busy:
+                return list(await self._conn.fetch(sql, *args, timeout=CHECK_TIMEOUT_S))
+        except _FAILURES as e:
+            self._conn.terminate()
+            raise StorageUnavailableError(f"the coordinator's connection failed ({type(e).__name__})") from e
+
+    async def workers(self) -> int:
+        """How many workers are alive (this one included)."""
+        return len(await self._query(_HELD, "mahjong worker "))
+
+    async def taken(self) -> set[int]:
+        """The shards some worker (this one included) owns."""
+        return {int(r["n"]) for r in await self._query(_HELD, "mahjong shard ")}
+
+    async def take(self, shard: int) -> bool:
+        rows = await self._query(f"SELECT pg_try_advisory_lock({_KEY}, $2) AS ok", "mahjong shard ", shard)
+        return bool(rows[0]["ok"])
+
+    async def give_up(self, shard: int) -> None:
+        await self._query(f"SELECT pg_advisory_unlock({_KEY}, $2)", "mahjong shard ", shard)
+
+    async def lead(self, role: str) -> bool:
+        """Hold the one lock of ``role`` (e.g. "poller"); True while this connection holds it."""
+        rows = await self._query(f"SELECT pg_try_advisory_lock({_KEY}) AS ok", f"mahjong {role} ")
+        return bool(rows[0]["ok"])
+
+    @property
+    def pid(self) -> int:
+        """The server's process of this connection: the second key of this worker's member lock (pg_locks)."""
+        return self._conn.get_server_pid()
+
+    @property
+    def closed(self) -> bool:
+        return self._conn.is_closed()
+
+    async def close(self) -> None:
+        """End the connection: every lock of this worker is free at once."""
+        if not self._conn.is_closed():
+            self._conn.terminate()
