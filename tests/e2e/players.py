@@ -13,6 +13,7 @@ table of that forum topic).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -27,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
+
+import asyncpg
 
 from bot.callbacks import BadCallback, PlayButton, Stamp, parse_action_code
 from bot.config import Config
@@ -285,3 +288,16 @@ def offers_a_move(user: SimUser, group: Chat) -> bool:
     return bool(pictures) and any(
         PlayButton.decode(b.callback_data or "").stamp != Stamp() for b in game_buttons(pictures[-1], group)
     )
+
+
+def pg_query(url: str, sql: str, *args: Any) -> list[asyncpg.Record]:
+    """The rows of one query on the PostgreSQL at ``url`` (a bot process's database, read from the test)."""
+
+    async def run() -> list[asyncpg.Record]:
+        conn = await asyncpg.connect(url)
+        try:
+            return list(await conn.fetch(sql, *args))
+        finally:
+            await conn.close()
+
+    return asyncio.run(run())

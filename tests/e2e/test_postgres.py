@@ -5,25 +5,13 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import asyncpg
 
 from bot.i18n import t
 from sandbox import FakeTelegram
 from storage.copy_to_postgres import check_hands
-from tests.e2e.players import BotProcess, Players
-
-
-def _query(url: str, sql: str, *args: Any) -> list[asyncpg.Record]:
-    async def run() -> list[asyncpg.Record]:
-        conn = await asyncpg.connect(url)
-        try:
-            return list(await conn.fetch(sql, *args))
-        finally:
-            await conn.close()
-
-    return asyncio.run(run())
+from tests.e2e.players import BotProcess, Players, pg_query
 
 
 def _checked(url: str) -> int:
@@ -49,7 +37,7 @@ def test_a_hand_on_postgresql_survives_a_kill(fake_telegram: FakeTelegram, tmp_p
         alice.say(group, "/begin")
 
         def stored() -> int:
-            return int(_query(postgres_url, "SELECT COUNT(*) FROM actions")[0][0])
+            return int(pg_query(postgres_url, "SELECT COUNT(*) FROM actions")[0][0])
 
         players.play_until(lambda: stored() >= 12, timeout=60)
         bot.kill()
@@ -60,17 +48,17 @@ def test_a_hand_on_postgresql_survives_a_kill(fake_telegram: FakeTelegram, tmp_p
         resumed = t("resumed", "zh")
         tg.wait_for_message(group.id, lambda m: resumed in (m.text or "") or resumed in (m.caption or ""), timeout=30)
         players = Players(tg, group, [alice])
-        players.play_until(lambda: _query(postgres_url, "SELECT 1 FROM hands WHERE status = 'done'"), timeout=90)
+        players.play_until(lambda: pg_query(postgres_url, "SELECT 1 FROM hands WHERE status = 'done'"), timeout=90)
         alice.say(group, "/stop")
         tg.wait_until(
-            lambda: not _query(postgres_url, "SELECT 1 FROM matches WHERE status = 'running'"),
+            lambda: not pg_query(postgres_url, "SELECT 1 FROM matches WHERE status = 'running'"),
             timeout=30,
             what="the table stopped",
         )
         log = bot.log()
     finally:
         bot.stop()
-    (hand,) = _query(postgres_url, "SELECT id, status FROM hands WHERE status = 'done'")
+    (hand,) = pg_query(postgres_url, "SELECT id, status FROM hands WHERE status = 'done'")
     assert stored() > before and _checked(postgres_url) >= 1  # every hand replays from its seed; zero-sum
-    assert len(_query(postgres_url, "SELECT 1 FROM settlements WHERE hand_id = $1", hand["id"])) == 4
+    assert len(pg_query(postgres_url, "SELECT 1 FROM settlements WHERE hand_id = $1", hand["id"])) == 4
     assert "Traceback" not in log and "postgresql://" not in log  # nor its address (a password) in the log

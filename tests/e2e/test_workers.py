@@ -10,7 +10,6 @@ import re
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import asyncpg
 
@@ -20,7 +19,7 @@ from bot.table.key import TableKey
 from sandbox import FakeTelegram
 from sandbox.records import Chat, Message
 from storage.copy_to_postgres import check_hands
-from tests.e2e.players import BotProcess, Players
+from tests.e2e.players import BotProcess, Players, pg_query
 
 ACTIONS_OF_CHAT = """SELECT COUNT(*) FROM actions a JOIN hands h ON h.id = a.hand_id JOIN matches m ON m.id = h.match_id
 WHERE m.chat_id = $1"""
@@ -28,17 +27,6 @@ WHERE m.chat_id = $1"""
 
 OWNER = """SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND granted
 AND classid = hashtext('mahjong shard ' || current_schema())::oid AND objid = $1"""
-
-
-def _query(url: str, sql: str, *args: Any) -> list[asyncpg.Record]:
-    async def run() -> list[asyncpg.Record]:
-        conn = await asyncpg.connect(url)
-        try:
-            return list(await conn.fetch(sql, *args))
-        finally:
-            await conn.close()
-
-    return asyncio.run(run())
 
 
 def _lobby_naming(name: str) -> Callable[[Message], bool]:
@@ -80,7 +68,7 @@ def test_a_killed_worker_s_tables_finish_on_the_other(
         owned = {_pid(killed.log()): 2, _pid(survivor.log()): 1}
         while len(groups) < len(people):
             group = tg.add_group(f"牌桌 {len(groups)}", members=[people[len(groups)]])
-            pid = _query(postgres_url, OWNER, shard_of(TableKey(group.id)))[0]["pid"]
+            pid = pg_query(postgres_url, OWNER, shard_of(TableKey(group.id)))[0]["pid"]
             if owned[pid] > 0:
                 owned[pid] -= 1
                 groups.append(group)
@@ -91,7 +79,7 @@ def test_a_killed_worker_s_tables_finish_on_the_other(
             person.say(group, "/begin")
 
         def actions(group_id: int) -> int:
-            return int(_query(postgres_url, ACTIONS_OF_CHAT, group_id)[0][0])
+            return int(pg_query(postgres_url, ACTIONS_OF_CHAT, group_id)[0][0])
 
         def play_until(done: Callable[[], bool], timeout: float) -> None:
             end = time.monotonic() + timeout
@@ -108,7 +96,7 @@ def test_a_killed_worker_s_tables_finish_on_the_other(
         before = {g.id: actions(g.id) for g in groups}
 
         def settled() -> bool:
-            return len(_query(postgres_url, "SELECT 1 FROM hands WHERE status = 'done'")) >= len(groups)
+            return len(pg_query(postgres_url, "SELECT 1 FROM hands WHERE status = 'done'")) >= len(groups)
 
         play_until(settled, timeout=120)
         people[0].say(groups[0], "/league")  # league nights run in one process only: said plainly
@@ -122,13 +110,13 @@ def test_a_killed_worker_s_tables_finish_on_the_other(
     shards = {shard_of(TableKey(g.id)) for g in groups}
     assert len(shards) == len(groups)
     assert _checked(postgres_url) >= len(groups)  # every hand replays from its seed, zero-sum
-    hands = _query(
+    hands = pg_query(
         postgres_url,
         "SELECT h.id, COUNT(s.*) AS n FROM hands h JOIN settlements s ON s.hand_id = h.id"
         " WHERE h.status = 'done' GROUP BY h.id",
     )
     assert [r["n"] for r in hands] == [4] * len(hands)  # settled once
-    inbox = _query(postgres_url, "SELECT update_id, done_at FROM inbox WHERE update_id = ANY($1::bigint[])", again)
+    inbox = pg_query(postgres_url, "SELECT update_id, done_at FROM inbox WHERE update_id = ANY($1::bigint[])", again)
     assert len(inbox) == len(again) and all(r["done_at"] for r in inbox)  # stored once each, handled
     assert "this worker polls Telegram now" in log  # the survivor took the polling over
     assert re.search(r"shards taken: 32 \(owning 64\); 2 table\(s\) resumed", log)
