@@ -23,11 +23,11 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg
 
@@ -39,6 +39,8 @@ from sandbox import FakeTelegram
 from sandbox.records import Button, Chat, Message
 from sandbox.users import SimUser
 from tests.e2e.policy import pick
+
+T = TypeVar("T")
 
 ROOT = Path(__file__).resolve().parents[2]
 # Short timers so a test takes seconds; the claim window stays long enough that players never miss one. A group
@@ -290,14 +292,19 @@ def offers_a_move(user: SimUser, group: Chat) -> bool:
     )
 
 
-def pg_query(url: str, sql: str, *args: Any) -> list[asyncpg.Record]:
-    """The rows of one query on the PostgreSQL at ``url`` (a bot process's database, read from the test)."""
+def on_postgres(url: str, work: Callable[[asyncpg.Connection], Awaitable[T]]) -> T:
+    """``work`` done on a connection of its own to the PostgreSQL at ``url`` (a bot's database, from the test)."""
 
-    async def run() -> list[asyncpg.Record]:
+    async def run() -> T:
         conn = await asyncpg.connect(url)
         try:
-            return list(await conn.fetch(sql, *args))
+            return await work(conn)
         finally:
             await conn.close()
 
     return asyncio.run(run())
+
+
+def pg_query(url: str, sql: str, *args: Any) -> list[asyncpg.Record]:
+    """The rows of one query on the PostgreSQL at ``url``."""
+    return list(on_postgres(url, lambda conn: conn.fetch(sql, *args)))

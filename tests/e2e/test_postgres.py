@@ -3,26 +3,12 @@ the process SIGKILLed in the middle of it, resumed from PostgreSQL's action log 
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-
-import asyncpg
 
 from bot.i18n import t
 from sandbox import FakeTelegram
 from storage.copy_to_postgres import check_hands
-from tests.e2e.players import BotProcess, Players, pg_query
-
-
-def _checked(url: str) -> int:
-    async def run() -> int:
-        conn = await asyncpg.connect(url)
-        try:
-            return await check_hands(conn)
-        finally:
-            await conn.close()
-
-    return asyncio.run(run())
+from tests.e2e.players import BotProcess, Players, on_postgres, pg_query
 
 
 def test_a_hand_on_postgresql_survives_a_kill(fake_telegram: FakeTelegram, tmp_path: Path, postgres_url: str) -> None:
@@ -59,6 +45,8 @@ def test_a_hand_on_postgresql_survives_a_kill(fake_telegram: FakeTelegram, tmp_p
     finally:
         bot.stop()
     (hand,) = pg_query(postgres_url, "SELECT id, status FROM hands WHERE status = 'done'")
-    assert stored() > before and _checked(postgres_url) >= 1  # every hand replays from its seed; zero-sum
+    assert (
+        stored() > before and on_postgres(postgres_url, check_hands) >= 1
+    )  # every hand replays from its seed; zero-sum
     assert len(pg_query(postgres_url, "SELECT 1 FROM settlements WHERE hand_id = $1", hand["id"])) == 4
     assert "Traceback" not in log and "postgresql://" not in log  # nor its address (a password) in the log

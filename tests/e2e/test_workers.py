@@ -5,13 +5,10 @@ once), every table plays its hand to the end, and every hand is settled once and
 
 from __future__ import annotations
 
-import asyncio
 import re
 import time
 from collections.abc import Callable
 from pathlib import Path
-
-import asyncpg
 
 from bot.cluster.shards import shard_of
 from bot.i18n import t
@@ -19,7 +16,7 @@ from bot.table.key import TableKey
 from sandbox import FakeTelegram
 from sandbox.records import Chat, Message
 from storage.copy_to_postgres import check_hands
-from tests.e2e.players import BotProcess, Players, pg_query
+from tests.e2e.players import BotProcess, Players, on_postgres, pg_query
 
 ACTIONS_OF_CHAT = """SELECT COUNT(*) FROM actions a JOIN hands h ON h.id = a.hand_id JOIN matches m ON m.id = h.match_id
 WHERE m.chat_id = $1"""
@@ -31,17 +28,6 @@ AND classid = hashtext('mahjong shard ' || current_schema())::oid AND objid = $1
 
 def _lobby_naming(name: str) -> Callable[[Message], bool]:
     return lambda m: name in (m.text or "") and bool(m.buttons)
-
-
-def _checked(url: str) -> int:
-    async def run() -> int:
-        conn = await asyncpg.connect(url)
-        try:
-            return await check_hands(conn)
-        finally:
-            await conn.close()
-
-    return asyncio.run(run())
 
 
 def _pid(log: str) -> int:
@@ -109,7 +95,7 @@ def test_a_killed_worker_s_tables_finish_on_the_other(
     assert all(actions(g.id) > before[g.id] for g in groups)  # every table moved on after the kill
     shards = {shard_of(TableKey(g.id)) for g in groups}
     assert len(shards) == len(groups)
-    assert _checked(postgres_url) >= len(groups)  # every hand replays from its seed, zero-sum
+    assert on_postgres(postgres_url, check_hands) >= len(groups)  # every hand replays from its seed, zero-sum
     hands = pg_query(
         postgres_url,
         "SELECT h.id, COUNT(s.*) AS n FROM hands h JOIN settlements s ON s.hand_id = h.id"
