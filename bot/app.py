@@ -176,7 +176,7 @@ async def _start(application: BotApplication) -> None:
         group_interval=config.group_interval,
         private_interval=config.private_interval,
         passive_interval=config.passive_interval,
-        global_rate=config.global_rate / (config.workers_expected if config.workers and not config.redis_url else 1),
+        global_rate=config.global_rate if config.redis_url else config.worker_rate,
         remember=lambda chat, slot, message, photo: db.live_messages.remember(chat, slot, message, is_photo=photo),
         shared_rate=shared_rate(data, config),
     )
@@ -215,7 +215,7 @@ def shared_rate(data: BotData, config: Config) -> SharedRate | None:
     from bot.cluster.shared_rate import RedisRate  # redis is needed only here
 
     key = f"mahjong:writes:{config.token.split(':')[0]}"  # the bot's own bucket (its id, never its secret)
-    data.shared_rate = RedisRate.connect(config.redis_url, key, config.global_rate, config.workers_expected)
+    data.shared_rate = RedisRate.connect(config.redis_url, key, config.global_rate, config.worker_rate)
     return data.shared_rate
 
 

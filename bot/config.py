@@ -193,6 +193,12 @@ class Config:
     redis_url: str | None = None
     workers_expected: int = 1
 
+    @property
+    def worker_rate(self) -> float:
+        """This process's share of the overall write rate, what it keeps to when nothing shares the rate (no Redis,
+        or Redis not answering): all of it for a bot of one process."""
+        return self.global_rate / self.workers_expected if self.workers else self.global_rate
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
         env = os.environ if env is None else env

@@ -1,7 +1,7 @@
 """The overall write rate (Telegram's ~30 a second for a bot) shared by every worker: one token bucket in Redis,
 taken by a Lua script (atomic in Redis, on Redis's own clock, so the workers' clocks need not agree).
 
-    rate = RedisRate.connect("redis://127.0.0.1:6379/0", key="mahjong:writes:123456", rate=30.0)
+    rate = RedisRate.connect("redis://127.0.0.1:6379/0", key="mahjong:writes:123456", rate=30.0, fallback_rate=10.0)
     await rate.take()            # returns when this worker may write once more; the bucket is the bot's
     Outbox(bot, ..., shared_rate=rate)
 
@@ -9,7 +9,8 @@ The script reserves: each call takes one token, the count going below zero, and 
 must wait for that token to exist (a burst of one, the writes ``1 / rate`` apart, as bot.limits.Throttle
 spaces one process's). No retry loop, no lost wake-ups; a caller cancelled while waiting spends its token.
 Redis not answering (``TIMEOUT_S``) does not stop the writes: the worker falls back to its share of the rate
-(``rate / workers_expected``, the split that holds while at most that many workers run) and says so, once.
+(``fallback_rate``: ``Config.worker_rate``, the split that holds while at most the expected workers run) and says
+so, once.
 """
 
 from __future__ import annotations
@@ -40,16 +41,16 @@ return tostring(-tokens / rate)
 
 
 class RedisRate:
-    def __init__(self, client: redis.Redis, key: str, rate: float, workers_expected: int = 1) -> None:
+    def __init__(self, client: redis.Redis, key: str, rate: float, fallback_rate: float) -> None:
         self._client, self.key, self.rate = client, key, rate
         self._script = client.register_script(_RESERVE)
-        self._fallback_gap = max(1, workers_expected) / rate
+        self._fallback_gap = 1 / fallback_rate
         self._failing = False
 
     @classmethod
-    def connect(cls, url: str, key: str, rate: float, workers_expected: int = 1) -> RedisRate:
+    def connect(cls, url: str, key: str, rate: float, fallback_rate: float) -> RedisRate:
         client = redis.Redis.from_url(url, socket_timeout=TIMEOUT_S, socket_connect_timeout=TIMEOUT_S)
-        return cls(client, key, rate, workers_expected)
+        return cls(client, key, rate, fallback_rate)
 
     async def take(self) -> None:
         try:

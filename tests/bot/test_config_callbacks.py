@@ -50,6 +50,7 @@ def test_workers_are_off_unless_configured_and_need_postgresql() -> None:
     pg = {"TELEGRAM_BOT_TOKEN": "1:a", "MAHJONG_DB": "postgresql://bot@db/mahjong", "MAHJONG_WORKERS": "1"}
     config = Config.from_env(pg | {"MAHJONG_REDIS": "redis://cache:6379/0", "MAHJONG_WORKERS_EXPECTED": "3"})
     assert (config.workers, config.redis_url, config.workers_expected) == (True, "redis://cache:6379/0", 3)
+    assert (single.worker_rate, config.worker_rate) == (single.global_rate, config.global_rate / 3)
     with pytest.raises(ConfigError, match="needs MAHJONG_DB=postgresql"):
         Config.from_env({"TELEGRAM_BOT_TOKEN": "1:a", "MAHJONG_WORKERS": "1"})  # SQLite: one process only
     with pytest.raises(ConfigError, match="unset MAHJONG_WEBHOOK_URL"):

@@ -18,7 +18,7 @@ WRITES = 300
 
 async def test_two_workers_together_keep_to_the_rate(redis_url: str, caplog: pytest.LogCaptureFixture) -> None:
     key = f"mahjong:test:{uuid.uuid4().hex}"
-    workers = [RedisRate.connect(redis_url, key, RATE) for _ in range(2)]
+    workers = [RedisRate.connect(redis_url, key, RATE, fallback_rate=RATE / 2) for _ in range(2)]
     throttles = [Throttle(RATE, shared=w) for w in workers]  # each alone would write at RATE
     granted: list[float] = []
 
@@ -45,7 +45,7 @@ async def test_two_workers_together_keep_to_the_rate(redis_url: str, caplog: pyt
 
 
 async def test_without_redis_a_worker_keeps_to_its_share(caplog: pytest.LogCaptureFixture) -> None:
-    rate = RedisRate.connect("redis://127.0.0.1:9/0", "mahjong:test:none", RATE, workers_expected=4)
+    rate = RedisRate.connect("redis://127.0.0.1:9/0", "mahjong:test:none", RATE, fallback_rate=RATE / 4)
     try:
         started = time.monotonic()
         for _ in range(5):
