@@ -193,11 +193,11 @@ class Edge:
     def _group_content(self, table: Table, view: str, stopped: bool) -> Content:
         if view == "lobby":  # its first message answers the command that opened the table
             return replace(lobby_content(table, self.bot.username), reply_to=table.command_id)
-        if view == "spectator" and not stopped:
-            content = spectator_content(table)
+        if view == "spectator":  # the live table's link while it plays
+            content = spectator_content(table, stopped=stopped)
+            if stopped:
+                return content
             return with_group_link(content, self.config, self.bot.username, table.key, table.lang)
-        if view == "spectator":
-            return spectator_content(table, stopped=stopped)
         if view == "result":
             return result_content(table, None)
         return Content(t("closed", table.lang))

@@ -28,6 +28,7 @@ from storage.matches import Seat as StoredSeat
 
 Steps = Generator[Effect, Any, None]
 RETRY_SECONDS = 5.0  # after a store was refused or a timed step failed
+SLACK = 0.01  # a timer firing this early counts as on time (the scheduler's clock and the step's differ slightly)
 
 
 def announce(table: Table, key: str, **fields: object) -> fx.Announce:
@@ -131,12 +132,12 @@ def play_due(table: Table, config: Config, now: float) -> Steps:
         yield from end_hand(table, config, now)  # its settlement was refused before
         return
     if table.state == "between":
-        if now >= table.between_since + config.next_hand_seconds - 0.01:
+        if now >= table.between_since + config.next_hand_seconds - SLACK:
             yield from start_hand(table, config, now)
         return
     if table.state == "playing" and table.hand is not None:
         due = table.next_due(config.bot_delay)
-        if due is None or due[0] > now + 0.01:
+        if due is None or due[0] > now + SLACK:
             return
         action, urgent = yield from due_action(table, due[1])
         yield from play(table, action, config, now, urgent)

@@ -24,7 +24,7 @@ from bot.table import effects as fx
 from bot.table import messages as msg
 from bot.table.core import absent, step
 from bot.table.edge import Edge
-from bot.table.hand import RETRY_SECONDS, due_at
+from bot.table.hand import RETRY_SECONDS, SLACK, due_at
 from bot.table.key import TableKey
 from bot.table.state import Seat, Table
 from storage.errors import StorageError
@@ -165,7 +165,7 @@ class TableRunner:
         return (
             table.state == "between"
             and due is not None
-            and due - 0.01 <= now < due + CATCH_UP_SECONDS  # (a Due before its time changes nothing anyway)
+            and due - SLACK <= now < due + CATCH_UP_SECONDS  # (a Due before its time changes nothing anyway)
             and self.edge.outbox.behind(table.chat_id, table.thread_id)
         )
 
