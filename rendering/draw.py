@@ -14,7 +14,7 @@ from typing import Final
 from PIL import Image, ImageDraw
 
 from game.melds import Meld
-from game.tiles import HIDDEN, Tile
+from game.tiles import HIDDEN, NUM_KINDS, Tile
 from rendering.fonts import Color, draw_text, text_width
 from rendering.labels import Lang, seat_wind
 from rendering.tile_faces import render_tile, tile_dims
@@ -233,6 +233,22 @@ def encode(img: Image.Image, palette: Image.Image | None = None) -> bytes:
     if len(data) > TELEGRAM_MAX_BYTES:
         raise ValueError(f"picture of {len(data)} bytes is over Telegram's 10 MB")
     return data
+
+
+def faces_swatch(sizes: tuple[int, ...], width: int, ground: RGB) -> Image.Image:
+    """Every tile face and the back, plain and as 赖子, at each of ``sizes``, none covering another, in rows
+    ``width`` pixels wide on ``ground``: the tiles' part of a fixed palette's swatch (``palette_of``)."""
+    faces = [(t, laizi) for laizi in (False, True) for t in [*range(NUM_KINDS), HIDDEN]]
+    spots, y = [], 0
+    for size in sizes:
+        w, h = tile_dims(size)
+        per_row = max(1, width // w)
+        spots += [TileSpot(i % per_row * w, y + i // per_row * h, t, size, laizi) for i, (t, laizi) in enumerate(faces)]
+        y += -(-len(faces) // per_row) * h
+    swatch = Image.new("RGB", (width, y), ground)
+    for spot in spots:
+        paste(swatch, spot)
+    return swatch
 
 
 def palette_of(swatch: Image.Image, colors: int = PALETTE_COLORS) -> Image.Image:

@@ -20,7 +20,7 @@ from typing import Final
 from PIL import Image, ImageDraw
 
 from game.scoring import REASON_NAMES, Settlement
-from game.tiles import HIDDEN, NUM_KINDS, Tile, tile_label
+from game.tiles import Tile, tile_label
 from game.view import SeatView
 from rendering.draw import (
     DARK,
@@ -41,6 +41,7 @@ from rendering.draw import (
     badge_width,
     draw_feeder,
     encode,
+    faces_swatch,
     feeder_mark,
     frame,
     meld_spots,
@@ -348,17 +349,12 @@ def _palette() -> Image.Image:
     """The result's colours, computed once: an adaptive palette of each picture cost most of a hand's end (a
     third of the bot's time at 100 tables). Felt, panels and plate, every tile face at both sizes, each text
     colour on each background, anti-aliased."""
-    w, _ = tile_dims(WIN_SIZE)
-    swatch = Image.new("RGB", (WIDTH, 4 * tile_dims(WIN_SIZE)[1] + 520), FELT)
-    d = ImageDraw.Draw(swatch)
-    y = 0
-    for size in (WIN_SIZE, ROW_SIZE):
-        w, h = tile_dims(size)
-        for i, t in enumerate([*range(NUM_KINDS), HIDDEN]):
-            for laizi in (False, True):
-                paste(swatch, TileSpot((i * w) % (WIDTH - w), y + (i * w) // (WIDTH - w) * h, t, size, laizi))
-        y += 2 * ((NUM_KINDS + 1) * w // (WIDTH - w) + 1) * h // 2 + h
+    faces = faces_swatch((WIN_SIZE, ROW_SIZE), WIDTH, FELT)
     inks = (TEXT, MUTED, DARK, HIGHLIGHT, DEALER_RED, LOSS_RED, WIN_GREEN, GOLD, WHITE)
+    swatch = Image.new("RGB", (WIDTH, faces.height + 40 * len(inks) + 60), FELT)
+    swatch.paste(faces, (0, 0))
+    d = ImageDraw.Draw(swatch)
+    y = faces.height
     for j, ground in enumerate((FELT, PANEL, PLATE)):
         top = y + j * 40 * len(inks) // 3
         d.rounded_rectangle((0, top, WIDTH, top + 40 * len(inks) // 3), 12, fill=ground)
