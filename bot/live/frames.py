@@ -15,12 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from bot.callbacks import code_of
-from bot.i18n import t
+from bot.i18n import pick, t
 from bot.table.state import Table
 from bot.table.texts import seat_label, seat_names
-from bot.views.game_views import action_label, discard_label, ordered_actions
+from bot.views.game_views import button_label, ordered_actions, result_lines
 from bot.views.public_view import shown_view
-from game.actions import Action
 from game.melds import Meld
 from game.tiles import HIDDEN, HONGZHONG, Tile, tile_label, tile_name
 from game.view import SeatView
@@ -92,27 +91,16 @@ def _result(table: Table, lang: str) -> dict[str, Any] | None:
         return None
     result = hand.result
     payments = result.payments if result is not None else (0, 0, 0, 0)
-    lines = [
-        t("result_line", lang, seat=seat_label(table, s, lang), delta=payments[s], total=table.totals[s])
-        for s in range(4)
-    ]
-    breakdown = (result.breakdown.en if lang == "en" else result.breakdown.zh) if result is not None else ()
+    breakdown = pick(result.breakdown, lang) if result is not None else ()
     heading = t("announce_exhausted", lang) if result is None else t("live_result", lang, number=table.hand_number)
     return {
         "winner": None if result is None else result.winner,
         "exhausted": result is None,
         "payments": list(payments),
-        "lines": lines,
+        "lines": result_lines(table, lang),
         "breakdown": list(breakdown),
         "heading": heading,
     }
-
-
-def _label(action: Action, laizi: Tile, lang: str) -> str:
-    """The action's words, as on its button (a discard: the tile, a throw of 红中 or 赖子 saying so)."""
-    if action.kind == "discard" and action.tile is not None:
-        return discard_label(action.tile, (HONGZHONG, laizi), lang)
-    return action_label(action, lang)
 
 
 def seat_frame(table: Table, seat: int, now: float, bot_delay: float, lang: str | None = None) -> dict[str, Any]:
@@ -134,7 +122,7 @@ def seat_frame(table: Table, seat: int, now: float, bot_delay: float, lang: str 
         "drawn": None if view.drawn is None else tile_name(view.drawn),
         "waits": _names(view.waits),
         "stamp": table.stamp(seat).encode() if prompt is not None else None,
-        "actions": [{"code": code_of(a), "kind": a.kind, "label": _label(a, hand.laizi, lang)} for a in actions],
+        "actions": [{"code": code_of(a), "kind": a.kind, "label": button_label(a, hand.laizi, lang)} for a in actions],
         "seconds_left": None if deadline is None else max(0.0, round(deadline - now, 1)),
         "tuoguan": s.auto,
         "ready": table.state == "between" and not s.ready,

@@ -20,7 +20,7 @@ from bot.table.state import Table
 from bot.table.texts import seat_label, seat_names
 from bot.views.public_view import shown_view
 from game.actions import Action
-from game.tiles import HONGZHONG, SUIT_EN_PLURAL, parse_tile, rank_of, suit_of, tile_cn, tile_label
+from game.tiles import HONGZHONG, SUIT_EN_PLURAL, Tile, parse_tile, rank_of, suit_of, tile_cn, tile_label
 from game.view import SeatView
 from rendering import render_exhausted, render_result, render_spectator_view, render_table_view
 from rendering.labels import Lang
@@ -63,14 +63,21 @@ def action_keyboard(table: Table, seat: int, lang: str) -> list[list[InlineKeybo
     def button(action: Action, label: str) -> InlineKeyboardButton:
         return InlineKeyboardButton(label, callback_data=PlayButton(table.key, stamp, code_of(action)).encode())
 
+    assert table.hand is not None  # a prompt is a decision in the hand
     actions = ordered_actions(prompt.legal)
-    special = [a for a in actions if a.kind != "discard"]
-    discards = [a for a in actions if a.kind == "discard"]
-    rows = [[button(a, action_label(a, lang)) for a in special[i : i + 3]] for i in range(0, len(special), 3)]
-    thrown = (HONGZHONG, table.hand.laizi) if table.hand is not None else ()
-    labels = [button(a, discard_label(a.tile or 0, thrown, lang)) for a in discards]
-    rows += [labels[i : i + DISCARDS_PER_ROW] for i in range(0, len(labels), DISCARDS_PER_ROW)]
+    special = [button(a, button_label(a, table.hand.laizi, lang)) for a in actions if a.kind != "discard"]
+    discards = [button(a, button_label(a, table.hand.laizi, lang)) for a in actions if a.kind == "discard"]
+    rows = [special[i : i + 3] for i in range(0, len(special), 3)]
+    rows += [discards[i : i + DISCARDS_PER_ROW] for i in range(0, len(discards), DISCARDS_PER_ROW)]
     return rows
+
+
+def button_label(action: Action, laizi: Tile, lang: str) -> str:
+    """An action's words on its button (or the live table's): a discard its tile, a throw of 红中 or 赖子 saying
+    so; anything else what it is."""
+    if action.kind == "discard" and action.tile is not None:
+        return discard_label(action.tile, (HONGZHONG, laizi), lang)
+    return action_label(action, lang)
 
 
 def discard_label(tile: int, thrown: Sequence[int], lang: str) -> str:
@@ -201,10 +208,7 @@ def result_content(
     lang = lang or table.lang
     view = hand.view(None)
     totals = list(table.totals)
-    payments = hand.result.payments if hand.result is not None else (0, 0, 0, 0)
-    lines = "\n".join(
-        t("result_line", lang, seat=seat_label(table, s, lang), delta=payments[s], total=totals[s]) for s in range(4)
-    )
+    lines = "\n".join(result_lines(table, lang))
     caption = "\n".join(
         [t("result_caption", lang, number=table.hand_number, lines=lines), *_title_lines(table, viewer, lang)]
     )
@@ -224,6 +228,18 @@ def result_content(
     wins = [e for e in hand.log if e.kind == "win"]
     win_tile = parse_tile(wins[-1].data["tile"]) if wins else None
     return Content(caption, markup, render=lambda: render_result(view, names, picture_lang(lang), win_tile, totals))
+
+
+def result_lines(table: Table, lang: str) -> list[str]:
+    """Each seat's points in the hand just over and its running total, as the result's caption (and the live
+    table's result panel) says them."""
+    assert table.hand is not None
+    result = table.hand.result
+    payments = result.payments if result is not None else (0, 0, 0, 0)
+    return [
+        t("result_line", lang, seat=seat_label(table, s, lang), delta=payments[s], total=table.totals[s])
+        for s in range(4)
+    ]
 
 
 def lobby_content(table: Table, bot_username: str) -> Content:
