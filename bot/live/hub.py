@@ -49,7 +49,7 @@ def frame_for(table: Table, user_id: int, lang: str, now: float, bot_delay: floa
     hand = table.hand
     if hand is None:
         return {"type": "waiting", "state": table.state, "title": table.title}
-    if hand.phase == "haidi" and not hand.finished and table.state == "playing" and seat not in table.prompts:
+    if table.hidden_from(seat):
         return None
     if seat is None:
         return spectator_frame(table, lang)

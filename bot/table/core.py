@@ -279,7 +279,7 @@ def _refresh(table: Table, user_id: int) -> Steps:
     hand = table.hand
     if seat is None or table.state != "playing" or hand is None or hand.finished:
         return
-    if hand.phase != "haidi" or seat in table.prompts:
+    if not table.hidden_from(seat):
         yield fx.ShowSeat(seat, urgent=True)
 
 

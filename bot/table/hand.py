@@ -110,15 +110,12 @@ def publish(table: Table, changed: set[int], *, new_hand: bool = False, actor: i
     have just acted, so a press shows at once; lazily when their buttons only went away), and the group's
     picture. A player with nothing to decide sees the table again at their next decision (and live in the
     group): that keeps the writes near one per action."""
-    # Who may win the 海底 tile is nobody else's to know: while that seat decides, only it is shown anything (a
-    # 海底 nobody can win is drawn to its end at once, so the others see the same either way).
-    asked_only = table.hand is not None and table.hand.phase == "haidi"
     for seat, s in table.humans():
-        if (seat in changed or new_hand) and not (asked_only and seat not in table.prompts):
+        if (seat in changed or new_hand) and not table.hidden_from(seat):
             # Each hand has a message of its own: the last one's result stays readable above it.
             urgent = seat in table.prompts or s.auto or seat == actor
             yield fx.ShowSeat(seat, urgent=urgent, fresh=new_hand)
-    if not asked_only:
+    if not table.hidden_from(None):
         yield fx.ShowGroup("spectator", fresh=new_hand)
 
 

@@ -193,6 +193,12 @@ class Table:
         events = self._hand().apply(action)
         return list(events), self.refresh_prompts(now, actor=action.seat)
 
+    def hidden_from(self, seat: int | None) -> bool:
+        """While one seat decides the 海底, nobody else (``None``: the group) is shown anything: that it can be won
+        is that seat's alone to know (a 海底 nobody can win is drawn to its end at once)."""
+        hand = self.hand
+        return self.state == "playing" and hand is not None and hand.phase == "haidi" and seat not in self.prompts
+
     def stamp(self, seat: int) -> Stamp:
         """The stamp of ``seat``'s current prompt, for its buttons."""
         prompt = self.prompts.get(seat)
