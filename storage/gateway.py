@@ -13,6 +13,7 @@ a new row's id, ``ON CONFLICT`` instead of ``INSERT OR …``, ``lower(x)`` for c
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
 from contextlib import AbstractAsyncContextManager
@@ -28,6 +29,17 @@ Trace = Callable[[str], object]  # given each statement's SQL before it runs (Da
 # A statement refused by a UNIQUE, CHECK or foreign key constraint, as either backend raises it inside a
 # transaction. On PostgreSQL the transaction cannot go on after it: catch it only to raise another error.
 CONSTRAINT_ERRORS: tuple[type[Exception], ...] = (sqlite3.IntegrityError, ConstraintError)
+
+
+async def to_its_end(work: Awaitable[T]) -> T:
+    """``work`` run to its end even when its caller is cancelled: a cancelled caller waits for that end (a write
+    transaction, once started, is wholly stored or not at all, and the caller knows which when it returns)."""
+    done = asyncio.ensure_future(work)
+    try:
+        return await asyncio.shield(done)
+    except asyncio.CancelledError:
+        await asyncio.wait([done])
+        raise
 
 
 class Row(Protocol):

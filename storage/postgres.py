@@ -33,7 +33,7 @@ except ImportError as exc:  # pragma: no cover - the extra is part of the dev in
 
 from storage.dialect import postgres_ddl, postgres_sql
 from storage.errors import ConstraintError, MigrationError, StorageError, StorageUnavailableError
-from storage.gateway import Row, Trace, Tx
+from storage.gateway import Row, Trace, Tx, to_its_end
 from storage.schema import LATEST_VERSION, MIGRATIONS, Migration, refuse_newer
 
 T = TypeVar("T")
@@ -99,14 +99,7 @@ class PostgresBackend:
             raise _unavailable(exc) from exc
 
     async def write(self, body: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
-        # Once started the transaction runs to its end: a cancelled caller waits for that end, so a cancelled
-        # settlement is either wholly stored or not at all, and the caller knows which when it returns.
-        done = asyncio.ensure_future(self._write(body))
-        try:
-            return await asyncio.shield(done)
-        except asyncio.CancelledError:
-            await asyncio.wait([done])
-            raise
+        return await to_its_end(self._write(body))
 
     async def _traced(self, conn: Connection, sql: str) -> None:
         if self._trace is not None:

@@ -29,7 +29,7 @@ import aiosqlite
 
 from storage.backup import backup_file
 from storage.errors import StorageError, StorageUnavailableError
-from storage.gateway import Row, Trace, Tx
+from storage.gateway import Row, Trace, Tx, to_its_end
 from storage.schema import migrate
 
 BUSY_TIMEOUT_MS = 10_000
@@ -101,14 +101,8 @@ class SqliteBackend:
         it returns, rolled back when it raises (SQLite refusing: StorageUnavailableError). ``body`` must await
         nothing but its statements."""
         async with self._lock:
-            # Once queued the transaction runs to its end on the thread: a cancelled caller waits for that end,
-            # so the lock is never free while it may still commit.
-            done = asyncio.ensure_future(self._conn.run(_in_one_go, body))
-            try:
-                return await asyncio.shield(done)
-            except asyncio.CancelledError:
-                await asyncio.wait([done])
-                raise
+            try:  # (to its end, the lock held: it is never free while the transaction may still commit)
+                return await to_its_end(self._conn.run(_in_one_go, body))
             except sqlite3.Error as exc:
                 raise _unavailable(exc) from exc
 
