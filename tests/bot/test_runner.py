@@ -39,7 +39,8 @@ class Clock:
 def _tables(tg: FakeTelegram, bot: Bot, db: Database, clock: Clock, **settings: float) -> Tables:
     timers = {"bot_delay": 60.0} | settings
     config = Config(token=tg.token, api_base_url=tg.base_url, match_seed=852, **timers)  # type: ignore[arg-type]
-    return Tables(config, Edge(config, db, Outbox(bot), bot), clock)
+    outbox = Outbox(bot, group_interval=config.group_interval, private_interval=config.private_interval)
+    return Tables(config, Edge(config, db, outbox, bot), clock)
 
 
 async def _open(tables: Tables, key: TableKey, *people: tuple[int, str]) -> None:
@@ -209,9 +210,9 @@ async def test_the_next_hand_waits_for_the_group_to_see_the_last_one(
     group = tg.add_group("g", members=[alice])
     db = await Database.open(tmp_path / "db.sqlite3")
     clock = Clock()
-    config = Config(token=tg.token, api_base_url=tg.base_url, match_seed=852, bot_delay=0.0, turn_seconds=0.1,
-                    claim_seconds=0.1, next_hand_seconds=1.0)  # fmt: skip
-    tables = Tables(config, Edge(config, db, Outbox(bot, group_interval=0.5), bot), clock)
+    timers = {"bot_delay": 0.0, "turn_seconds": 0.1, "claim_seconds": 0.1, "next_hand_seconds": 1.0}
+    tables = _tables(tg, bot, db, clock, **timers, group_interval=0.5)
+    config = tables.config
     key = TableKey(group.id)
     await _open(tables, key, (alice.id, "Alice"))
     runner, outbox = tables._runners[key], tables.edge.outbox
