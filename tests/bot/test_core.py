@@ -286,6 +286,7 @@ def test_a_flight_stores_its_penalty_first_and_the_last_human_leaving_ends_the_t
     flight = world.effects[start:]
     assert isinstance(flight[0], fx.StoreFlee) and flight[0].seat == 1  # stored before anyone is told
     assert fx.ShowSeat(1, user_id=BOB, lang="zh", left=True) in flight  # his picture: he left, no buttons
+    assert fx.Announce(t("announce_flee", "zh", seat="南 Bob", penalty=penalty)) in flight  # the group is told
     assert table.seat(1).user_id is None and table.left_by == {1: "Bob"}
     world.penalties = (penalty // 3, -penalty, penalty // 3, penalty // 3)
     assert world.take(table, msg.Leave(ANN, flee=True)) == fx.Reply(None)
