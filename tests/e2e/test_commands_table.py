@@ -3,9 +3,8 @@
 The module plays once: Alice, a group admin, opens a table that automatic players fill; during the first hand
 she switches the group to English and the koukoufan preset through the /settings menu. The first hand is
 played to its end under the old settings, the second starts under the new ones. The standings tests then read
-what that first hand left behind, in the group (now English) and in Alice's private chat (Chinese). One more
-table of its own, in another group of the same bot process, plays a hand with its automatic seats at the level
-chosen in the menu, ``hard``.
+what that first hand left behind, in the group (now English) and in Alice's private chat (Chinese). (A table
+at the ``hard`` level chosen in the menu: tests/e2e/test_search_worker.py.)
 """
 
 from __future__ import annotations
@@ -194,29 +193,3 @@ def test_history_lists_the_hand_and_replays_it_from_the_players_seat(played: Pla
     assert draws and all(line.startswith(wind) for line in draws)
     in_group = _ask(tg, alice, played.group.id, "/history", lambda m: "Your last hands" in (m.text or ""))
     assert "Press ▶ for a replay." in (in_group.text or "")
-
-
-def test_a_group_at_the_hard_level_plays_a_whole_hand_with_it(played: Played) -> None:
-    """The level chosen in /settings is the automatic seats' (their decisions come from the search's process)."""
-    tg = played.tg
-    alice = tg.add_user("Alice", language_code="en")
-    group = tg.add_group("Hard table", members=[alice], admins=[alice])
-    alice.say(group, "/settings")
-    menu = tg.wait_for_message(group.id, lambda m: "本群设置" in (m.text or ""), timeout=15)
-    menu = _press_and_wait(tg, alice, menu, "st1|p|auto_level")
-    menu = _press_and_wait(tg, alice, menu, "st1|s|auto_level|hard")
-    alice.say(group, "/newgame")
-    tg.wait_for_message(group.id, lambda m: "开局" in str(m.reply_markup), timeout=15)
-    alice.say(group, "/begin")
-    Players(tg, group, [alice]).play_until(
-        lambda: any("第 1 局结果" in (m.caption or "") for m in tg.messages(group.id)), timeout=90
-    )
-    assert "Traceback" not in played.bot.log()
-    with sqlite3.connect(played.db) as conn:
-        first = "(SELECT MIN(h.id) FROM hands h JOIN matches m ON m.id = h.match_id WHERE m.chat_id = ?)"
-        seats = conn.execute(
-            f"SELECT player_id IS NULL, auto_level FROM hand_seats WHERE hand_id = {first}", (group.id,)
-        ).fetchall()
-        ended = conn.execute(f"SELECT ended_at IS NOT NULL FROM hands WHERE id = {first}", (group.id,)).fetchone()
-    assert sorted(seats) == [(0, None), (1, "hard"), (1, "hard"), (1, "hard")]
-    assert ended == (1,)

@@ -1,6 +1,7 @@
 """A dead search worker never stops a ``hard`` table: the real bot process plays a whole hand at the hard level
-while its search worker is killed with SIGKILL again and again (as the kernel's OOM killer would); the pool is
-replaced, the decisions it could not make are played at ``normal`` at once, and the hand reaches its end."""
+(chosen in the /settings menu) while its search worker is killed with SIGKILL again and again (as the kernel's
+OOM killer would); the pool is replaced, the decisions it could not make are played at ``normal`` at once, and
+the hand reaches its end."""
 
 from __future__ import annotations
 
@@ -66,4 +67,7 @@ def test_a_hard_table_plays_on_while_its_search_worker_is_killed(tmp_path: Path)
         first = "(SELECT MIN(id) FROM hands)"
         ended = conn.execute(f"SELECT ended_at IS NOT NULL FROM hands WHERE id = {first}").fetchone()
         moves = conn.execute(f"SELECT COUNT(*) FROM actions WHERE hand_id = {first}").fetchone()[0]
+        seats = conn.execute(f"SELECT player_id IS NULL, auto_level FROM hand_seats WHERE hand_id = {first}").fetchall()
     assert ended == (1,) and moves > 20
+    # The level chosen in /settings is the automatic seats' (their decisions come from the search's process).
+    assert sorted(seats) == [(0, None), (1, "hard"), (1, "hard"), (1, "hard")]
