@@ -29,8 +29,10 @@ this bench's own bot id). Every action is stamped by the server as it is stored:
    written every 3.1 s, a private chat every second, 30 writes a second overall) and the automatic players'
    usual 0.6 s delay; tables of one person (pressing 1 s after their move appears) and three ``hard`` players,
    added ``--core-step`` at a time. A step passes when every decision of an automatic player stored in its
-   ``--core-window`` is **on time**: stored within the delay plus the search's budget (0.6 + 0.2 s) of the action
-   before it in its hand. The figure is the largest table count whose step passed.
+   ``--core-window`` is **on time**: stored within its delay plus two of the search's budgets (0.6 + 2 × 0.2 s)
+   of the action before it in its hand, as it would be if its own search took the whole budget and one other
+   table's search were ahead of it in the queue (how many took longer than the delay plus one budget, 0.8 s, is
+   counted beside). The figure is the largest table count whose step passed.
 
 **The CPU, honestly.** This machine has 2 cores, and a bot process starts ``MAHJONG_SEARCH_PROCESSES`` search
 processes (default: the cores it may use less one). Left free, one worker on 2 cores runs one search process
@@ -90,7 +92,12 @@ from tests.postgres import drop_schema, fresh_schema, server_url  # noqa: E402
 REDIS = os.environ.get("MAHJONG_BENCH_REDIS", "redis://127.0.0.1:6379/0")
 TOKEN = "880028028:bench-workers-token-not-a-real-one"  # its own bot id: its own bucket in Redis
 THINK_S = 1.0  # phase 4: a person presses this long after their move appears (as bench/bot.py's thinking people)
-ON_TIME_S = Config.bot_delay + DEFAULT_BUDGET_MS / 1000  # phase 4: an automatic decision's allowance
+# Phase 4: an automatic decision is on time when stored within its delay and two search budgets of the action
+# before it (its own search may take the whole budget, and one other table's may be ahead of it); the stricter
+# count (its delay and one budget) is reported beside.
+BUDGET_S = DEFAULT_BUDGET_MS / 1000
+ON_TIME_S = Config.bot_delay + 2 * BUDGET_S
+STRICT_S = Config.bot_delay + BUDGET_S
 # Telegram's pacing as deployed (bot.config's defaults); the workers' log at INFO, as deployed.
 PACING = {
     **GROUP_PACE,
@@ -405,7 +412,7 @@ def measure(cluster: Cluster, window: float, label: str) -> dict[str, Any]:
 
 
 # --- phases 2 and 3 -------------------------------------------------------------------------------------------
-def throughput(args: argparse.Namespace, work: Path, cores: list[int]) -> dict[str, Any]:
+def throughput(args: argparse.Namespace, work: Path, cores: list[int]) -> dict[Any, Any]:
     url = fresh_schema(durable=True)
     try:
         with FakeTelegram(token=TOKEN) as tg:
@@ -420,7 +427,7 @@ def throughput(args: argparse.Namespace, work: Path, cores: list[int]) -> dict[s
         drop_schema(url)
 
 
-def _scale(cluster: Cluster, args: argparse.Namespace) -> dict[str, Any]:
+def _scale(cluster: Cluster, args: argparse.Namespace) -> dict[Any, Any]:
     first = cluster.start(pinned=False)
     cluster.wait_balanced()
     assert first.proc is not None
@@ -428,7 +435,7 @@ def _scale(cluster: Cluster, args: argparse.Namespace) -> dict[str, Any]:
     took = wait_dealt(cluster.url, args.tables, timeout=120)
     print(f"{args.tables} tables dealt in {took:.1f} s; {len(search_processes(first.proc.pid))} search process(es)")
     time.sleep(args.settle)
-    result: dict[str, Any] = {"free": measure(cluster, args.window, "1 worker, free on every core")}
+    result: dict[Any, Any] = {"free": measure(cluster, args.window, "1 worker, free on every core")}
     pin(first.proc.pid, {cluster.core_of(0)})
     time.sleep(args.settle)
     result[1] = measure(cluster, args.window, "1 worker on 1 core")
@@ -538,13 +545,14 @@ def _step_up(cluster: Cluster, args: argparse.Namespace) -> dict[str, Any]:
         t1, writes1, cpu1 = now_pg(cluster.url), len(_writes(cluster.tg)), CpuSample.take(cluster.live())
         rows = pg_query(cluster.url, AUTOMATIC_GAPS, t0, t1)
         gaps = sorted(float(r["gap"]) for r in rows)
-        late = sum(g > ON_TIME_S for g in gaps)
+        late, strict = sum(g > ON_TIME_S for g in gaps), sum(g > STRICT_S for g in gaps)
         for r in sorted(rows, key=lambda r: -float(r["gap"]))[: min(late, 5)]:
             print(f"  late: {float(r['gap']):.3f} s for {r['action']} after {r['before']}")
         step = {
             "tables": len(drivers),
             "decisions": len(gaps),
             "late": late,
+            "over_delay_and_one_budget": strict,
             "gap_p50_s": round(statistics.median(gaps), 3) if gaps else None,
             "gap_p99_s": round(gaps[int(0.99 * (len(gaps) - 1))], 3) if gaps else None,
             "gap_max_s": round(gaps[-1], 3) if gaps else None,
@@ -553,9 +561,9 @@ def _step_up(cluster: Cluster, args: argparse.Namespace) -> dict[str, Any]:
         }
         steps.append(step)
         print(f"one core, {len(drivers)} tables: {len(gaps)} automatic decisions, {late} late "
-              f"(> {ON_TIME_S:.1f} s after the action before); gap p50 {step['gap_p50_s']} s, "
-              f"p99 {step['gap_p99_s']} s, max {step['gap_max_s']} s; {step['writes_per_s']} writes/s; "
-              f"cores busy {step['cores_used']}")  # fmt: skip
+              f"(> {ON_TIME_S:.1f} s after the action before; {strict} > {STRICT_S:.1f} s); "
+              f"gap p50 {step['gap_p50_s']} s, p99 {step['gap_p99_s']} s, max {step['gap_max_s']} s; "
+              f"{step['writes_per_s']} writes/s; cores busy {step['cores_used']}")  # fmt: skip
         if late or not gaps:
             break
         carried = len(drivers)
@@ -614,7 +622,7 @@ def main() -> None:
         "cores_per_worker_1_worker_free": scale["free"]["cores_per_worker"],
         "search_processes_per_worker": 1,
         "takeover_all_s": _round(scale["takeover"]["takeover_all_s"]),
-        "on_time_s": ON_TIME_S,
+        "on_time_s": round(ON_TIME_S, 3),
         "per_core_steps": core["steps"],
     }
     print(json.dumps(summary))
