@@ -446,8 +446,9 @@ def _scale(cluster: Cluster, args: argparse.Namespace) -> dict[Any, Any]:
         print(f"{n} workers: shards balanced in {took:.1f} s")
         time.sleep(args.settle)
         result[n] = measure(cluster, args.window, f"{n} workers on {min(n, len(cluster.cores))} core(s)")
-        for w in cluster.live():  # each started its one search process (spawned at its first hard decision)
-            assert w.proc is not None and len(search_processes(w.proc.pid)) == 1, "one search process a worker"
+        for w in cluster.live():  # a pool of one (its process spawned at the worker's first hard decision)
+            assert w.proc is not None and len(search_processes(w.proc.pid)) <= 1, "one search process a worker"
+            assert "(1 search processes)" in w.log(), "one search process a worker"
     result["takeover"] = takeover(cluster, [g for _, g in tables])
     for w in cluster.live():  # each gives its shards up as it stops
         w.stop()
