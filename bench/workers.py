@@ -575,7 +575,7 @@ def _writes(tg: FakeTelegram) -> list[Any]:
     return [c for c in tg.calls() if c.method in WRITES]
 
 
-def main() -> None:
+def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--tables", type=int, default=200, help="phase 2: tables of hard players")
     parser.add_argument("--window", type=float, default=20.0, help="phase 2: seconds measured per worker count")
@@ -585,29 +585,40 @@ def main() -> None:
     parser.add_argument("--core-max", type=int, default=24, help="phase 4: at most this many tables")
     parser.add_argument("--skip-core", action="store_true", help="without phase 4")
     parser.add_argument("--only-core", action="store_true", help="phase 4 alone (while trying it out)")
-    args = parser.parse_args()
-    if args.only_core:
-        with tempfile.TemporaryDirectory() as tmp:
-            print(json.dumps(per_core(args, Path(tmp), sorted(os.sched_getaffinity(0)))))
-        return
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = arguments()
     if server_url() is None:
         sys.exit("bench/workers.py needs PostgreSQL: none at 127.0.0.1:5432 (database test) or MAHJONG_TEST_POSTGRES")
     cores = sorted(os.sched_getaffinity(0))
+    if args.only_core:
+        with tempfile.TemporaryDirectory() as tmp:
+            print(json.dumps(per_core(args, Path(tmp), cores)))
+        return
     print(f"machine: {os.cpu_count()} cores, this bench may use {cores}; load average {os.getloadavg()}")
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        pg_append, sqlite_append = append_medians(work)
+        appends = append_medians(work)
         scale = throughput(args, work, cores)
         core = per_core(args, work, cores) if not args.skip_core else {"tables_per_core_hard": None, "steps": []}
-    rates = {n: scale[n]["actions_per_s"] for n in (1, 2, 4)}
     print(f"load average {os.getloadavg()}; {time.monotonic() - started:.0f} s in all")
-    summary = {
+    print(json.dumps(summary(args, appends, scale, core)))
+
+
+def summary(
+    args: argparse.Namespace, appends: tuple[float, float], scale: dict[Any, Any], core: dict[str, Any]
+) -> dict[str, Any]:
+    """The last line: the figures asked for first, the raw ones beside them."""
+    rates = {n: scale[n]["actions_per_s"] for n in (1, 2, 4)}
+    return {
         "speedup_2_workers": round(rates[2] / rates[1], 2),
         "speedup_4_workers": round(rates[4] / rates[1], 2),
         "takeover_s": _round(scale["takeover"]["takeover_s"]),
-        "pg_append_ms_median": round(pg_append, 3),
-        "sqlite_append_ms_median": round(sqlite_append, 3),
+        "pg_append_ms_median": round(appends[0], 3),
+        "sqlite_append_ms_median": round(appends[1], 3),
         "tables_per_core_hard": core["tables_per_core_hard"],
         "tables": args.tables,
         "window_s": args.window,
@@ -626,7 +637,6 @@ def main() -> None:
         "on_time_s": round(ON_TIME_S, 3),
         "per_core_steps": core["steps"],
     }
-    print(json.dumps(summary))
 
 
 def _round(value: float | None) -> float | None:
