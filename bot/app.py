@@ -182,8 +182,8 @@ async def _start(application: BotApplication) -> None:
     )
     jobs = application.job_queue
     assert jobs is not None, "install python-telegram-bot[job-queue]"
-    # The search runs in other processes (spawned: no copy of this one's threads), one core left to the loop.
-    data.pool = pool = SearchPool(max(1, (os.cpu_count() or 2) - 1))  # replaced whenever a worker dies
+    # The search runs in other processes (spawned: no copy of this one's threads), by default one core left to the loop.
+    data.pool = pool = SearchPool(config.search_workers)  # replaced whenever a worker dies
     hub = Hub(config, time.monotonic) if config.webapp_url else None  # the Mini App's live pages
     data.tables = tables = Tables(config, Edge(config, db, outbox, application.bot, pool, hub))
     if hub is not None:
@@ -194,7 +194,8 @@ async def _start(application: BotApplication) -> None:
     in_background(data, publish_commands(application.bot), "the command menu")  # retried, never in the way
     in_background(data, asyncio.to_thread(warm_up), "the pictures' fonts")  # the first picture comes a second sooner
     if config.workers:  # each worker resumes the tables of the shards it takes (bot.cluster); no league nights
-        log.info("bot @%s started as one of several workers", application.bot.username)
+        name = application.bot.username
+        log.info("bot @%s started as one of several workers (%d search processes)", name, pool.workers)
         return
     resumed = await resume_tables(tables, db)  # from storage alone: no request to Telegram before polling
     in_background(data, fill_titles(tables, db, application.bot), "the titles of older tables")

@@ -102,6 +102,23 @@ def _optional_number(env: Mapping[str, str], key: str, minimum: float = 0.0) -> 
     return value
 
 
+def _optional_count(env: Mapping[str, str], key: str) -> int | None:
+    raw = env.get(key, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) < 1:
+        raise ConfigError(f"{key} must be a whole number of at least 1, got {raw!r}")
+    return int(raw)
+
+
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity (``taskset``, a container's cpuset), not the machine's."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity outside Linux: every core
+        return os.cpu_count() or 1
+
+
 def _webhook_url(env: Mapping[str, str]) -> str | None:
     url = env.get("MAHJONG_WEBHOOK_URL", "").strip()
     if not url:
@@ -192,6 +209,15 @@ class Config:
     workers: bool = False
     redis_url: str | None = None
     workers_expected: int = 1
+    # The processes the search (the ``hard`` level, reviews) runs in; None: one fewer than the cores this process
+    # may use (at least one), the other core left to the event loop. Several workers on one machine set it so that
+    # together they do not start more processes than the machine has cores.
+    search_processes: int | None = None
+
+    @property
+    def search_workers(self) -> int:
+        """How many search processes this process starts (``search_processes``, or its default)."""
+        return self.search_processes if self.search_processes is not None else max(1, usable_cores() - 1)
 
     @property
     def worker_rate(self) -> float:
@@ -245,6 +271,7 @@ class Config:
             workers=workers,
             redis_url=redis_url,
             workers_expected=workers_expected,
+            search_processes=_optional_count(env, "MAHJONG_SEARCH_PROCESSES"),
         )
 
 

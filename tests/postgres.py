@@ -75,12 +75,14 @@ async def _run(url: str, sql: str) -> None:
         await conn.close()
 
 
-def fresh_schema() -> str:
-    """A new empty schema on the test server, as a URL whose connections use it (search_path)."""
+def fresh_schema(*, durable: bool = False) -> str:
+    """A new empty schema on the test server, as a URL whose connections use it (search_path). ``durable``: its
+    commits wait for the disk, as the bot's do by default (a benchmark's figures), instead of the tests' off."""
     server = server_or_skip()
     schema = f"t_{uuid.uuid4().hex[:16]}"
     asyncio.run(_run(server, f"CREATE SCHEMA {schema}"))
-    return f"{server}{'&' if '?' in server else '?'}search_path={schema}&synchronous_commit=off"
+    url = f"{server}{'&' if '?' in server else '?'}search_path={schema}"
+    return url if durable else f"{url}&synchronous_commit=off"
 
 
 _CHILDREN_FIRST = """

@@ -139,3 +139,15 @@ def test_foreign_data_is_refused(data: str | None) -> None:
 def test_unknown_action_codes_are_refused(code: str) -> None:
     with pytest.raises(BadCallback):
         parse_action_code(code, 0)
+
+
+def test_search_processes_default_to_the_cores_this_process_may_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    base = {"TELEGRAM_BOT_TOKEN": "1:a"}
+    assert Config.from_env(base | {"MAHJONG_SEARCH_PROCESSES": "3"}).search_workers == 3
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    assert Config.from_env(base).search_workers == 3  # one core left to the event loop
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {5}, raising=False)  # taskset -c 5, a cpuset of one
+    assert Config.from_env(base).search_workers == 1
+    for bad in ("0", "two", "1.5"):
+        with pytest.raises(ConfigError, match="MAHJONG_SEARCH_PROCESSES must be a whole number"):
+            Config.from_env(base | {"MAHJONG_SEARCH_PROCESSES": bad})
