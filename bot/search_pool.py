@@ -5,7 +5,8 @@ operator's kill) is broken for good: every later submit raises ``BrokenProcessPo
 ``Executor`` that owns one and replaces it the moment it breaks (seen by a job's future or by a submit), so only
 the jobs that were in the dead pool fail. ``automatic_choice`` is the table's side: a decision the search cannot
 make (its pool broke under it, or the bot is stopping) is made at ``normal`` at once, so no table waits on the
-pool or stops playing.
+pool or stops playing. A search process whose bot process died (SIGKILL: no shutdown) ends on its own within
+``ORPHAN_CHECK_S``: nothing else would end it, since it holds both ends of its own task pipe.
 
     pool = SearchPool(workers=1)
     action = await automatic_choice(pool, view, "hard", seed)
@@ -16,7 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -32,6 +35,18 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 FALLBACK_LEVEL = "normal"  # what a decision the search cannot make is played at
+ORPHAN_CHECK_S = 1.0  # how often a search process looks whether its bot process is still there
+
+
+def _follow(parent: int) -> None:
+    """A search process's initializer: it ends when ``parent`` does (then it is another process's child)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(ORPHAN_CHECK_S)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="follow the bot process", daemon=True).start()
 
 
 class PoolClosed(RuntimeError):
@@ -48,7 +63,9 @@ class SearchPool(Executor):
 
     def _new(self) -> ProcessPoolExecutor:
         # Spawned, not forked: a fork would copy the bot's threads and locks mid-flight.
-        return ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"))
+        return ProcessPoolExecutor(
+            self.workers, mp_context=get_context("spawn"), initializer=_follow, initargs=(os.getpid(),)
+        )
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
         with self._lock:

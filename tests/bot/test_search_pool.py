@@ -6,9 +6,12 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 
 import pytest
 
@@ -95,3 +98,30 @@ def test_a_decision_whose_worker_dies_is_played_at_normal_at_once() -> None:
             pool.shutdown(wait=True)
 
     asyncio.run(scenario())
+
+
+def test_a_search_process_ends_when_its_bot_process_is_killed() -> None:
+    """SIGKILL leaves the bot no chance to stop its pool: the search process sees its parent gone and ends."""
+    script = (
+        "import os, sys, time\n"
+        "from bot.search_pool import SearchPool\n"
+        "pool = SearchPool(1)\n"
+        "print(pool.submit(os.getpid).result(timeout=60), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    bot = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert bot.stdout is not None
+    child = int(bot.stdout.readline())
+    os.kill(child, 0)  # running
+    bot.send_signal(signal.SIGKILL)
+    bot.wait()
+
+    def gone() -> bool:
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            return True
+        # A zombie until init reaps it: ended all the same.
+        return Path(f"/proc/{child}/stat").read_text().split(") ")[1].startswith("Z")
+
+    _wait(gone)
