@@ -109,7 +109,7 @@ def test_a_search_process_ends_when_its_bot_process_is_killed() -> None:
         "print(pool.submit(os.getpid).result(timeout=60), flush=True)\n"
         "time.sleep(60)\n"
     )
-    bot = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    bot = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert bot.stdout is not None
     child = int(bot.stdout.readline())
     os.kill(child, 0)  # running
