@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from storage.chats import Chats
 from storage.codec import Clock, utc_now
 from storage.dialect import parse_target
+from storage.fencing import Fence, FencedBackend, ShardOwners
 from storage.gateway import Backend, Row, Trace, Tx
 from storage.handled_updates import HandledUpdates
 from storage.hands import Hands
@@ -52,7 +53,9 @@ class Database:
         self.stats = Stats(self)
         self.live_messages = LiveMessages(self)
         self.updates = HandledUpdates(self)
-        self.inbox = Inbox(self)  # workers sharing PostgreSQL only (bot.cluster)
+        self.inbox = Inbox(self)  # workers sharing PostgreSQL only (bot.cluster), as are the two below
+        self.shard_owners = ShardOwners(self)
+        self._views: dict[Fence, Database] = {}
 
     @classmethod
     async def open(cls, target: str | Path, *, clock: Clock = utc_now, trace: Trace | None = None) -> Database:
@@ -69,6 +72,14 @@ class Database:
 
     async def close(self) -> None:
         await self.backend.close()
+
+    def fenced(self, fence: Fence) -> Database:
+        """The same repositories, whose every write is refused (FencedError) once ``fence`` is no longer its
+        shard's epoch (storage.fencing); one view per fence, kept (a worker takes a shard a handful of times)."""
+        view = self._views.get(fence)
+        if view is None:
+            view = self._views[fence] = Database(FencedBackend(self.backend, fence), self.now)
+        return view
 
     async def __aenter__(self) -> Database:
         return self

@@ -39,6 +39,7 @@ from storage.codec import (
 )
 from storage.errors import ActionOrderError, AlreadyClosedError, InvalidInputError, NotFoundError, StorageError
 from storage.gateway import Gateway, Row, Tx
+from storage.inbox import done_in
 from storage.matches import SEATS, Match, Seat, load_match, seat_from_row
 from storage.standings import periods_of
 from storage.stats import pattern_mask
@@ -378,8 +379,11 @@ class Hands:
             )
             return await _load_hand(tx, rows[0]["id"]) if rows else None
 
-    async def append_action(self, hand_id: int, seq: int, action: Mapping[str, Any]) -> None:
+    async def append_action(
+        self, hand_id: int, seq: int, action: Mapping[str, Any], *, done: int | None = None
+    ) -> None:
         """Store the hand's action number seq (0, 1, 2, … with no gaps), durably, before its effects are sent.
+        ``done``: the inbox's update (bot.cluster) that asked for it, marked done in the same transaction.
 
         A duplicate or skipped seq raises ActionOrderError; a settled hand raises AlreadyClosedError.
         """
@@ -387,7 +391,18 @@ class Hands:
         if not isinstance(action, Mapping):
             raise InvalidInputError(f"an action must be a JSON object, not {type(action).__name__}")
         text = dump_json(dict(action), "the action")
-        if await self._db.execute(_APPEND, (hand_id, seq, text)) == 1:
+
+        async def stored_and_done(tx: Tx) -> int:
+            stored = (await tx.execute(_APPEND, (hand_id, seq, text))).rowcount
+            if stored == 1 and done is not None:
+                await done_in(tx, done, self._db.now())
+            return stored
+
+        # One statement, no transaction around it, on the hot path; with its update, one transaction.
+        stored = await (
+            self._db.execute(_APPEND, (hand_id, seq, text)) if done is None else self._db.write(stored_and_done)
+        )
+        if stored == 1:
             return
         # Nothing was written: say why.
         rows = await self._db.fetchall(

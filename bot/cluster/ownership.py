@@ -4,11 +4,13 @@ the tables of those alone run here.
     owner = Ownership(connect, tables, db, taken)  # connect: a new Coordinator; taken: set when shards come
     await owner.rebalance()                      # every REBALANCE_S, by owner.run()
     owner.owned                                  # the shards locked here, their tables resumed
+    owner.fence(table_key)                       # what the table's writes carry (storage.fencing)
     async with owner.handling(shard): ...        # an update of the shard; the shard is not given up meanwhile
 
 Every ``REBALANCE_S`` a worker counts the live workers N (each holds a member lock while its connection lives)
 and moves toward ceil(SHARDS / N) shards: above it, it gives up those running the fewest tables (their runners
-stopped first, then the lock freed); below it, it takes free shards (a lock nobody holds), then resumes their
+stopped first, then the lock freed); below it, it takes free shards (a lock nobody holds), raises their epochs
+(storage.fencing: from then on the writes of any worker that held them before are refused), then resumes their
 tables from storage (bot.table.resume) before it handles their updates. A worker killed frees its locks with its
 connection, and the others, now fewer, take its shards within a round or two. A worker that cannot reach
 PostgreSQL within the coordinator's timeout stops every table it runs at once: another may own them by then.
@@ -26,11 +28,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Final
 
 from bot.cluster.shards import SHARDS, shard_of
+from bot.table.key import TableKey
 from bot.table.registry import Tables
 from bot.table.resume import resume_tables
 from storage.cluster import Coordinator
 from storage.database import Database
 from storage.errors import StorageError, StorageUnavailableError
+from storage.fencing import Fence
 
 log = logging.getLogger(__name__)
 
@@ -49,12 +53,21 @@ class Ownership:
         self._connect, self.tables, self.db, self.period = connect, tables, db, period
         self.coordinator: Coordinator | None = None
         self._owned: set[int] = set()
+        self._fences: dict[int, Fence] = {}  # the epoch each shard was taken at here
         self._handling: dict[int, asyncio.Lock] = {}
         self._taken = taken  # set whenever shards were taken: the inbox's consumer looks at once
 
     @property
     def owned(self) -> frozenset[int]:
         return frozenset(self._owned)
+
+    def fence(self, key: TableKey) -> Fence:
+        """The fence of the table's shard; for a shard not taken here, one that every write fails."""
+        shard = shard_of(key)
+        return self.shard_fence(shard)
+
+    def shard_fence(self, shard: int) -> Fence:
+        return self._fences.get(shard, Fence(shard, 0))
 
     @contextlib.asynccontextmanager
     async def handling(self, shard: int) -> AsyncIterator[bool]:
@@ -104,10 +117,13 @@ class Ownership:
         if not taken:
             return
         try:
+            for shard in taken:  # before the tables are read back: what an old owner still stores is refused
+                self._fences[shard] = await self.db.shard_owners.take(shard)
             resumed = await resume_tables(self.tables, self.db, lambda key: shard_of(key) in taken)
         except StorageError:  # nothing of these shards runs here: their locks go back
             await self.tables.release(lambda key: shard_of(key) in taken)
             for shard in taken:
+                self._fences.pop(shard, None)
                 await coordinator.give_up(shard)
             raise
         self._owned |= taken
@@ -125,6 +141,7 @@ class Ownership:
         async with self._handling.setdefault(shard, asyncio.Lock()):
             self._owned.discard(shard)
             stopped = await self.tables.release(lambda key: shard_of(key) == shard)
+            self._fences.pop(shard, None)
         await coordinator.give_up(shard)
         log.info("shard %d given up (%d table(s) stopped); owning %d", shard, stopped, len(self._owned))
 
@@ -133,6 +150,7 @@ class Ownership:
         else's, so its tables stop here."""
         lost, self._owned = self._owned, set()
         stopped = await self.tables.release(lambda key: shard_of(key) in lost)
+        self._fences.clear()
         if self.coordinator is not None:
             await self.coordinator.close()
             self.coordinator = None

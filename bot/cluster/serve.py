@@ -59,6 +59,7 @@ async def work(application: App, config: Config, stop: asyncio.Event) -> None:
     dsn = parse_target(config.db_path)[1]
     wake = asyncio.Event()
     ownership = Ownership(lambda: Coordinator.connect(dsn, lambda _payload: wake.set()), tables, db, wake)
+    tables.edge.fence = ownership.fence  # every table's writes carry its shard's fence (storage.fencing)
     consumer = Consumer(application, db, ownership, wake)
     poller = Poller(application.bot, db, ownership)
     tasks = [
