@@ -24,8 +24,8 @@ from typing import Any, TypeVar
 from storage.chats import Chats
 from storage.codec import Clock, utc_now
 from storage.dialect import parse_target
-from storage.fencing import Fence, FencedBackend, ShardOwners
-from storage.gateway import Backend, Row, Trace, Tx
+from storage.fencing import FencedBackend, ShardOwners
+from storage.gateway import Backend, Fence, Row, Trace, Tx
 from storage.handled_updates import HandledUpdates
 from storage.hands import Hands
 from storage.inbox import Inbox
@@ -44,6 +44,7 @@ class Database:
     def __init__(self, backend: Backend, clock: Clock = utc_now) -> None:
         self.backend = backend
         self.now = clock
+        self.fence: Fence | None = None  # a fenced view's (below)
         self.players = Players(self)
         self.chats = Chats(self)
         self.matches = Matches(self)
@@ -79,6 +80,7 @@ class Database:
         view = self._views.get(fence)
         if view is None:
             view = self._views[fence] = Database(FencedBackend(self.backend, fence), self.now)
+            view.fence = fence
         return view
 
     async def __aenter__(self) -> Database:

@@ -1,7 +1,7 @@
 """Fencing for workers sharing one PostgreSQL (bot.cluster; PostgreSQL only): a worker that lost a shard without
 knowing it yet can no longer write for that shard's tables.
 
-    fence = await db.shard_owners.take(7)        # after taking shard 7's lock: its epoch raised, this worker's
+    fence = await db.shard_owners.take(7)        # after taking shard 7's lock: its epoch raised (a Fence)
     view = db.fenced(fence)                      # the same repositories; every write checks the fence
     await view.hands.append_action(hand_id, seq, action, done=update_id)   # FencedError once another took 7
 
@@ -13,20 +13,21 @@ write transaction of a fenced view first reads its shard's row ``FOR SHARE`` and
 still its own. The lock on the row orders the two: a write that checked first commits before the new owner's
 epoch (and so before it reads the tables back from storage); one that comes after finds the new epoch and is
 refused with ``FencedError`` (a ``StorageError``: the table's core takes it as any refused store). Reads are not
-fenced: they change nothing.
+fenced: they change nothing. The hottest write, appending an action, stays one statement without the writers'
+lock: it joins the shard's row (``OWNER_ROW``) in a WITH, the press's inbox update marked done in the same
+statement (storage.hands).
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from storage.codec import timestamp
 from storage.errors import FencedError
-from storage.gateway import Backend, Gateway, Row, Tx
+from storage.gateway import Backend, Fence, Gateway, Row, Tx
 
 T = TypeVar("T")
 
@@ -36,14 +37,9 @@ ON CONFLICT (shard) DO UPDATE SET epoch = shard_owners.epoch + 1, taken_at = ?2
 RETURNING epoch
 """
 _CHECK = "SELECT epoch FROM shard_owners WHERE shard = ? FOR SHARE"
-
-
-@dataclass(frozen=True)
-class Fence:
-    """What a worker's writes for one shard's tables carry: the shard and the epoch it took it at."""
-
-    shard: int
-    epoch: int
+# The shard's row while ``fence`` (parameters ?4, ?5) is its epoch, held until the statement's end: what a single
+# fenced statement (storage.hands' append) joins, in a WITH, to write only while its worker owns the shard.
+OWNER_ROW = "SELECT 1 AS owned FROM shard_owners WHERE shard = ?4 AND epoch = ?5 FOR SHARE"
 
 
 class ShardOwners:

@@ -37,7 +37,15 @@ from storage.codec import (
     parse_timestamp,
     timestamp,
 )
-from storage.errors import ActionOrderError, AlreadyClosedError, InvalidInputError, NotFoundError, StorageError
+from storage.errors import (
+    ActionOrderError,
+    AlreadyClosedError,
+    FencedError,
+    InvalidInputError,
+    NotFoundError,
+    StorageError,
+)
+from storage.fencing import OWNER_ROW
 from storage.gateway import Gateway, Row, Tx
 from storage.inbox import done_in
 from storage.matches import SEATS, Match, Seat, load_match, seat_from_row
@@ -319,12 +327,23 @@ def _reveal_of(row: Row) -> Reveal | None:
     return Reveal(row["seed"], row["salt"], row["commitment"])
 
 
-_APPEND = """
+_APPEND_INTO = """
 INSERT INTO actions (hand_id, seq, action)
-SELECT ?1, ?2, CAST(?3 AS TEXT) FROM hands
+SELECT ?1, ?2, CAST(?3 AS TEXT) FROM hands{owner}
 WHERE id = ?1 AND status = 'playing'
   AND ?2 = 1 + COALESCE((SELECT MAX(seq) FROM actions WHERE hand_id = ?1), -1)
 ON CONFLICT DO NOTHING
+"""
+_APPEND = _APPEND_INTO.format(owner="")
+# A worker's (storage.fencing; PostgreSQL): one statement, no writers' lock, as the plain append — stored only
+# while the worker's fence holds, and the press's inbox update (?7; NULL: none) done with it.
+_FENCED_APPEND = f"""
+WITH owner AS ({OWNER_ROW}),
+stored AS ({_APPEND_INTO.format(owner=", owner")} RETURNING 1),
+done AS (
+    UPDATE inbox SET done_at = ?6, body = '' WHERE update_id = ?7 AND done_at IS NULL AND EXISTS (SELECT 1 FROM stored)
+)
+SELECT (SELECT COUNT(*) FROM owner) AS owned, (SELECT COUNT(*) FROM stored) AS stored
 """
 
 
@@ -398,10 +417,18 @@ class Hands:
                 await done_in(tx, done, self._db.now())
             return stored
 
-        # One statement, no transaction around it, on the hot path; with its update, one transaction.
-        stored = await (
-            self._db.execute(_APPEND, (hand_id, seq, text)) if done is None else self._db.write(stored_and_done)
-        )
+        fence = self._db.fence
+        if fence is not None:
+            now = timestamp(self._db.now())
+            params = (hand_id, seq, text, fence.shard, fence.epoch, now, done)
+            row = (await self._db.fetchall(_FENCED_APPEND, params))[0]
+            if not row["owned"]:
+                raise FencedError(f"shard {fence.shard} was taken over: hand {hand_id}'s action #{seq} refused")
+            stored = int(row["stored"])
+        elif done is None:  # one statement, no transaction around it, on the hot path
+            stored = await self._db.execute(_APPEND, (hand_id, seq, text))
+        else:
+            stored = await self._db.write(stored_and_done)
         if stored == 1:
             return
         # Nothing was written: say why.

@@ -11,9 +11,11 @@ Every ``REBALANCE_S`` a worker counts the live workers N (each holds a member lo
 and moves toward ceil(SHARDS / N) shards: above it, it gives up those running the fewest tables (their runners
 stopped first, then the lock freed); below it, it takes free shards (a lock nobody holds), raises their epochs
 (storage.fencing: from then on the writes of any worker that held them before are refused), then resumes their
-tables from storage (bot.table.resume) before it handles their updates. A worker killed frees its locks with its
-connection, and the others, now fewer, take its shards within a round or two. A worker that cannot reach
-PostgreSQL within the coordinator's timeout stops every table it runs at once: another may own them by then.
+tables from storage (bot.table.resume) before it handles their updates; while still below, it looks again every
+``SHORT_OF_SHARE_S``, so a worker that joins has its share as soon as the others' rounds free it. A worker
+killed frees its locks with its connection, and the others, now fewer, take its shards within a round or two.
+A worker that cannot reach PostgreSQL within the coordinator's timeout stops every table it runs at once: another
+may own them by then.
 """
 
 from __future__ import annotations
@@ -34,11 +36,12 @@ from bot.table.resume import resume_tables
 from storage.cluster import Coordinator
 from storage.database import Database
 from storage.errors import StorageError, StorageUnavailableError
-from storage.fencing import Fence
+from storage.gateway import Fence
 
 log = logging.getLogger(__name__)
 
 REBALANCE_S: Final = 2.0
+SHORT_OF_SHARE_S: Final = 0.25  # how often a worker below its share looks: the others free shards at their round
 
 
 class Ownership:
@@ -56,6 +59,7 @@ class Ownership:
         self._fences: dict[int, Fence] = {}  # the epoch each shard was taken at here
         self._handling: dict[int, asyncio.Lock] = {}
         self._taken = taken  # set whenever shards were taken: the inbox's consumer looks at once
+        self.short = False  # below its share after its last round: it looks again soon
 
     @property
     def owned(self) -> frozenset[int]:
@@ -82,7 +86,7 @@ class Ownership:
                 await self.rebalance()
             except Exception:
                 log.exception("rebalancing failed; trying again")
-            await asyncio.sleep(self.period)
+            await asyncio.sleep(min(self.period, SHORT_OF_SHARE_S) if self.short else self.period)
 
     async def rebalance(self) -> None:
         if self.coordinator is not None and self.coordinator.closed:
@@ -102,6 +106,7 @@ class Ownership:
                     await self._give_up(coordinator, shard)
             elif len(self._owned) < target:
                 await self._take(coordinator, target - len(self._owned))
+            self.short = len(self._owned) < target
         except StorageUnavailableError as e:
             await self._lose_all(str(e))
 

@@ -34,7 +34,7 @@ from bot.table.state import Table
 from bot.views.game_views import join_markup, lobby_content, result_content, seat_content, spectator_content
 from game.actions import Action
 from storage.database import Database
-from storage.fencing import Fence
+from storage.gateway import Fence
 
 log = logging.getLogger(__name__)
 

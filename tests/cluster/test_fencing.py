@@ -86,14 +86,16 @@ async def test_a_press_and_its_update_are_stored_together_or_not_at_all(cluster_
         await fenced.hands.append_action(hand, 0, {"s": 0, "k": "discard", "t": "5m"}, done=2)
     assert not await _done(cluster_db, 2)
 
-    # The transaction broken between the action and the update's mark (the worker's connection gone): neither.
-    def cut(sql: str) -> None:
-        if sql.startswith("UPDATE inbox"):
-            raise ConnectionResetError("the worker's connection ended")
-
-    async with await Database.open(_url(cluster_db), trace=cut) as dying:
-        with pytest.raises(StorageUnavailableError):
-            await dying.fenced(fence).hands.append_action(hand, 1, {"s": 1, "k": "pass"}, done=3)
+    # The update's mark refused (here by a trigger; in life the connection lost): the action is not stored either.
+    await cluster_db.execute(
+        """CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+           BEGIN RAISE EXCEPTION 'the worker''s connection ended'; END $$"""
+    )
+    await cluster_db.execute(
+        "CREATE TRIGGER cut BEFORE UPDATE ON inbox FOR EACH ROW WHEN (OLD.update_id = 3) EXECUTE FUNCTION refuse()"
+    )
+    with pytest.raises(StorageUnavailableError):
+        await fenced.hands.append_action(hand, 1, {"s": 1, "k": "pass"}, done=3)
     assert await _actions(cluster_db, hand) == 1 and not await _done(cluster_db, 3)
 
 
