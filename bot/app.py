@@ -43,6 +43,7 @@ from bot.callbacks import (
     STANDINGS_PATTERN,
 )
 from bot.cluster.serve import serve_workers
+from bot.cluster.shards import shard_of
 from bot.config import Config, ConfigError, check_config, load_dotenv
 from bot.context import CONTEXT_TYPES, BotApplication, BotContext, BotData
 from bot.handlers import (
@@ -76,6 +77,7 @@ from bot.webhook import serve
 from rendering import warm_up
 from storage.database import Database
 from storage.dialect import sqlite_file
+from storage.fencing import Fences
 
 log = logging.getLogger("bot")
 
@@ -185,7 +187,8 @@ async def _start(application: BotApplication) -> None:
     # The search runs in other processes (spawned: no copy of this one's threads), one core left to the loop.
     data.pool = pool = SearchPool(max(1, (os.cpu_count() or 2) - 1))  # replaced whenever a worker dies
     hub = Hub(config, time.monotonic) if config.webapp_url else None  # the Mini App's live pages
-    data.tables = tables = Tables(config, Edge(config, db, outbox, application.bot, pool, hub))
+    fences = Fences(shard_of) if config.workers else None  # a worker's shards' fences (bot.cluster.ownership)
+    data.tables = tables = Tables(config, Edge(config, db, outbox, application.bot, pool, hub, fences))
     if hub is not None:
         data.live = start_live(application, hub)
     data.reviews = Reviews(db, outbox, pool, config.review_samples)

@@ -11,6 +11,8 @@ number of processes from one PostgreSQL server. Both give the repositories (stor
 four ways in: ``transaction()`` (statements awaited one by one), ``write(body)`` (a whole write transaction at
 once: the hot paths, a hand's deal and its settlement), ``fetchall`` (one read) and ``execute`` (one write, e.g.
 appending an action). Both are opened migrated to the same schema, from the one history in storage/migrations.
+A worker (bot.cluster) writes its tables through ``db.fenced(fence)``: the same repositories, every write refused
+once another worker has taken the table's shard (storage.fencing).
 """
 
 from __future__ import annotations

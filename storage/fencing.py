@@ -23,13 +23,14 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from storage.codec import timestamp
 from storage.errors import FencedError
 from storage.gateway import Backend, Fence, Gateway, Row, Tx
 
 T = TypeVar("T")
+K = TypeVar("K")
 
 _RAISE = """
 INSERT INTO shard_owners (shard, epoch, taken_at) VALUES (?1, 1, ?2)
@@ -40,6 +41,33 @@ _CHECK = "SELECT epoch FROM shard_owners WHERE shard = ? FOR SHARE"
 # The shard's row while ``fence`` (parameters ?4, ?5) is its epoch, held until the statement's end: what a single
 # fenced statement (storage.hands' append) joins, in a WITH, to write only while its worker owns the shard.
 OWNER_ROW = "SELECT 1 AS owned FROM shard_owners WHERE shard = ?4 AND epoch = ?5 FOR SHARE"
+
+
+class Fences(Generic[K]):
+    """The fence of each shard a worker holds, by the shard of a key (a table's): filled by the worker's ownership
+    (bot.cluster.ownership) as it takes and gives up shards, read for every write of a table (bot.table.edge).
+
+        fences = Fences(shard_of)
+        fences.hold(await db.shard_owners.take(7)); fences.fence(table_key); fences.drop(7)
+    """
+
+    def __init__(self, shard_of: Callable[[K], int]) -> None:
+        self._shard_of = shard_of
+        self._held: dict[int, Fence] = {}
+
+    def fence(self, key: K) -> Fence:
+        return self.of(self._shard_of(key))
+
+    def of(self, shard: int) -> Fence:
+        """The shard's fence here; for a shard not held, one that every write fails (epochs start at 1)."""
+        return self._held.get(shard, Fence(shard, 0))
+
+    def hold(self, fence: Fence) -> None:
+        self._held[fence.shard] = fence
+
+    def drop(self, shards: Iterable[int]) -> None:
+        for shard in shards:
+            self._held.pop(shard, None)
 
 
 class ShardOwners:

@@ -99,7 +99,7 @@ class Consumer:
         self.handled += 1
         # A table's update is marked done under its shard's fence: a worker that lost the shard meanwhile leaves
         # it to the new owner (a press whose action went in was marked done with it already).
-        db = self.db if row.shard is None else self.db.fenced(self.ownership.shard_fence(row.shard))
+        db = self.db if row.shard is None else self.db.fenced(self.ownership.fences.of(row.shard))
         try:
             await db.inbox.done(row.update_id)
         except StorageError as e:  # handled again later (by the shard's owner), where its handled mark stops it

@@ -4,7 +4,7 @@ the tables of those alone run here.
     owner = Ownership(connect, tables, db, taken)  # connect: a new Coordinator; taken: set when shards come
     await owner.rebalance()                      # every REBALANCE_S, by owner.run()
     owner.owned                                  # the shards locked here, their tables resumed
-    owner.fence(table_key)                       # what the table's writes carry (storage.fencing)
+    owner.fences.fence(table_key)                # what the table's writes carry (storage.fencing)
     async with owner.handling(shard): ...        # an update of the shard; the shard is not given up meanwhile
 
 Every ``REBALANCE_S`` a worker counts the live workers N (each holds a member lock while its connection lives)
@@ -36,7 +36,7 @@ from bot.table.resume import resume_tables
 from storage.cluster import Coordinator
 from storage.database import Database
 from storage.errors import StorageError, StorageUnavailableError
-from storage.gateway import Fence
+from storage.fencing import Fences
 
 log = logging.getLogger(__name__)
 
@@ -52,11 +52,13 @@ class Ownership:
         db: Database,
         taken: asyncio.Event | None = None,
         period: float = REBALANCE_S,
+        fences: Fences[TableKey] | None = None,
     ) -> None:
         self._connect, self.tables, self.db, self.period = connect, tables, db, period
         self.coordinator: Coordinator | None = None
         self._owned: set[int] = set()
-        self._fences: dict[int, Fence] = {}  # the epoch each shard was taken at here
+        # The epoch each shard was taken at here: the tables' edge fences their writes with the same (bot.app).
+        self.fences = fences if fences is not None else Fences(shard_of)
         self._handling: dict[int, asyncio.Lock] = {}
         self._taken = taken  # set whenever shards were taken: the inbox's consumer looks at once
         self.short = False  # below its share after its last round: it looks again soon
@@ -64,14 +66,6 @@ class Ownership:
     @property
     def owned(self) -> frozenset[int]:
         return frozenset(self._owned)
-
-    def fence(self, key: TableKey) -> Fence:
-        """The fence of the table's shard; for a shard not taken here, one that every write fails."""
-        shard = shard_of(key)
-        return self.shard_fence(shard)
-
-    def shard_fence(self, shard: int) -> Fence:
-        return self._fences.get(shard, Fence(shard, 0))
 
     @contextlib.asynccontextmanager
     async def handling(self, shard: int) -> AsyncIterator[bool]:
@@ -123,12 +117,12 @@ class Ownership:
             return
         try:
             for shard in taken:  # before the tables are read back: what an old owner still stores is refused
-                self._fences[shard] = await self.db.shard_owners.take(shard)
+                self.fences.hold(await self.db.shard_owners.take(shard))
             resumed = await resume_tables(self.tables, self.db, lambda key: shard_of(key) in taken)
         except StorageError:  # nothing of these shards runs here: their locks go back
             await self.tables.release(lambda key: shard_of(key) in taken)
+            self.fences.drop(taken)
             for shard in taken:
-                self._fences.pop(shard, None)
                 await coordinator.give_up(shard)
             raise
         self._owned |= taken
@@ -146,7 +140,7 @@ class Ownership:
         async with self._handling.setdefault(shard, asyncio.Lock()):
             self._owned.discard(shard)
             stopped = await self.tables.release(lambda key: shard_of(key) == shard)
-            self._fences.pop(shard, None)
+            self.fences.drop([shard])
         await coordinator.give_up(shard)
         log.info("shard %d given up (%d table(s) stopped); owning %d", shard, stopped, len(self._owned))
 
@@ -155,7 +149,7 @@ class Ownership:
         else's, so its tables stop here."""
         lost, self._owned = self._owned, set()
         stopped = await self.tables.release(lambda key: shard_of(key) in lost)
-        self._fences.clear()
+        self.fences.drop(lost)
         if self.coordinator is not None:
             await self.coordinator.close()
             self.coordinator = None

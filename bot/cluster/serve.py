@@ -58,8 +58,11 @@ async def work(application: App, config: Config, stop: asyncio.Event) -> None:
     db, tables = data.require("db"), data.require("tables")
     dsn = parse_target(config.db_path)[1]
     wake = asyncio.Event()
-    ownership = Ownership(lambda: Coordinator.connect(dsn, lambda _payload: wake.set()), tables, db, wake)
-    tables.edge.fence = ownership.fence  # every table's writes carry its shard's fence (storage.fencing)
+
+    async def connect() -> Coordinator:
+        return await Coordinator.connect(dsn, lambda _payload: wake.set())
+
+    ownership = Ownership(connect, tables, db, wake, fences=tables.edge.fences)  # the tables' writes carry them
     consumer = Consumer(application, db, ownership, wake)
     poller = Poller(application.bot, db, ownership)
     tasks = [

@@ -5,7 +5,7 @@
 is shown. What a chat is shown is built here, from the table as it is when the effect is carried out, by the
 views (``bot.views.game_views``); the outbox paces it.
 
-    edge = Edge(config, db, outbox, bot, pool)
+    edge = Edge(config, db, outbox, bot, pool)   # a worker's: Edge(..., fences=Fences(shard_of)), storage.fencing
     answer = await edge.carry_out(table, StartHand(match_id, seed, dealer))
 """
 
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import replace
 from typing import Any
@@ -34,7 +33,7 @@ from bot.table.state import Table
 from bot.views.game_views import join_markup, lobby_content, result_content, seat_content, spectator_content
 from game.actions import Action
 from storage.database import Database
-from storage.gateway import Fence
+from storage.fencing import Fences
 
 log = logging.getLogger(__name__)
 
@@ -61,17 +60,16 @@ class Edge:
         bot: Bot,
         pool: Executor | None = None,
         hub: Hub | None = None,
+        fences: Fences[TableKey] | None = None,
     ) -> None:
         self.config, self.db, self.outbox, self.bot = config, db, outbox, bot
         self.pool = pool  # the processes the search (hard level) runs in; None: a thread, as the other levels
         self.hub = hub  # the Mini App's live pages (bot.live); None when it is off
-        # A worker's (bot.cluster.serve sets it): the fence of a table's shard, which its every write carries
-        # (storage.fencing); None in a bot of one process.
-        self.fence: Callable[[TableKey], Fence] | None = None
+        self.fences = fences  # a worker's (bot.cluster): its shards' fences, which its tables' writes carry
 
     def storage(self, table: Table) -> Database:
-        """Where the table's writes go: the database, fenced by the table's shard on a worker."""
-        return self.db if self.fence is None else self.db.fenced(self.fence(table.key))
+        """Where the table's writes go: the database, fenced by the table's shard on a worker (storage.fencing)."""
+        return self.db if self.fences is None else self.db.fenced(self.fences.fence(table.key))
 
     async def carry_out(self, table: Table, effect: fx.Effect) -> Any:
         """Do ``effect`` for ``table``; its answer (None for effects without one)."""
@@ -103,7 +101,7 @@ class Edge:
             case fx.AppendAction(hand_id, index, action, update_id):
                 # On a worker, the press's update is done in the inbox with its action; in one process its id
                 # was stored before it was handled (bot.updates.once).
-                done = update_id if self.fence is not None else None
+                done = update_id if self.fences is not None else None
                 await db.hands.append_action(hand_id, index, action.to_json(), done=done)
                 log_action(table.chat_id, hand_id, index, action)
                 return None

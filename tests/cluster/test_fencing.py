@@ -119,7 +119,7 @@ class Table1:
         if self.die_at == (update.update_id, "before"):
             self.dead.set()
             await asyncio.Event().wait()
-        view = self.db.fenced(self.ownership.fence(TableKey(GROUP)))
+        view = self.db.fenced(self.ownership.fences.fence(TableKey(GROUP)))
         await view.hands.append_action(self.hand, counter, {"s": 0, "k": "pass"}, done=update.update_id)
         self.stored.append(update.update_id)
         if self.die_at == (update.update_id, "after"):
@@ -186,7 +186,7 @@ async def test_a_worker_that_lost_its_shard_cannot_store_for_its_tables(cluster_
     b = Ownership(lambda: Coordinator.connect(_url(cluster_db)), empty_tables(), cluster_db)
     try:
         await a.rebalance()
-        stale = a.fence(TableKey(GROUP))
+        stale = a.fences.fence(TableKey(GROUP))
         await cluster_db.fenced(stale).hands.append_action(hand, 0, {"s": 0, "k": "pass"})
         # A network split: the server ends a's coordinator session (its locks go), a has not looked since.
         assert a.coordinator is not None
@@ -196,7 +196,7 @@ async def test_a_worker_that_lost_its_shard_cannot_store_for_its_tables(cluster_
         finally:
             await conn.close()
         await _until(lambda: _taken_by(b), "b takes every shard")
-        assert SHARD in a.owned and a.fence(TableKey(GROUP)) == stale  # a still believes it owns the table
+        assert SHARD in a.owned and a.fences.fence(TableKey(GROUP)) == stale  # a still believes it owns the table
 
         await cluster_db.inbox.store([_press(1, 1)])
         with pytest.raises(FencedError):
@@ -206,16 +206,17 @@ async def test_a_worker_that_lost_its_shard_cannot_store_for_its_tables(cluster_
         assert await _actions(cluster_db, hand) == 1 and not await _done(cluster_db, 1)
 
         # Through a's table: the edge's store is refused, which the runner throws into the core as any refusal.
-        edge = Edge(Config(token="1:test"), cluster_db, cast(Outbox, None), cast(Bot, None))
-        edge.fence = a.fence
+        edge = Edge(Config(token="1:test"), cluster_db, cast(Outbox, None), cast(Bot, None), fences=a.fences)
         table = Table(TableKey(GROUP), "g", 7, "Ann")
         with pytest.raises(FencedError):
             await edge.carry_out(table, fx.AppendAction(hand, 1, Action(1, "pass"), 1))
 
-        await cluster_db.fenced(b.fence(TableKey(GROUP))).hands.append_action(hand, 1, {"s": 1, "k": "pass"}, done=1)
+        await cluster_db.fenced(b.fences.fence(TableKey(GROUP))).hands.append_action(
+            hand, 1, {"s": 1, "k": "pass"}, done=1
+        )
         assert await _actions(cluster_db, hand) == 2 and await _done(cluster_db, 1)
         await a.rebalance()  # a's round: its connection is gone, it drops every table and fence
-        assert not a.owned and a.fence(TableKey(GROUP)).epoch == 0
+        assert not a.owned and a.fences.fence(TableKey(GROUP)).epoch == 0
     finally:
         await a.close()
         await b.close()
