@@ -70,6 +70,7 @@ from bot.search_pool import SearchPool
 from bot.startup import StartingApplication, cancel_all, in_background, publish_commands
 from bot.table import messages as msg
 from bot.table.edge import Edge
+from bot.table.key import TableKey
 from bot.table.registry import Tables
 from bot.table.resume import fill_titles, resume_tables
 from bot.updates import UpdatesRequest, once
@@ -196,7 +197,9 @@ async def _start(application: BotApplication) -> None:
     tables.follow(outbox.refusals)
     in_background(data, publish_commands(application.bot), "the command menu")  # retried, never in the way
     in_background(data, asyncio.to_thread(warm_up), "the pictures' fonts")  # the first picture comes a second sooner
-    if config.workers:  # each worker resumes the tables of the shards it takes (bot.cluster); no league nights
+    if config.workers:  # each worker resumes the tables, and runs the league nights, of the shards it takes
+        assert fences is not None
+        data.nights = LeagueNights(db, tables, jobs, data.clock, owns=lambda chat: fences.holds(TableKey(chat)))
         log.info("bot @%s started as one of several workers", application.bot.username)
         return
     resumed = await resume_tables(tables, db)  # from storage alone: no request to Telegram before polling

@@ -62,6 +62,10 @@ class Fences(Generic[K]):
         """The shard's fence here; for a shard not held, one that every write fails (epochs start at 1)."""
         return self._held.get(shard, Fence(shard, 0))
 
+    def holds(self, key: K) -> bool:
+        """Whether the key's shard is held here (its epoch taken by this worker)."""
+        return self._shard_of(key) in self._held
+
     def hold(self, fence: Fence) -> None:
         self._held[fence.shard] = fence
 

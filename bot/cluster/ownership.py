@@ -53,12 +53,14 @@ class Ownership:
         taken: asyncio.Event | None = None,
         period: float = REBALANCE_S,
         fences: Fences[TableKey] | None = None,
+        taken_up: Callable[[frozenset[int]], Awaitable[object]] | None = None,
     ) -> None:
         self._connect, self.tables, self.db, self.period = connect, tables, db, period
         self.coordinator: Coordinator | None = None
         self._owned: set[int] = set()
         # The epoch each shard was taken at here: the tables' edge fences their writes with the same (bot.app).
         self.fences = fences if fences is not None else Fences(shard_of)
+        self._taken_up = taken_up  # called with the shards just taken, their tables resumed (their league nights)
         self._handling: dict[int, asyncio.Lock] = {}
         self._taken = taken  # set whenever shards were taken: the inbox's consumer looks at once
         self.short = False  # below its share after its last round: it looks again soon
@@ -128,7 +130,16 @@ class Ownership:
         self._owned |= taken
         if self._taken is not None:
             self._taken.set()
+        await self._take_up(taken)
         log.info("shards taken: %d (owning %d); %d table(s) resumed", len(taken), len(self._owned), resumed)
+
+    async def _take_up(self, taken: set[int]) -> None:
+        if self._taken_up is None:
+            return
+        try:
+            await self._taken_up(frozenset(taken))
+        except Exception:  # the shards stay taken: their tables run, what failed is logged
+            log.exception("taking up the work of shards %s failed", sorted(taken))
 
     def _least_busy(self) -> list[int]:
         """The owned shards, those running the fewest tables first: moving a shard pauses its tables (and a table
