@@ -22,6 +22,8 @@ from tests.league.conftest import Clock, db_of, nights_of
 from tests.league.test_nights import FRIDAY, create, group_text, night_of, wait_night_over, world
 
 App = Application[Any, Any, Any, Any, Any, Any]
+SHARDS_HELD = """SELECT COUNT(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND granted
+AND classid = hashtext('mahjong shard ' || current_schema())::oid GROUP BY pid"""
 
 
 @contextlib.asynccontextmanager
@@ -68,13 +70,12 @@ async def test_a_groups_night_runs_on_its_shards_worker_and_goes_on_where_it_mov
             await stack.enter_async_context(worker(tg, postgres_url, clock)) for _ in "ab"
         ]
 
-        async def shared() -> bool:
-            return (
-                all(nights_of(app).ready.is_set() for app in (a, b))
-                and sum(nights_of(app).owns(group.id) for app in (a, b)) == 1
-            )
+        async def shared() -> bool:  # 32 shards each (no more moving), the league nights taken up
+            held = [r["n"] for r in await db_of(a).fetchall(SHARDS_HELD)]
+            return held == [32, 32] and all(nights_of(app).ready.is_set() for app in (a, b))
 
-        await _until(shared, "both workers own shards, one the group's")
+        await _until(shared, "both workers own their shards")
+        assert sum(nights_of(app).owns(group.id) for app in (a, b)) == 1
         (owner, serving), other = ((a, a_serving), b) if nights_of(a).owns(group.id) else ((b, b_serving), a)
         league_id = await create(owner, group, "Friday | fri 20:00 | Asia/Shanghai | 3 hands | kaikoufan")
         night = await night_of(owner, league_id)
