@@ -43,6 +43,7 @@ from bot.callbacks import (
     STANDINGS_PATTERN,
 )
 from bot.cluster.serve import serve_workers
+from bot.cluster.shards import shard_of
 from bot.config import Config, ConfigError, check_config, load_dotenv
 from bot.context import CONTEXT_TYPES, BotApplication, BotContext, BotData
 from bot.handlers import (
@@ -69,6 +70,7 @@ from bot.search_pool import SearchPool
 from bot.startup import StartingApplication, cancel_all, in_background, publish_commands
 from bot.table import messages as msg
 from bot.table.edge import Edge
+from bot.table.key import TableKey
 from bot.table.registry import Tables
 from bot.table.resume import fill_titles, resume_tables
 from bot.updates import UpdatesRequest, once
@@ -76,6 +78,7 @@ from bot.webhook import serve
 from rendering import warm_up
 from storage.database import Database
 from storage.dialect import sqlite_file
+from storage.fencing import Fences
 
 log = logging.getLogger("bot")
 
@@ -185,7 +188,8 @@ async def _start(application: BotApplication) -> None:
     # The search runs in other processes (spawned: no copy of this one's threads), by default one core left to the loop.
     data.pool = pool = SearchPool(config.search_workers)  # replaced whenever a worker dies
     hub = Hub(config, time.monotonic) if config.webapp_url else None  # the Mini App's live pages
-    data.tables = tables = Tables(config, Edge(config, db, outbox, application.bot, pool, hub))
+    fences = Fences(shard_of) if config.workers else None  # a worker's shards' fences (bot.cluster.ownership)
+    data.tables = tables = Tables(config, Edge(config, db, outbox, application.bot, pool, hub, fences))
     if hub is not None:
         data.live = start_live(application, hub)
     data.reviews = Reviews(db, outbox, pool, config.review_samples)
@@ -193,7 +197,9 @@ async def _start(application: BotApplication) -> None:
     tables.follow(outbox.refusals)
     in_background(data, publish_commands(application.bot), "the command menu")  # retried, never in the way
     in_background(data, asyncio.to_thread(warm_up), "the pictures' fonts")  # the first picture comes a second sooner
-    if config.workers:  # each worker resumes the tables of the shards it takes (bot.cluster); no league nights
+    if config.workers:  # each worker resumes the tables, and runs the league nights, of the shards it takes
+        assert fences is not None
+        data.nights = LeagueNights(db, tables, jobs, data.clock, owns=lambda chat: fences.holds(TableKey(chat)))
         name = application.bot.username
         log.info("bot @%s started as one of several workers (%d search processes)", name, pool.workers)
         return

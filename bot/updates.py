@@ -5,6 +5,12 @@ polling offset was confirmed): ``once`` runs before every handler and stops an u
 stored (``storage.handled_updates``). The id is stored, committed, before any handler runs, so no effect of an update
 is ever visible before its mark; a crash between the two loses that one update (at most once, never twice).
 
+On a worker (bot.cluster) an update reaches the handlers from the inbox, stored there once however often
+Telegram sends it. A play press is then not claimed here: its update is marked done in the inbox in the very
+transaction that stores its action (``Edge`` and ``storage.hands``), so a worker that dies before that leaves it
+waiting for the shard's next owner, and one that dies after has stored it (exactly once). Handled again, a
+press whose action went in meets a prompt that has moved on and changes nothing.
+
 ``UpdatesRequest`` is getUpdates' connection: an update PTB cannot parse would fail its whole batch, and the
 polling would ask for the same batch again and again; it is passed on as an empty update (its id alone), which
 no handler takes, so the offset moves past it.
@@ -16,12 +22,14 @@ no handler takes, so the offset moves past it.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from telegram import Update
 from telegram.ext import ApplicationHandlerStop
 from telegram.request import HTTPXRequest
 
+from bot.callbacks import PLAY_PATTERN
 from bot.context import BotContext
 
 log = logging.getLogger(__name__)
@@ -31,9 +39,16 @@ JSONDict = dict[str, Any]
 
 async def once(update: Update, context: BotContext) -> None:
     """Before any handler: an update taken up before (now or before a restart) goes no further."""
+    if context.config.workers and _plays(update):  # done with its action (above)
+        return
     if not await context.db.updates.claim(update.update_id):
         log.info("update %s was sent again; skipped", update.update_id)
         raise ApplicationHandlerStop
+
+
+def _plays(update: Update) -> bool:
+    query = update.callback_query
+    return query is not None and re.match(PLAY_PATTERN, query.data or "") is not None
 
 
 class UpdatesRequest(HTTPXRequest):

@@ -11,6 +11,8 @@ number of processes from one PostgreSQL server. Both give the repositories (stor
 four ways in: ``transaction()`` (statements awaited one by one), ``write(body)`` (a whole write transaction at
 once: the hot paths, a hand's deal and its settlement), ``fetchall`` (one read) and ``execute`` (one write, e.g.
 appending an action). Both are opened migrated to the same schema, from the one history in storage/migrations.
+A worker (bot.cluster) writes its tables through ``db.fenced(fence)``: the same repositories, every write refused
+once another worker has taken the table's shard (storage.fencing).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from typing import Any, TypeVar
 from storage.chats import Chats
 from storage.codec import Clock, utc_now
 from storage.dialect import parse_target
-from storage.gateway import Backend, Row, Trace, Tx
+from storage.fencing import FencedBackend, ShardOwners
+from storage.gateway import Backend, Fence, Row, Trace, Tx
 from storage.handled_updates import HandledUpdates
 from storage.hands import Hands
 from storage.inbox import Inbox
@@ -43,6 +46,7 @@ class Database:
     def __init__(self, backend: Backend, clock: Clock = utc_now) -> None:
         self.backend = backend
         self.now = clock
+        self.fence: Fence | None = None  # a fenced view's (below)
         self.players = Players(self)
         self.chats = Chats(self)
         self.matches = Matches(self)
@@ -52,7 +56,9 @@ class Database:
         self.stats = Stats(self)
         self.live_messages = LiveMessages(self)
         self.updates = HandledUpdates(self)
-        self.inbox = Inbox(self)  # workers sharing PostgreSQL only (bot.cluster)
+        self.inbox = Inbox(self)  # workers sharing PostgreSQL only (bot.cluster), as are the two below
+        self.shard_owners = ShardOwners(self)
+        self._views: dict[Fence, Database] = {}
 
     @classmethod
     async def open(cls, target: str | Path, *, clock: Clock = utc_now, trace: Trace | None = None) -> Database:
@@ -69,6 +75,15 @@ class Database:
 
     async def close(self) -> None:
         await self.backend.close()
+
+    def fenced(self, fence: Fence) -> Database:
+        """The same repositories, whose every write is refused (FencedError) once ``fence`` is no longer its
+        shard's epoch (storage.fencing); one view per fence, kept (a worker takes a shard a handful of times)."""
+        view = self._views.get(fence)
+        if view is None:
+            view = self._views[fence] = Database(FencedBackend(self.backend, fence), self.now)
+            view.fence = fence
+        return view
 
     async def __aenter__(self) -> Database:
         return self

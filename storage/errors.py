@@ -43,3 +43,8 @@ class StorageUnavailableError(StorageError):
 class ConstraintError(StorageUnavailableError):
     """PostgreSQL refused a statement for a UNIQUE, CHECK or foreign key constraint (SQLite raises its own
     sqlite3.IntegrityError there: storage.gateway.CONSTRAINT_ERRORS names both)."""
+
+
+class FencedError(StorageError):
+    """A write for a shard's table by a worker that no longer owns the shard (another took it since, storage.
+    fencing): refused, nothing was changed; the table is the other worker's now."""

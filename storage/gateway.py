@@ -17,6 +17,7 @@ import asyncio
 import sqlite3
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -85,8 +86,17 @@ class Backend(Protocol):
     async def close(self) -> None: ...
 
 
+@dataclass(frozen=True)
+class Fence:
+    """What a worker's writes for one shard's tables carry (storage.fencing): the shard, the epoch it took it at."""
+
+    shard: int
+    epoch: int
+
+
 class Gateway(Protocol):
     now: Clock
+    fence: Fence | None  # a worker's fenced view (Database.fenced): the fence its every write checks
 
     def transaction(self, write: bool = True) -> AbstractAsyncContextManager[Tx]: ...
 

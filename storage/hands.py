@@ -37,8 +37,17 @@ from storage.codec import (
     parse_timestamp,
     timestamp,
 )
-from storage.errors import ActionOrderError, AlreadyClosedError, InvalidInputError, NotFoundError, StorageError
+from storage.errors import (
+    ActionOrderError,
+    AlreadyClosedError,
+    FencedError,
+    InvalidInputError,
+    NotFoundError,
+    StorageError,
+)
+from storage.fencing import OWNER_ROW
 from storage.gateway import Gateway, Row, Tx
+from storage.inbox import done_in
 from storage.matches import SEATS, Match, Seat, load_match, seat_from_row
 from storage.standings import periods_of
 from storage.stats import pattern_mask
@@ -318,12 +327,23 @@ def _reveal_of(row: Row) -> Reveal | None:
     return Reveal(row["seed"], row["salt"], row["commitment"])
 
 
-_APPEND = """
+_APPEND_INTO = """
 INSERT INTO actions (hand_id, seq, action)
-SELECT ?1, ?2, CAST(?3 AS TEXT) FROM hands
+SELECT ?1, ?2, CAST(?3 AS TEXT) FROM hands{owner}
 WHERE id = ?1 AND status = 'playing'
   AND ?2 = 1 + COALESCE((SELECT MAX(seq) FROM actions WHERE hand_id = ?1), -1)
 ON CONFLICT DO NOTHING
+"""
+_APPEND = _APPEND_INTO.format(owner="")
+# A worker's (storage.fencing; PostgreSQL): one statement, no writers' lock, as the plain append — stored only
+# while the worker's fence holds, and the press's inbox update (?7; NULL: none) done with it.
+_FENCED_APPEND = f"""
+WITH owner AS ({OWNER_ROW}),
+stored AS ({_APPEND_INTO.format(owner=", owner")} RETURNING 1),
+done AS (
+    UPDATE inbox SET done_at = ?6, body = '' WHERE update_id = ?7 AND done_at IS NULL AND EXISTS (SELECT 1 FROM stored)
+)
+SELECT (SELECT COUNT(*) FROM owner) AS owned, (SELECT COUNT(*) FROM stored) AS stored
 """
 
 
@@ -378,8 +398,11 @@ class Hands:
             )
             return await _load_hand(tx, rows[0]["id"]) if rows else None
 
-    async def append_action(self, hand_id: int, seq: int, action: Mapping[str, Any]) -> None:
+    async def append_action(
+        self, hand_id: int, seq: int, action: Mapping[str, Any], *, done: int | None = None
+    ) -> None:
         """Store the hand's action number seq (0, 1, 2, … with no gaps), durably, before its effects are sent.
+        ``done``: the inbox's update (bot.cluster) that asked for it, marked done in the same transaction.
 
         A duplicate or skipped seq raises ActionOrderError; a settled hand raises AlreadyClosedError.
         """
@@ -387,7 +410,26 @@ class Hands:
         if not isinstance(action, Mapping):
             raise InvalidInputError(f"an action must be a JSON object, not {type(action).__name__}")
         text = dump_json(dict(action), "the action")
-        if await self._db.execute(_APPEND, (hand_id, seq, text)) == 1:
+
+        async def stored_and_done(tx: Tx) -> int:
+            stored = (await tx.execute(_APPEND, (hand_id, seq, text))).rowcount
+            if stored == 1 and done is not None:
+                await done_in(tx, done, self._db.now())
+            return stored
+
+        fence = self._db.fence
+        if fence is not None:
+            now = timestamp(self._db.now())
+            params = (hand_id, seq, text, fence.shard, fence.epoch, now, done)
+            row = (await self._db.fetchall(_FENCED_APPEND, params))[0]
+            if not row["owned"]:
+                raise FencedError(f"shard {fence.shard} was taken over: hand {hand_id}'s action #{seq} refused")
+            stored = int(row["stored"])
+        elif done is None:  # one statement, no transaction around it, on the hot path
+            stored = await self._db.execute(_APPEND, (hand_id, seq, text))
+        else:
+            stored = await self._db.write(stored_and_done)
+        if stored == 1:
             return
         # Nothing was written: say why.
         rows = await self._db.fetchall(

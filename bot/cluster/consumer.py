@@ -9,8 +9,9 @@ anyway (a notification lost with a connection).
 A shard's updates are handled one at a time, by one task per shard (a slow one holds only its shard); each
 while the shard cannot be given up (``Ownership.handling``): a shard given up stops its task before the next
 update, which waits in the inbox for the shard's new owner. An update that fails is logged and marked done
-(it must not hold its shard for ever); one handled before its worker died is stopped by its handled mark
-(bot.updates.once) when the new owner meets it again.
+(it must not hold its shard for ever). One a worker died handling is handled again by the shard's next owner:
+a play press whose action was stored was marked done with it (so it is not met again), any other is stopped
+by its handled mark (bot.updates.once).
 """
 
 from __future__ import annotations
@@ -96,7 +97,10 @@ class Consumer:
         except Exception:
             log.exception("update %s could not be handled; marked done", row.update_id)
         self.handled += 1
+        # A table's update is marked done under its shard's fence: a worker that lost the shard meanwhile leaves
+        # it to the new owner (a press whose action went in was marked done with it already).
+        db = self.db if row.shard is None else self.db.fenced(self.ownership.fences.of(row.shard))
         try:
-            await self.db.inbox.done(row.update_id)
-        except StorageError as e:  # handled again later, where its handled mark stops it
+            await db.inbox.done(row.update_id)
+        except StorageError as e:  # handled again later (by the shard's owner), where its handled mark stops it
             log.warning("update %s not marked done (%s)", row.update_id, e)

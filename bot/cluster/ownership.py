@@ -4,14 +4,18 @@ the tables of those alone run here.
     owner = Ownership(connect, tables, db, taken)  # connect: a new Coordinator; taken: set when shards come
     await owner.rebalance()                      # every REBALANCE_S, by owner.run()
     owner.owned                                  # the shards locked here, their tables resumed
+    owner.fences.fence(table_key)                # what the table's writes carry (storage.fencing)
     async with owner.handling(shard): ...        # an update of the shard; the shard is not given up meanwhile
 
 Every ``REBALANCE_S`` a worker counts the live workers N (each holds a member lock while its connection lives)
 and moves toward ceil(SHARDS / N) shards: above it, it gives up those running the fewest tables (their runners
-stopped first, then the lock freed); below it, it takes free shards (a lock nobody holds), then resumes their
-tables from storage (bot.table.resume) before it handles their updates. A worker killed frees its locks with its
-connection, and the others, now fewer, take its shards within a round or two. A worker that cannot reach
-PostgreSQL within the coordinator's timeout stops every table it runs at once: another may own them by then.
+stopped first, then the lock freed); below it, it takes free shards (a lock nobody holds), raises their epochs
+(storage.fencing: from then on the writes of any worker that held them before are refused), then resumes their
+tables from storage (bot.table.resume) before it handles their updates; while still below, it looks again every
+``SHORT_OF_SHARE_S``, so a worker that joins has its share as soon as the others' rounds free it. A worker
+killed frees its locks with its connection, and the others, now fewer, take its shards within a round or two.
+A worker that cannot reach PostgreSQL within the coordinator's timeout stops every table it runs at once: another
+may own them by then.
 """
 
 from __future__ import annotations
@@ -26,15 +30,18 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Final
 
 from bot.cluster.shards import SHARDS, shard_of
+from bot.table.key import TableKey
 from bot.table.registry import Tables
 from bot.table.resume import resume_tables
 from storage.cluster import Coordinator
 from storage.database import Database
 from storage.errors import StorageError, StorageUnavailableError
+from storage.fencing import Fences
 
 log = logging.getLogger(__name__)
 
 REBALANCE_S: Final = 2.0
+SHORT_OF_SHARE_S: Final = 0.25  # how often a worker below its share looks: the others free shards at their round
 
 
 class Ownership:
@@ -45,12 +52,18 @@ class Ownership:
         db: Database,
         taken: asyncio.Event | None = None,
         period: float = REBALANCE_S,
+        fences: Fences[TableKey] | None = None,
+        taken_up: Callable[[frozenset[int]], Awaitable[object]] | None = None,
     ) -> None:
         self._connect, self.tables, self.db, self.period = connect, tables, db, period
         self.coordinator: Coordinator | None = None
         self._owned: set[int] = set()
+        # The epoch each shard was taken at here: the tables' edge fences their writes with the same (bot.app).
+        self.fences = fences if fences is not None else Fences(shard_of)
+        self._taken_up = taken_up  # called with the shards just taken, their tables resumed (their league nights)
         self._handling: dict[int, asyncio.Lock] = {}
         self._taken = taken  # set whenever shards were taken: the inbox's consumer looks at once
+        self.short = False  # below its share after its last round: it looks again soon
 
     @property
     def owned(self) -> frozenset[int]:
@@ -69,7 +82,7 @@ class Ownership:
                 await self.rebalance()
             except Exception:
                 log.exception("rebalancing failed; trying again")
-            await asyncio.sleep(self.period)
+            await asyncio.sleep(min(self.period, SHORT_OF_SHARE_S) if self.short else self.period)
 
     async def rebalance(self) -> None:
         if self.coordinator is not None and self.coordinator.closed:
@@ -89,6 +102,7 @@ class Ownership:
                     await self._give_up(coordinator, shard)
             elif len(self._owned) < target:
                 await self._take(coordinator, target - len(self._owned))
+            self.short = len(self._owned) < target
         except StorageUnavailableError as e:
             await self._lose_all(str(e))
 
@@ -104,16 +118,28 @@ class Ownership:
         if not taken:
             return
         try:
+            for shard in taken:  # before the tables are read back: what an old owner still stores is refused
+                self.fences.hold(await self.db.shard_owners.take(shard))
             resumed = await resume_tables(self.tables, self.db, lambda key: shard_of(key) in taken)
         except StorageError:  # nothing of these shards runs here: their locks go back
             await self.tables.release(lambda key: shard_of(key) in taken)
+            self.fences.drop(taken)
             for shard in taken:
                 await coordinator.give_up(shard)
             raise
         self._owned |= taken
         if self._taken is not None:
             self._taken.set()
+        await self._take_up(taken)
         log.info("shards taken: %d (owning %d); %d table(s) resumed", len(taken), len(self._owned), resumed)
+
+    async def _take_up(self, taken: set[int]) -> None:
+        if self._taken_up is None:
+            return
+        try:
+            await self._taken_up(frozenset(taken))
+        except Exception:  # the shards stay taken: their tables run, what failed is logged
+            log.exception("taking up the work of shards %s failed", sorted(taken))
 
     def _least_busy(self) -> list[int]:
         """The owned shards, those running the fewest tables first: moving a shard pauses its tables (and a table
@@ -125,6 +151,7 @@ class Ownership:
         async with self._handling.setdefault(shard, asyncio.Lock()):
             self._owned.discard(shard)
             stopped = await self.tables.release(lambda key: shard_of(key) == shard)
+            self.fences.drop([shard])
         await coordinator.give_up(shard)
         log.info("shard %d given up (%d table(s) stopped); owning %d", shard, stopped, len(self._owned))
 
@@ -133,6 +160,7 @@ class Ownership:
         else's, so its tables stop here."""
         lost, self._owned = self._owned, set()
         stopped = await self.tables.release(lambda key: shard_of(key) in lost)
+        self.fences.drop(lost)
         if self.coordinator is not None:
             await self.coordinator.close()
             self.coordinator = None

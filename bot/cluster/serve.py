@@ -4,7 +4,8 @@ owner (bot.cluster.ownership), the poller (whichever worker holds its lock) and 
     serve_workers(application, config)     # blocks until SIGINT/SIGTERM (bot.app.main)
 
 The application is started as ``run_polling`` starts it (``_start`` opens the database and the registry; in
-this mode it resumes no table: the owner resumes its shards' as it takes them). Stopping gives every shard up
+this mode it resumes no table: the owner resumes its shards' as it takes them, then takes up their groups'
+league nights). Stopping gives every shard up
 at once (the other workers take them up in their next round), then stops the application.
 """
 
@@ -21,7 +22,9 @@ from telegram.ext import Application
 from bot.cluster.consumer import Consumer
 from bot.cluster.ownership import Ownership
 from bot.cluster.poller import Poller
+from bot.cluster.shards import shard_of
 from bot.config import Config
+from bot.table.key import TableKey
 from storage.cluster import Coordinator
 from storage.dialect import parse_target
 
@@ -55,10 +58,18 @@ async def _serve(application: App, config: Config) -> None:
 async def work(application: App, config: Config, stop: asyncio.Event) -> None:
     """Own shards, poll when it falls to this worker, and handle the owned shards' updates, until ``stop``."""
     data = application.bot_data
-    db, tables = data.require("db"), data.require("tables")
+    db, tables, nights = data.require("db"), data.require("tables"), data.require("nights")
     dsn = parse_target(config.db_path)[1]
     wake = asyncio.Event()
-    ownership = Ownership(lambda: Coordinator.connect(dsn, lambda _payload: wake.set()), tables, db, wake)
+
+    async def connect() -> Coordinator:
+        return await Coordinator.connect(dsn, lambda _payload: wake.set())
+
+    async def take_up(shards: frozenset[int]) -> None:  # the league nights of the groups of the shards taken
+        await nights.start(which=lambda chat: shard_of(TableKey(chat)) in shards)
+
+    # The fences are the edge's: the tables' writes carry them.
+    ownership = Ownership(connect, tables, db, wake, fences=tables.edge.fences, taken_up=take_up)
     consumer = Consumer(application, db, ownership, wake)
     poller = Poller(application.bot, db, ownership)
     tasks = [

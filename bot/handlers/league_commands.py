@@ -13,7 +13,7 @@ from telegram import Update
 from bot.callbacks import fields
 from bot.context import BotContext
 from bot.handlers.chat_checks import answer, in_group, is_admin, is_member, reply
-from bot.i18n import language_for, private_language, t
+from bot.i18n import private_language, t
 from bot.league.subcommands import ADMIN_SUBCOMMANDS, run_subcommand
 from storage.errors import StorageError
 
@@ -26,9 +26,6 @@ async def league_command(update: Update, context: BotContext) -> None:
         return
     if not in_group(update):
         reply(update, context, t("group_only", await private_language(context.db, user)))
-        return
-    if context.config.workers:  # league nights run in a single process only (README: several workers)
-        reply(update, context, t("league_workers", await language_for(context.db, chat.id, user)))
         return
     words = message.text.split(maxsplit=2)
     sub = words[1].lower() if len(words) > 1 else ""
@@ -49,9 +46,6 @@ async def signup_press(update: Update, context: BotContext) -> None:
         return
     night_id, choice = fields(query.data)
     lang = await private_language(context.db, query.from_user)  # the answer speaks the presser's language
-    if context.config.workers:
-        await answer(query, t("league_workers", lang))
-        return
     nights = context.nights
     try:
         chat_id = await nights.chat_of(int(night_id))

@@ -144,7 +144,7 @@ async def press(update: Update, context: BotContext) -> None:
     except BadCallback:
         notice: str | None = t("press_stale", lang)
     else:
-        press = msg.Press(query.from_user.id, button.stamp, button.code, lang)
+        press = msg.Press(query.from_user.id, button.stamp, button.code, lang, update.update_id)
         notice = (await context.tables.ask(button.table, press)).text
     await _answer(update, notice)
 

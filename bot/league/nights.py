@@ -2,12 +2,16 @@
 
     nights = LeagueNights(db, tables, job_queue, clock)
     await nights.start()                         # at start-up, once the tables have resumed (bot.app)
+    LeagueNights(..., owns=holds)                # a worker (bot.cluster): the nights of its shards' groups alone;
+    await nights.start(which=taken)              # and those of the shards it has just taken, once resumed
     reply = await nights.command(chat_id, "next", "")
     notice = await nights.sign(night_id, user_id, name, joining=True)
 
 A night's steps (announcement, reminder, start, end) are status changes that storage makes with one guarded
 UPDATE, so a step runs once however many timers or restarts reach it; a step missed while the bot was down
-happens when it comes back (see ``bot.league.schedule`` for the timeline).
+happens when it comes back (see ``bot.league.schedule`` for the timeline). With several workers, a group's nights
+run on the worker that holds its shard (bot.cluster: its advisory lock), beside its table; when that worker dies,
+the one that takes the shard over resumes the table and picks the night up where it was.
 
 At the start, four or more sign-ups open the group's table with them (more than four take turns, see
 ``bot.league.schedule.sitting``); fewer are filled with automatic players if the league allows, else the night
@@ -20,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from telegram.ext import CallbackContext, Job, JobQueue
@@ -51,6 +55,10 @@ from storage.standings import Period
 log = logging.getLogger(__name__)
 
 TABLE_ROWS: Final = 20  # rows of the season table picture
+
+
+def _everywhere(chat_id: int) -> bool:
+    return True
 
 
 class NightSession:
@@ -102,8 +110,18 @@ class LeagueNights:
     """Every league's nights: sign-ups and the timeline driven by one JobQueue job (``bot.league.subcommands``
     runs the /league commands on it)."""
 
-    def __init__(self, db: Database, tables: Tables, jobs: JobQueue[Any], clock: Clock = utc_now) -> None:
+    def __init__(
+        self,
+        db: Database,
+        tables: Tables,
+        jobs: JobQueue[Any],
+        clock: Clock = utc_now,
+        owns: Callable[[int], bool] = _everywhere,
+    ) -> None:
         self.db, self.tables, self.jobs, self.clock = db, tables, jobs, clock
+        # Whose nights these are: every group's in one process; on a worker (bot.cluster), the groups of the shards
+        # it holds, whose tables it runs (the shard's lock makes it the one worker that runs their nights).
+        self.owns = owns
         self.outbox = tables.edge.outbox
         self._lock = asyncio.Lock()
         self._job: Job[Any] | None = None
@@ -198,24 +216,31 @@ class LeagueNights:
                 outbox.show(league.chat_id, slot, Content(caption))
 
     # --- the timeline -------------------------------------------------------------------------------------
-    async def start(self) -> None:
-        """At start-up: pick up nights left running, give every active league its next night, do what is due."""
-        for night in await self.db.leagues.open_nights():
-            if night.status == "running":
-                await self._recover_running(night, await self.db.leagues.get(night.league_id))
+    async def start(self, which: Callable[[int], bool] = _everywhere) -> None:
+        """At start-up (on a worker: when it takes shards, ``which`` their groups): pick up nights left running,
+        give every active league its next night, do what is due."""
+        for night, league in await self._open_nights():
+            if night.status == "running" and which(league.chat_id):
+                await self._recover_running(night, league)
         for league in await self.db.leagues.active():
-            await self.ensure_night(league.id)
+            if self.owns(league.chat_id) and which(league.chat_id):
+                await self.ensure_night(league.id)
         await self.run_due()
         self.ready.set()
+
+    async def _open_nights(self) -> list[tuple[LeagueNight, League]]:
+        """The open nights of the groups whose nights run here, with their leagues."""
+        nights = [(n, await self.db.leagues.get(n.league_id)) for n in await self.db.leagues.open_nights()]
+        return [(night, league) for night, league in nights if self.owns(league.chat_id)]
 
     async def run_due(self) -> None:
         """Take every night not yet started to the step due now (each step at most once), then re-arm."""
         async with self._lock:
             now = self.clock()
-            for night in await self.db.leagues.open_nights():
+            for night, league in await self._open_nights():
                 step = due_step(night.status, night.starts_at, now)
                 if step is not None:
-                    await self._step(night, await self.db.leagues.get(night.league_id), step)
+                    await self._step(night, league, step)
             await self.arm()
 
     async def _step(self, night: LeagueNight, league: League, step: NightStatus) -> None:
@@ -342,7 +367,7 @@ class LeagueNights:
         if self._job is not None:
             self._job.schedule_removal()
             self._job = None
-        wakeups = [w for n in await self.db.leagues.open_nights() if (w := next_wakeup(n.status, n.starts_at))]
+        wakeups = [w for n, _ in await self._open_nights() if (w := next_wakeup(n.status, n.starts_at))]
         if wakeups:
             delay = max(0.0, (min(wakeups) - self.clock()).total_seconds())
             # A late job still runs (APScheduler would skip one over a second late): a night is never skipped.

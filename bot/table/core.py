@@ -207,7 +207,7 @@ def _press(table: Table, press: msg.Press, now: float, config: Config) -> Answer
     if table.seat(seat).auto or not table.accepts(seat, press.stamp, action):
         return t("press_stale", lang)
     try:
-        yield from flow.play(table, action, config, now)
+        yield from flow.play(table, action, config, now, update_id=press.update_id)
     except StorageError:
         return t("storage_busy", lang)
     return None

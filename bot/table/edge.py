@@ -5,7 +5,7 @@
 is shown. What a chat is shown is built here, from the table as it is when the effect is carried out, by the
 views (``bot.views.game_views``); the outbox paces it.
 
-    edge = Edge(config, db, outbox, bot, pool)
+    edge = Edge(config, db, outbox, bot, pool)   # a worker's: Edge(..., fences=Fences(shard_of)), storage.fencing
     answer = await edge.carry_out(table, StartHand(match_id, seed, dealer))
 """
 
@@ -33,6 +33,7 @@ from bot.table.state import Table
 from bot.views.game_views import join_markup, lobby_content, result_content, seat_content, spectator_content
 from game.actions import Action
 from storage.database import Database
+from storage.fencing import Fences
 
 log = logging.getLogger(__name__)
 
@@ -59,10 +60,16 @@ class Edge:
         bot: Bot,
         pool: Executor | None = None,
         hub: Hub | None = None,
+        fences: Fences[TableKey] | None = None,
     ) -> None:
         self.config, self.db, self.outbox, self.bot = config, db, outbox, bot
         self.pool = pool  # the processes the search (hard level) runs in; None: a thread, as the other levels
         self.hub = hub  # the Mini App's live pages (bot.live); None when it is off
+        self.fences = fences  # a worker's (bot.cluster): its shards' fences, which its tables' writes carry
+
+    def storage(self, table: Table) -> Database:
+        """Where the table's writes go: the database, fenced by the table's shard on a worker (storage.fencing)."""
+        return self.db if self.fences is None else self.db.fenced(self.fences.fence(table.key))
 
     async def carry_out(self, table: Table, effect: fx.Effect) -> Any:
         """Do ``effect`` for ``table``; its answer (None for effects without one)."""
@@ -87,12 +94,15 @@ class Edge:
         return await self._store(table, effect)
 
     async def _store(self, table: Table, effect: fx.Effect) -> Any:
-        db = self.db
+        db = self.storage(table)
         match effect:
             case fx.StartHand(match_id, seed, dealer):
                 return await db.hands.start(match_id, seed, dealer)
-            case fx.AppendAction(hand_id, index, action):
-                await db.hands.append_action(hand_id, index, action.to_json())
+            case fx.AppendAction(hand_id, index, action, update_id):
+                # On a worker, the press's update is done in the inbox with its action; in one process its id
+                # was stored before it was handled (bot.updates.once).
+                done = update_id if self.fences is not None else None
+                await db.hands.append_action(hand_id, index, action.to_json(), done=done)
                 log_action(table.chat_id, hand_id, index, action)
                 return None
             case fx.StoreFlee(hand_id, seat, amounts, level):
@@ -105,10 +115,10 @@ class Edge:
                 )
                 reveal = await db.hands.reveal(hand_id)
                 return closed, reveal.text if reveal is not None else ""
-        return await self._store_match(effect)
+        return await self._store_match(db, effect)
 
-    async def _store_match(self, effect: fx.Effect) -> Any:
-        db = self.db
+    @staticmethod
+    async def _store_match(db: Database, effect: fx.Effect) -> Any:
         match effect:
             case fx.ReadSettings(chat_id):
                 return await db.chats.get(chat_id)

@@ -85,9 +85,13 @@ class StartHand:
 
 @dataclass(frozen=True)
 class AppendAction:
+    """``update_id``: the press's update (None: a timer's action); a worker (bot.cluster) marks it done in the
+    inbox in the action's own transaction, so the press is stored exactly once across a worker's death."""
+
     hand_id: int
     index: int
     action: Action
+    update_id: int | None = None
 
 
 @dataclass(frozen=True)

@@ -81,13 +81,21 @@ def follow_settings(table: Table, config: Config) -> Steps:
 
 
 # --- playing ----------------------------------------------------------------------------------------------------
-def play(table: Table, action: Action, config: Config, now: float, also_urgent: Sequence[int] = ()) -> Steps:
+def play(
+    table: Table,
+    action: Action,
+    config: Config,
+    now: float,
+    also_urgent: Sequence[int] = (),
+    update_id: int | None = None,
+) -> Steps:
     """Store, apply, then show. A store refused (``StorageError`` thrown back in) changes nothing: the action
-    may be played again once the fault clears, and the timer tries again in RETRY_SECONDS."""
+    may be played again once the fault clears, and the timer tries again in RETRY_SECONDS. ``update_id``: the
+    press's update, stored with the action."""
     hand = table.hand
     assert hand is not None and table.hand_id is not None
     try:
-        yield fx.AppendAction(table.hand_id, len(hand.actions), action)
+        yield fx.AppendAction(table.hand_id, len(hand.actions), action, update_id)
     except StorageError:
         table.not_before = now + RETRY_SECONDS
         raise

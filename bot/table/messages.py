@@ -61,12 +61,14 @@ class Begin:
 
 @dataclass(frozen=True)
 class Press:
-    """A play button: an action, or Start, Ready, I'm back; answered in ``lang``, the presser's own."""
+    """A play button: an action, or Start, Ready, I'm back; answered in ``lang``, the presser's own.
+    ``update_id``: the Telegram update that carried it, stored with its action (``AppendAction``)."""
 
     user_id: int
     stamp: Stamp
     code: str
     lang: str
+    update_id: int | None = None
 
 
 @dataclass(frozen=True)

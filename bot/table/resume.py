@@ -144,6 +144,7 @@ async def _rebuilt_table(
         creator_name=creator_name,
         hands_planned=match_record.hands_planned,
         seats=seats,
+        session=match_record.league_night_id is not None,  # its night's session takes it up (LeagueNights.start)
     )
     table.follow(settings, tables.config)
     match = Match(match_record.rules, match_record.seed, record.dealer)

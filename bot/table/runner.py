@@ -172,7 +172,8 @@ class TableRunner:
     async def _carry_out(self, effect: fx.Effect) -> Any:
         match effect:
             case fx.AskSession(question):
-                assert self.session is not None
+                if self.session is None:  # a night's table resumed, its night not taken up yet: it plays on as it is
+                    return list(self.table.seats) if question == "seating" else False
                 return self.session.seating(self.table) if question == "seating" else self.session.over(self.table)
             case fx.SessionClosed(status):
                 if self.session is not None:

@@ -1,33 +1,52 @@
-"""Two bot workers sharing one PostgreSQL (MAHJONG_WORKERS=1, bot.cluster) through the loopback Bot API: tables in
-three groups spread over both, the worker that polls and owns two of them SIGKILLed mid-hand; the other takes
-over its shards (resuming its two tables) and its polling (Telegram sends the last presses again: each stored
-once), every table plays its hand to the end, and every hand is settled once and replays zero-sum."""
+"""Three bot workers sharing one PostgreSQL (MAHJONG_WORKERS=1, bot.cluster) through the loopback Bot API: twenty
+tables, each one person and three `easy` automatic players playing a one-hand match, spread over the workers;
+the worker that polls (and owns a third of the tables) is SIGKILLed mid-hand, and Telegram sends the last
+presses again after it. The others take over its shards and its polling, and then:
+
+- every table finishes its match, every hand replays from its seed and is zero-sum, and is settled once;
+- every acknowledged press (its callback query answered, accepted) is stored exactly once, and every action of
+  a person's seat was pressed by them (none lost and played by a timeout, none stored twice);
+- each chat keeps one live message a hand (a resumed table edits the killed worker's messages in place);
+- each group is written to at its configured pace, whichever worker wrote (MAHJONG_GROUP_INTERVAL);
+- the updates sent again are stored once each and handled.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import itertools
+import json
 import re
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from bot.callbacks import PlayButton, Stamp, parse_action_code
 from bot.cluster.shards import shard_of
-from bot.i18n import t
 from bot.table.key import TableKey
+from game.actions import Action
 from sandbox import FakeTelegram
-from sandbox.records import Chat, Message
+from sandbox.bot_api import WRITE_METHODS
+from sandbox.records import Chat
+from sandbox.users import SimUser
 from storage.copy_to_postgres import check_hands
+from storage.database import Database
 from tests.e2e.players import BotProcess, Players, on_postgres, pg_query
 
-ACTIONS_OF_CHAT = """SELECT COUNT(*) FROM actions a JOIN hands h ON h.id = a.hand_id JOIN matches m ON m.id = h.match_id
-WHERE m.chat_id = $1"""
-
-
-OWNER = """SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND granted
-AND classid = hashtext('mahjong shard ' || current_schema())::oid AND objid = $1"""
-
-
-def _lobby_naming(name: str) -> Callable[[Message], bool]:
-    return lambda m: name in (m.text or "") and bool(m.buttons)
+TABLES = 20
+KILLED_TABLES = 7  # of the twenty, on the worker that is killed
+GROUP_INTERVAL = 0.5  # seconds between two writes to one group (MAHJONG_GROUP_INTERVAL)
+# Every table deals the same hand: with the people's way of playing (tests/e2e/policy.py) and `easy` players it
+# ends after 35 actions, 11 of them the person's (the median seed's takes 62), and the kill comes after 10.
+SEED = "83"
+KILL_AT = 10
+OWNERS = """SELECT objid::int AS shard, pid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND granted
+AND classid = hashtext('mahjong shard ' || current_schema())::oid"""
+PLAYING_IN = """SELECT COUNT(*) FROM hands h JOIN matches m ON m.id = h.match_id
+WHERE h.status = 'playing' AND m.chat_id = ANY($1::bigint[])"""
+ACTIONS = """SELECT h.id AS hand, m.chat_id, a.seq, a.action FROM actions a JOIN hands h ON h.id = a.hand_id
+JOIN matches m ON m.id = h.match_id ORDER BY h.id, a.seq"""
 
 
 def _pid(log: str) -> int:
@@ -36,74 +55,175 @@ def _pid(log: str) -> int:
     return int(found.group(1))
 
 
-def test_a_killed_worker_s_tables_finish_on_the_other(
+def _owners(url: str) -> dict[int, int]:
+    return {int(r["shard"]): int(r["pid"]) for r in pg_query(url, OWNERS)}
+
+
+def _wait(done: Callable[[], bool], timeout: float) -> None:
+    """Until ``done``, looking every 0.1 s (what the workers do in PostgreSQL reaches no fake server to wake on)."""
+    end = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < end, "not in time"
+        time.sleep(0.1)
+
+
+def _quiet(tg: FakeTelegram, seconds: float) -> None:
+    """Until the bot has written nothing for ``seconds`` (the last pictures and results out)."""
+    _wait(lambda: time.monotonic() - max(c.at for c in tg.calls() if c.method in WRITE_METHODS) >= seconds, 30)
+
+
+def _balanced(owners: dict[int, int]) -> bool:
+    """Every shard owned, 22, 21 and 21 (or 22, 22, 20): as the three workers keep them."""
+    return len(owners) == 64 and len(set(owners.values())) == 3 and max(Counter(owners.values()).values()) <= 22
+
+
+def _spread(tg: FakeTelegram, url: str, killed_pid: int) -> list[Chat]:
+    """Groups until the killed worker owns KILLED_TABLES of the twenty (the others the rest)."""
+    owners, groups, on_killed = _owners(url), [], 0
+    for n in range(1000):
+        if len(groups) == TABLES:
+            break
+        group = tg.add_group(f"牌桌 {n}")
+        mine = owners[shard_of(TableKey(group.id))] == killed_pid
+        if (mine and on_killed < KILLED_TABLES) or (not mine and len(groups) - on_killed < TABLES - KILLED_TABLES):
+            groups.append(group)
+            on_killed += mine
+    return groups
+
+
+def _short_easy_matches(url: str, groups: list[Chat]) -> None:
+    async def set_up(db: Database) -> None:
+        for group in groups:
+            await db.chats.update(group.id, hands_per_game=1, auto_level="easy")
+
+    async def run() -> None:
+        async with await Database.open(url) as db:
+            await set_up(db)
+
+    asyncio.run(run())
+
+
+def _open_tables(tg: FakeTelegram, groups: list[Chat], people: list[SimUser]) -> None:
+    for group, person in zip(groups, people, strict=True):
+        tg.add_member(group, person)
+        person.say(group, "/newgame")
+    for group, person in zip(groups, people, strict=True):
+        tg.wait_for_message(
+            group.id, lambda m, p=person: p.first_name in (m.text or "") and bool(m.buttons), timeout=30
+        )
+        person.say(group, "/begin")
+
+
+def _play_until(tables: list[Players], done: Callable[[], bool], timeout: float) -> None:
+    end = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < end, "the tables did not get there in time"
+        if not sum(t.step() for t in tables):
+            time.sleep(0.01)
+
+
+def test_three_workers_one_killed_mid_hand_every_press_stored_once(
     fake_telegram: FakeTelegram, tmp_path: Path, postgres_url: str
 ) -> None:
-    tg = fake_telegram
-    env = {"MAHJONG_DB": postgres_url, "MAHJONG_WORKERS": "1", "MAHJONG_SEED": "852"}
-    first = BotProcess(tg, tmp_path / "first.sqlite3", **env).start()
-    second = BotProcess(tg, tmp_path / "second.sqlite3", **env).start()
+    tg, url = fake_telegram, postgres_url
+    env = {
+        "MAHJONG_DB": url,
+        "MAHJONG_WORKERS": "1",
+        "MAHJONG_GROUP_INTERVAL": str(GROUP_INTERVAL),
+        "MAHJONG_SEED": SEED,
+    }
+    workers = [BotProcess(tg, tmp_path / f"worker{n}.sqlite3", **env).start() for n in range(3)]
     try:
-        tg.wait_until(
-            lambda: "owning 32" in first.log() and "owning 32" in second.log(), timeout=30, what="32 shards each"
-        )
-        killed, survivor = (first, second) if "this worker polls" in first.log() else (second, first)
-        # Groups until the poller owns two tables and the other worker one: the kill takes both away.
-        people = [tg.add_user(name) for name in ("Ann", "Bob", "Cat")]
-        groups: list[Chat] = []
-        owned = {_pid(killed.log()): 2, _pid(survivor.log()): 1}
-        while len(groups) < len(people):
-            group = tg.add_group(f"牌桌 {len(groups)}", members=[people[len(groups)]])
-            pid = pg_query(postgres_url, OWNER, shard_of(TableKey(group.id)))[0]["pid"]
-            if owned[pid] > 0:
-                owned[pid] -= 1
-                groups.append(group)
+        _wait(lambda: _balanced(_owners(url)), 30)
+        _wait(lambda: any("this worker polls" in w.log() for w in workers), 30)
+        killed = next(w for w in workers if "this worker polls" in w.log())
+        groups = _spread(tg, url, _pid(killed.log()))
+        people = [tg.add_user(f"P{n}") for n in range(TABLES)]
+        _short_easy_matches(url, groups)
+        _open_tables(tg, groups, people)
         tables = [Players(tg, group, [person]) for group, person in zip(groups, people, strict=True)]
-        for group, person in zip(groups, people, strict=True):
-            person.say(group, "/newgame")
-            tg.wait_for_message(group.id, _lobby_naming(person.first_name), timeout=30)
-            person.say(group, "/begin")
 
-        def actions(group_id: int) -> int:
-            return int(pg_query(postgres_url, ACTIONS_OF_CHAT, group_id)[0][0])
+        def hands_at(n: int) -> bool:
+            counts = Counter(r["chat_id"] for r in pg_query(url, ACTIONS))
+            return all(counts[g.id] >= n for g in groups)
 
-        def play_until(done: Callable[[], bool], timeout: float) -> None:
-            end = time.monotonic() + timeout
-            while not done():
-                assert time.monotonic() < end, "the tables did not get there in time"
-                if not sum(t.step() for t in tables):
-                    time.sleep(0.02)
-
-        play_until(lambda: all(actions(g.id) >= 8 for g in groups), timeout=60)
-        killed.kill()  # mid-hand: two tables and the polling lost with it
-        again = [int(u["update_id"]) for u in tg.updates_sent()[-4:]]
-        for update_id in again:  # Telegram sends the last presses again (as after a crash before confirming)
+        _play_until(tables, lambda: hands_at(KILL_AT), timeout=60)
+        owners = _owners(url)
+        killed_groups = [g.id for g in groups if owners[shard_of(TableKey(g.id))] == _pid(killed.log())]
+        killed.kill()  # mid-hand: its tables and the polling lost with it
+        mid_hand = int(pg_query(url, PLAYING_IN, killed_groups)[0][0])  # its tables whose hand was in play
+        again = [int(u["update_id"]) for u in tg.updates_sent()[-6:]]
+        for update_id in again:  # Telegram sends the last updates again (as after a crash before confirming)
             tg.redeliver(update_id)
-        before = {g.id: actions(g.id) for g in groups}
 
-        def settled() -> bool:
-            return len(pg_query(postgres_url, "SELECT 1 FROM hands WHERE status = 'done'")) >= len(groups)
+        def finished() -> bool:
+            rows = pg_query(url, "SELECT COUNT(*) FROM matches WHERE status = 'done' AND chat_id = ANY($1::bigint[])",
+                            [g.id for g in groups])  # fmt: skip
+            return int(rows[0][0]) == TABLES
 
-        play_until(settled, timeout=120)
-        people[0].say(groups[0], "/league")  # league nights run in one process only: said plainly
-        off = t("league_workers", "zh")
-        tg.wait_for_message(groups[0].id, lambda m: m.text == off, timeout=10)
-        log = survivor.log()
+        _play_until(tables, finished, timeout=90)
+        _quiet(tg, 3 * GROUP_INTERVAL)
     finally:
-        first.stop()
-        second.stop()
-    assert all(actions(g.id) > before[g.id] for g in groups)  # every table moved on after the kill
-    shards = {shard_of(TableKey(g.id)) for g in groups}
-    assert len(shards) == len(groups)
-    assert on_postgres(postgres_url, check_hands) >= len(groups)  # every hand replays from its seed, zero-sum
-    hands = pg_query(
-        postgres_url,
-        "SELECT h.id, COUNT(s.*) AS n FROM hands h JOIN settlements s ON s.hand_id = h.id"
-        " WHERE h.status = 'done' GROUP BY h.id",
-    )
-    assert [r["n"] for r in hands] == [4] * len(hands)  # settled once
-    inbox = pg_query(postgres_url, "SELECT update_id, done_at FROM inbox WHERE update_id = ANY($1::bigint[])", again)
+        for w in workers:
+            if w.proc is not None and w.proc.poll() is None:
+                w.stop()
+    survivors = [w for w in workers if w is not killed]
+    _check_storage(url, groups, again)
+    _check_presses(tg, url, tables)
+    _check_chats(tg, groups, people)
+    resumed = sum(int(n) for w in survivors for n in re.findall(r"; (\d+) table\(s\) resumed", w.log()))
+    assert resumed == mid_hand >= KILLED_TABLES - 2  # the killed worker's tables in mid-hand, each taken up once
+    assert any("this worker polls Telegram now" in w.log() for w in survivors)
+    assert not any("Traceback" in w.log() for w in survivors)
+
+
+def _check_storage(url: str, groups: list[Chat], again: list[int]) -> None:
+    assert on_postgres(url, check_hands) == TABLES  # every hand replays from its seed, zero-sum
+    settled = pg_query(url, "SELECT hand_id, COUNT(*) AS n FROM settlements GROUP BY hand_id")
+    assert len(settled) == TABLES and {r["n"] for r in settled} == {4}  # each settled once
+    inbox = pg_query(url, "SELECT update_id, done_at FROM inbox WHERE update_id = ANY($1::bigint[])", again)
     assert len(inbox) == len(again) and all(r["done_at"] for r in inbox)  # stored once each, handled
-    assert "this worker polls Telegram now" in log  # the survivor took the polling over
-    assert re.search(r"shards taken: 32 \(owning 64\); 2 table\(s\) resumed", log)
-    assert "Traceback" not in log
+    assert not pg_query(url, "SELECT 1 FROM inbox WHERE done_at IS NULL")
+
+
+def _check_presses(tg: FakeTelegram, url: str, tables: list[Players]) -> None:
+    """Each accepted press is the first action of its seat at or after its prompt, no two presses the same one;
+    and every action of a person's seat is a press of theirs that was accepted or still unanswered at the kill."""
+    stored: dict[tuple[int, int], list[tuple[int, Action]]] = {}  # (hand, seat) -> (seq, action)
+    for r in pg_query(url, ACTIONS):
+        action = Action.from_json(json.loads(r["action"]))
+        stored.setdefault((r["hand"], action.seat), []).append((r["seq"], action))
+    people_seats: set[tuple[int, int]] = set()
+    matched: set[tuple[int, int, int]] = set()
+    unanswered = 0
+    for table in tables:
+        for _user, data, query_id in table.presses:
+            button = PlayButton.decode(data)
+            stamp = button.stamp
+            if stamp == Stamp():
+                continue
+            assert stamp.seat is not None and stamp.counter is not None
+            people_seats.add((stamp.hand, stamp.seat))
+            answer = tg.callback_answer(query_id)
+            if answer is not None and answer.text:
+                continue  # refused (a claim another seat's win took away): nothing stored
+            unanswered += answer is None
+            seq, action = next((s, a) for s, a in stored[(stamp.hand, stamp.seat)] if s >= stamp.counter)
+            assert action == parse_action_code(button.code, stamp.seat), f"press {data} stored as {action}"
+            assert (stamp.hand, stamp.seat, seq) not in matched, f"two presses for action {seq}"
+            matched.add((stamp.hand, stamp.seat, seq))
+    by_people = {(h, s, seq) for (h, s), actions in stored.items() if (h, s) in people_seats for seq, _ in actions}
+    assert by_people == matched  # no action of a person's seat without its press, none twice
+    assert unanswered <= KILLED_TABLES  # at most a press a table in the killed worker's hands when it died
+
+
+def _check_chats(tg: FakeTelegram, groups: list[Chat], people: list[SimUser]) -> None:
+    for group in groups:
+        pictures = [m for m in tg.messages(group.id) if m.photo is not None]
+        assert len(pictures) == 2, f"group {group.title}: {len(pictures)} pictures"  # the hand's, its result's
+        writes = sorted(c.at for c in tg.calls(chat_id=group.id) if c.ok and c.method in WRITE_METHODS)
+        gaps = [b - a for a, b in itertools.pairwise(writes)]
+        assert min(gaps) >= 0.8 * GROUP_INTERVAL, f"group {group.title} written to {min(gaps):.2f} s apart"
+    for person in people:
+        pictures = [m for m in person.private_messages() if m.photo is not None]
+        assert len(pictures) == 2, f"{person.first_name}: {len(pictures)} pictures"  # the hand's, the result's

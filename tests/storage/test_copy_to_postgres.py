@@ -59,6 +59,7 @@ async def fill(db: Database) -> None:
     await db.execute(
         "INSERT INTO inbox (update_id, shard, received_at, body, done_at) VALUES (1001, 3, ?, '', ?)", (stamp, stamp)
     )
+    await db.execute("INSERT INTO shard_owners (shard, epoch, taken_at) VALUES (3, 2, ?)", (stamp,))
     stored = 0
     while stored < HANDS:
         chat = (-1, -2, -3)[stored % 3]

@@ -47,6 +47,23 @@ async def test_duplicate_and_gapped_seq_are_refused(db: Database, new_match: New
     assert await db.hands.actions(hand.id) == [{"k": "discard"}, {"k": "pass"}]
 
 
+async def test_an_action_stored_with_its_update_marks_it_done_in_the_same_transaction(
+    db: Database, new_match: NewMatch
+) -> None:
+    """A worker's press (bot.cluster): its inbox update done exactly when its action is stored."""
+    hand = await db.hands.start((await new_match()).id, seed=1, dealer=0)
+    for update_id in (5, 6):
+        await db.execute(
+            "INSERT INTO inbox (update_id, shard, received_at, body) VALUES (?, 3, '2026-11-29', '{}')", (update_id,)
+        )
+    await db.hands.append_action(hand.id, 0, {"k": "discard"}, done=5)
+    with pytest.raises(ActionOrderError):  # not stored (already there): its update is not done by it
+        await db.hands.append_action(hand.id, 0, {"k": "discard"}, done=6)
+    rows = await db.fetchall("SELECT update_id, done_at, body FROM inbox ORDER BY update_id")
+    assert [(r["update_id"], r["done_at"] is not None, r["body"]) for r in rows] == [(5, True, ""), (6, False, "{}")]
+    assert await db.hands.actions(hand.id) == [{"k": "discard"}]
+
+
 async def test_bad_actions_are_refused(db: Database, new_match: NewMatch) -> None:
     hand = await db.hands.start((await new_match()).id, seed=1, dealer=0)
     with pytest.raises(InvalidInputError, match="JSON object"):
