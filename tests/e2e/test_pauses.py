@@ -12,7 +12,7 @@ from sandbox import FakeTelegram
 from sandbox.records import FaultKind
 from tests.e2e.players import BotProcess
 
-PAUSE = 12  # seconds of the group's "retry after"
+PAUSE = 8  # seconds of the group's "retry after"
 
 
 def test_checks_during_a_429_pause_ask_to_try_again_never_refuse(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
@@ -61,7 +61,7 @@ def test_one_members_command_flood_never_holds_the_table_back(fake_telegram: Fak
             lambda: (
                 (a := [m for m in tg.messages(group.id) if "ZZZ" in (m.text or "")]) and "ZZZ039" in a[-1].text and a
             ),
-            timeout=30,
+            timeout=60,  # forty commands answered on a loaded machine; what counts is how many are shown
             what="the answer to the last /verify",
         )
         assert len(answers) <= 4  # the first, perhaps, then his latest three

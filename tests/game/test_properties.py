@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from game.actions import Action, ActionKind
 from game.rules import Rules
 from game.table import Hand, IllegalAction
-from game.tiles import HONGZHONG, NUM_KINDS, Tile
+from game.tiles import HONGZHONG, NUM_KINDS
 
 RULE_SETS = [
     Rules(),
@@ -26,6 +26,10 @@ RULE_SETS = [
     Rules(min_payment=0),
     Rules(min_payment=0, multi_win_order="discarder"),
 ]
+
+
+# Each suited tile's neighbours within two in its suit (how connected a tile is); honours have none.
+NEAR = [[u for u in (t - 2, t - 1, t + 1, t + 2) if t < 27 and u >= 0 and u // 9 == t // 9] for t in range(NUM_KINDS)]
 
 
 def choose(hand: Hand, rng: random.Random) -> Action:
@@ -43,13 +47,11 @@ def choose(hand: Hand, rng: random.Random) -> Action:
     if not discards:
         return rng.choice(legal)
     counts = hand.concealed_counts(seat)  # its own tiles, the drawn one included
-
-    def links(t: Tile) -> int:
-        near = [u for u in (t - 2, t - 1, t + 1, t + 2) if t < 27 and u // 9 == t // 9 and u >= 0]
-        return 3 * (counts[t] - 1) + sum(counts[u] for u in near)
-
-    least = min(links(a.tile) for a in discards if a.tile is not None)
-    return rng.choice([a for a in discards if a.tile is not None and links(a.tile) == least])
+    links = {
+        a.tile: 3 * (counts[a.tile] - 1) + sum(counts[u] for u in NEAR[a.tile]) for a in discards if a.tile is not None
+    }
+    least = min(links.values())
+    return rng.choice([a for a in discards if a.tile is not None and links[a.tile] == least])
 
 
 def census(hand: Hand) -> list[int]:
