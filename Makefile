@@ -25,7 +25,7 @@ run: $(RUN_STAMP)
 # every bot process the tests start and every search process would each compile the project (and pytest rewrite
 # the tests) from source again, about 15 s of the suite's CPU.
 test: $(STAMP)
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n 3 --dist loadgroup
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n 4 --dist loadgroup
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
