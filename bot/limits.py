@@ -55,6 +55,11 @@ class SharedRate(Protocol):
 
     async def take(self) -> None: ...
 
+    async def take_chat(self, chat_id: int, interval: float) -> None:
+        """Returns when this process may write to the private chat ``chat_id``, ``interval`` after any process's
+        last write there."""
+        ...
+
 
 class Throttle:
     """At most ``rate`` grants per second, and ``in_flight`` grants not yet released; callers waiting for the rate

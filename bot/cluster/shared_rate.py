@@ -3,7 +3,12 @@ taken by a Lua script (atomic in Redis, on Redis's own clock, so the workers' cl
 
     rate = RedisRate.connect("redis://127.0.0.1:6379/0", key="mahjong:writes:123456", rate=30.0, fallback_rate=10.0)
     await rate.take()            # returns when this worker may write once more; the bucket is the bot's
+    await rate.take_chat(chat_id, interval=1.0)   # and once more to this private chat, whichever worker wrote last
     Outbox(bot, ..., shared_rate=rate)
+
+A person's private chat may be written to by two workers (a table on one, ``/me`` answered by another, or
+tables of two groups): each private chat has a bucket of its own too (``take_chat``), so the ~1 a second a chat
+holds for the bot as a whole. A group needs none: its shard is one worker's, which paces it alone.
 
 The script reserves: each call takes one token, the count going below zero, and answers how long its caller
 must wait for that token to exist (a burst of one, the writes ``1 / rate`` apart, as bot.limits.Throttle
@@ -53,12 +58,20 @@ class RedisRate:
         return cls(client, key, rate, fallback_rate)
 
     async def take(self) -> None:
+        await self._reserve(self.key, self.rate, self._fallback_gap)
+
+    async def take_chat(self, chat_id: int, interval: float) -> None:
+        """Returns when this worker may write to ``chat_id`` once more, ``interval`` after any worker's last
+        write there. Redis not answering: no wait here (the worker's own pacing of the chat still holds)."""
+        await self._reserve(f"{self.key}:chat:{chat_id}", 1 / interval, 0.0)
+
+    async def _reserve(self, key: str, rate: float, fallback_wait: float) -> None:
         try:
-            wait = float(await self._script(keys=[self.key], args=[self.rate]))
+            wait = float(await self._script(keys=[key], args=[rate]))
         except (RedisError, OSError, ValueError) as e:
             if not self._failing:
                 log.warning("Redis does not answer (%s): this worker writes at its share of the rate", type(e).__name__)
-            self._failing, wait = True, self._fallback_gap
+            self._failing, wait = True, fallback_wait
         else:
             if self._failing:
                 log.info("Redis answers again: the rate is shared again")

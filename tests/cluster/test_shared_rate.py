@@ -1,16 +1,21 @@
 """The overall write rate shared by workers through Redis (bot.cluster.shared_rate, bot.limits.Throttle): two
-workers' grants together never beat the rate; Redis gone, each keeps to its share."""
+workers' grants together never beat the rate; Redis gone, each keeps to its share. And a private chat's pace:
+two workers' outboxes writing to one person keep to one write a chat per interval between them."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 import uuid
 
 import pytest
+from telegram import Bot
 
 from bot.cluster.shared_rate import RedisRate
 from bot.limits import Throttle
+from bot.outbox import Content, Outbox
+from sandbox import FakeTelegram
 
 RATE = 200.0
 WRITES = 300
@@ -66,6 +71,9 @@ class Counted:
         self.taken += 1
         await asyncio.sleep(0.001)
 
+    async def take_chat(self, chat_id: int, interval: float) -> None:
+        raise AssertionError("the throttle takes only the overall rate")
+
 
 async def test_the_throttle_takes_one_shared_write_a_grant_urgent_ones_first() -> None:
     shared = Counted()
@@ -80,3 +88,40 @@ async def test_the_throttle_takes_one_shared_write_a_grant_urgent_ones_first() -
     await asyncio.gather(write("lazy 1", 1), write("lazy 2", 1), write("urgent", 0))
     assert shared.taken == 3
     assert order[0] == "urgent"
+
+
+async def test_two_workers_writing_to_one_person_keep_to_the_chat_s_pace(
+    fake_telegram: FakeTelegram, redis_url: str
+) -> None:
+    """Ann's table is on one worker and her /me is answered by another: between them, her chat still gets one
+    write an interval; Bob's chat is not held up by hers."""
+    interval, writes = 0.3, 6
+    ann, bob = fake_telegram.add_user("Ann"), fake_telegram.add_user("Bob")
+    key = f"mahjong:test:{uuid.uuid4().hex}"
+    rates = [RedisRate.connect(redis_url, key, 1000.0, fallback_rate=500.0) for _ in range(2)]
+    bots = [Bot(fake_telegram.token, base_url=fake_telegram.base_url) for _ in range(2)]
+    outboxes = []
+    try:
+        for bot, rate in zip(bots, rates, strict=True):
+            await bot.initialize()
+            outboxes.append(Outbox(bot, private_interval=interval, passive_interval=interval, shared_rate=rate))
+        started = time.monotonic()
+        for n in range(writes):  # each worker its own message to Ann, and Bob one from the first
+            outboxes[n % 2].show(ann.id, f"slot {n}", Content(f"to Ann {n}"), urgent=True)
+        outboxes[0].show(bob.id, "slot", Content("to Bob"), urgent=True)
+        deadline = time.monotonic() + 15
+        while len(fake_telegram.calls("sendMessage", chat_id=ann.id)) < writes:
+            assert time.monotonic() < deadline, "the writes to Ann did not all go out"
+            await asyncio.sleep(0.02)
+    finally:
+        for outbox in outboxes:
+            await outbox.close()
+        for bot in bots:
+            await bot.shutdown()
+        for rate in rates:
+            await rate.close()
+    to_ann = sorted(c.at for c in fake_telegram.calls("sendMessage", chat_id=ann.id))
+    assert len(to_ann) == writes
+    assert min(b - a for a, b in itertools.pairwise(to_ann)) >= interval * 0.9  # across both workers
+    [to_bob] = fake_telegram.calls("sendMessage", chat_id=bob.id)
+    assert to_bob.at - started < 2 * interval  # his chat has its own pace
