@@ -469,8 +469,8 @@ def takeover(cluster: Cluster, groups: list[Chat]) -> dict[str, Any]:
     its = [g.id for g in groups if shard_of(TableKey(g.id)) in shards]
     playing = {int(r[0]) for r in pg_query(cluster.url, PLAYING_CHATS, its)}
     assert victim.proc is not None
-    # Its search processes outlive a SIGKILL (idle, each holding its pipe's other end: no EOF ever comes); under
-    # systemd or Docker they go with the worker's unit, here they are killed after the measurement.
+    # Its search processes end on their own within a second (bot.search_pool); killed here at the end all the same,
+    # so that none could hold a core while the takeover is measured.
     orphans = descendants(victim.proc.pid)
     killed_at = now_pg(cluster.url)
     os.kill(victim.proc.pid, signal.SIGKILL)
