@@ -7,12 +7,12 @@ and only the latest content is ever sent (pictures are rendered when sent, so sk
 (``reply_to``: the id of the message it answers, a command's), which is always sent alone. ``tell`` puts
 a line in a slot's caption instead (the group's 碰 and 杠 ride on its picture's next edit).
 
-Pacing: writes to one group at least ``group_interval`` apart (Telegram allows about 20 a minute), to one
-private chat at least ``private_interval`` apart, at most ``global_rate`` per second overall and never on all
-the connections at once (``Throttle``: answers to presses keep theirs; with several workers the overall rate
-and each private chat's pace are shared in Redis, bot.cluster.shared_rate). An *urgent* slot (a player who must act)
-goes first, in its chat and in the global queue; a non-urgent private slot waits ``passive_interval`` after its
-state arrived and after its last write (an urgent state arriving meanwhile replaces it: one write, not two).
+Pacing: writes to one group at least ``group_interval`` apart (Telegram allows about 20 a minute), to one private
+chat at least ``private_interval`` apart, at most ``global_rate`` per second overall and never on all the
+connections at once (``Throttle``: answers to presses keep theirs; several workers share the overall rate and
+each private chat's pace in Redis). An *urgent* slot (a player who must act) goes first, in its chat and in the
+global queue; a non-urgent private slot waits ``passive_interval`` after its state arrived and after its last
+write (an urgent state arriving meanwhile replaces it: one write, not two).
 A 429 (RetryAfter) or a network error is logged and the write retried later; it never reaches the caller.
 
     outbox = Outbox(bot)
@@ -66,7 +66,6 @@ class Outbox:
         self.private_interval = private_interval
         self.passive_interval = passive_interval
         self._throttle = Throttle(global_rate, shared=shared_rate)  # shared: with the other workers (bot.cluster)
-        self._shared = shared_rate  # a private chat's pace is shared too: two workers may write to one person
         self._chats: dict[int, ChatQueue] = {}
         self.writes = 0  # successful Bot API writes, for the bench and the logs
         self.unreachable: set[int] = set()  # private chats that answered 403
@@ -265,9 +264,8 @@ class Outbox:
                     await asyncio.wait_for(chat.wakeup.wait(), delay)
                 continue
             chosen = chat.slots.get(slot) if slot is not None else None
-            if self._shared is not None and chat.chat_id > 0:
-                await self._shared.take_chat(chat.chat_id, chat.interval)
-            await self._throttle.acquire(0 if chosen is None or chosen.urgent else 1)
+            private = (chat.chat_id, chat.interval) if chat.chat_id > 0 else None  # its pace: shared by workers
+            await self._throttle.acquire(0 if chosen is None or chosen.urgent else 1, private)
             if slot is not None and chat.slots.get(slot) is not chosen:  # retired meanwhile: choose again
                 self._throttle.release()
                 continue
