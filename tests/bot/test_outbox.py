@@ -197,6 +197,24 @@ async def test_one_persons_flood_of_commands_never_holds_the_table_back(fake_tel
     await outbox.close()
 
 
+async def test_answers_ready_out_of_order_keep_the_latest_commands_in_their_order(
+    fake_telegram: FakeTelegram, bot: Bot
+) -> None:
+    """Handlers run concurrently: the answer to the last command may be ready before those to earlier ones. The
+    answers kept are still those to the latest three commands, posted in the commands' order."""
+    alice = fake_telegram.add_user("Alice")
+    group = fake_telegram.add_group("g", members=[alice])
+    asked = [alice.say(group, f"/verify X{n}") for n in range(10)]
+    outbox = Outbox(bot, group_interval=0.1)
+    outbox.announce(group.id, "东 自摸")  # the first write goes at once: the answers wait behind it
+    for n in (0, 9, 1, 2, 8, 3, 7, 4, 5, 6):  # ready in this order
+        outbox.announce(group.id, f"no hand X{n}", reply_to=asked[n].message_id, asker=alice.id)
+    await _drain(outbox)
+    texts = [m.text for m in fake_telegram.messages(group.id)]
+    assert texts == ["东 自摸", "no hand X7", "no hand X8", "no hand X9"]
+    await outbox.close()
+
+
 async def test_table_messages_arriving_while_answers_wait_go_first(fake_telegram: FakeTelegram, bot: Bot) -> None:
     alice = fake_telegram.add_user("Alice")
     group = fake_telegram.add_group("g", members=[alice])
