@@ -37,6 +37,7 @@ from bot import limits
 from bot.fair_replies import add_reply
 from bot.limits import MAX_CAPTION, MAX_TEXT, Throttle, final_refusal, fit, length, retry_seconds, with_lines
 from bot.outbox_state import ChatQueue, Content, Refusal, Remember, Slot, TopicGone, Waiting, send_new, write
+from bot.waits import set_or_timeout
 
 __all__ = ["Content", "Outbox", "Refusal", "Remember"]
 
@@ -260,8 +261,7 @@ class Outbox:
             delay = when - time.monotonic()
             if delay > 0:
                 # Something more urgent may arrive meanwhile: wake up and choose again.
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(chat.wakeup.wait(), delay)
+                await set_or_timeout(chat.wakeup, delay)
                 continue
             chosen = chat.slots.get(slot) if slot is not None else None
             private = (chat.chat_id, chat.interval) if chat.chat_id > 0 else None  # its pace: shared by workers
@@ -322,8 +322,7 @@ class Outbox:
             return True
         wait = max(chat.last_write + chat.interval, chat.resume_at) - time.monotonic()
         if wait > 0:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(chat.wakeup.wait(), wait)
+            await set_or_timeout(chat.wakeup, wait)
             return False
         if self._chats.get(chat.chat_id) is chat:
             del self._chats[chat.chat_id]

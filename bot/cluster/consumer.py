@@ -17,7 +17,6 @@ by its handled mark (bot.updates.once).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 from collections import defaultdict
@@ -27,6 +26,7 @@ from telegram import Update
 from telegram.ext import Application
 
 from bot.cluster.ownership import Ownership
+from bot.waits import set_or_timeout
 from storage.database import Database
 from storage.errors import StorageError
 from storage.inbox import Waiting
@@ -53,8 +53,7 @@ class Consumer:
     async def run(self) -> None:
         try:
             while True:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.wake.wait(), POLL_S)
+                await set_or_timeout(self.wake, POLL_S)
                 self.wake.clear()
                 try:
                     await self.round()

@@ -31,6 +31,7 @@ from bot.table.key import TableKey
 from bot.table.one_table import seated_elsewhere
 from bot.table.runner import Hooks, Session, TableRunner
 from bot.table.state import Seat, Table
+from bot.waits import set_or_timeout
 from game.rules import Rules
 
 log = logging.getLogger(__name__)
@@ -80,8 +81,7 @@ class Scheduler:
             delay = when - self._clock()
             if delay > 0:
                 self._changed.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._changed.wait(), delay)
+                await set_or_timeout(self._changed, delay)
                 continue
             heapq.heappop(self._heap)
             del self._due[key]
