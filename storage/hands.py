@@ -47,7 +47,7 @@ from storage.errors import (
 )
 from storage.fencing import OWNER_ROW
 from storage.gateway import Gateway, Row, Tx
-from storage.inbox import done_in
+from storage.inbox import DONE, done_in
 from storage.matches import SEATS, Match, Seat, load_match, seat_from_row
 from storage.standings import periods_of
 from storage.stats import pattern_mask
@@ -340,9 +340,7 @@ _APPEND = _APPEND_INTO.format(owner="")
 _FENCED_APPEND = f"""
 WITH owner AS ({OWNER_ROW}),
 stored AS ({_APPEND_INTO.format(owner=", owner")} RETURNING 1),
-done AS (
-    UPDATE inbox SET done_at = ?6, body = '' WHERE update_id = ?7 AND done_at IS NULL AND EXISTS (SELECT 1 FROM stored)
-)
+done AS ({DONE.format(at="?6", update="?7")} AND EXISTS (SELECT 1 FROM stored))
 SELECT (SELECT COUNT(*) FROM owner) AS owned, (SELECT COUNT(*) FROM stored) AS stored
 """
 

@@ -39,7 +39,10 @@ SELECT count(*) AS n,
        pg_notify(? || current_schema(), coalesce(string_agg(DISTINCT coalesce(shard::text, '-'), ','), ''))
 FROM stored
 """
-_DONE = "UPDATE inbox SET done_at = ?, body = '' WHERE update_id = ? AND done_at IS NULL"
+# An update marked done (its body dropped: nobody reads it again); where its two values come from is the caller's
+# (storage.hands' fenced append marks it in the statement that stores the press's action).
+DONE = "UPDATE inbox SET done_at = {at}, body = '' WHERE update_id = {update} AND done_at IS NULL"
+_DONE = DONE.format(at="?", update="?")
 _CLAIM = """
 UPDATE inbox SET claimed_at = ?1 WHERE update_id IN (
     SELECT update_id FROM inbox
