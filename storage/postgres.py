@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, TypeAlias, TypeVar
@@ -111,18 +111,17 @@ class PostgresBackend:
             return await body(tx)
 
     async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
-        if self._trace is not None:
-            self._trace(sql)
-        try:
-            return list(await self._pool.fetch(postgres_sql(sql), *params))
-        except _FAILURES as exc:
-            raise _unavailable(exc) from exc
+        return list(await self._pooled(sql, lambda text: self._pool.fetch(text, *params)))
 
     async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+        return _rowcount(await self._pooled(sql, lambda text: self._pool.execute(text, *params)))
+
+    async def _pooled(self, sql: str, call: Callable[[str], Awaitable[T]]) -> T:
+        """One statement on a pooled connection, no transaction around it; a lost server is StorageUnavailable."""
         if self._trace is not None:
             self._trace(sql)
         try:
-            return _rowcount(await self._pool.execute(postgres_sql(sql), *params))
+            return await call(postgres_sql(sql))
         except _FAILURES as exc:
             raise _unavailable(exc) from exc
 
