@@ -34,6 +34,15 @@ def postgres_url() -> Iterator[str]:
     drop_schema(url)
 
 
+# The modules that start bot processes or browsers take the longest, mostly waiting: queued first, they run beside
+# one another and beside the computing tests, and no worker starts a long one when the others are nearly done.
+SLOW_FIRST = ("tests/e2e/", "tests/sandbox/", "tests/cluster/")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: not item.nodeid.startswith(SLOW_FIRST))  # stable: each module's order is kept
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Say it plainly when the PostgreSQL tests were skipped: the run did not test that backend."""
     skipped = [r for r in terminalreporter.stats.get("skipped", []) if SKIP_REASON in str(r.longrepr)]

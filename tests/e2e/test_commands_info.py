@@ -22,9 +22,6 @@ from sandbox.users import SimUser
 from tests.e2e.players import BotProcess
 from tests.game.test_calc import EXAMPLE_A  # RULES.md §12 example A, the calculator's own example
 
-# Its tests share one bot process (a module fixture): they run on one worker.
-pytestmark = pytest.mark.xdist_group("commands_info")
-
 
 class World:
     def __init__(self, tg: FakeTelegram) -> None:

@@ -22,9 +22,6 @@ from sandbox.records import Chat, Message
 from sandbox.users import SimUser
 from tests.e2e.players import BotProcess, Players, group_texts
 
-# Its tests share one bot process (a module fixture): they run on one worker.
-pytestmark = pytest.mark.xdist_group("commands_table")
-
 
 @dataclass
 class Played:

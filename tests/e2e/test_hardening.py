@@ -38,9 +38,6 @@ from tests.e2e.players import (
 from tests.e2e.test_full_game import SEED, _rob_only
 from tests.e2e.test_robustness import _open_table
 
-# The tests that take ``shared`` run on one worker, in order (the others go wherever a worker is free).
-on_the_shared_bot = pytest.mark.xdist_group("hardening")
-
 
 @pytest.fixture(scope="module")
 def shared_bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedBot]:
@@ -65,7 +62,6 @@ def _refused(calls: list[ApiCall]) -> list[ApiCall]:
     return [c for c in calls if c.status == 400]
 
 
-@on_the_shared_bot
 def test_a_burst_of_rules_never_blocks_the_group(shared: SharedBot) -> None:
     """A dozen /rules in a few seconds: each a reply, but one text waiting to be sent is told once; later writes
     to the group still arrive, and no message passes 4,096 characters."""
@@ -93,7 +89,6 @@ def _group_captions(tg: FakeTelegram, group_id: int) -> list[tuple[int, str]]:
     return out
 
 
-@on_the_shared_bot
 def test_long_names_never_freeze_the_group_picture(shared: SharedBot) -> None:
     """Four players with names as long as Telegram allows play a hand with 碰 and 杠: every caption of the group's
     picture fits in 1,024 characters and is accepted, up to the end of the hand."""
@@ -123,7 +118,6 @@ _CALC = (
 )
 
 
-@on_the_shared_bot
 def test_calc_and_league_options_out_of_range_are_answered(shared: SharedBot) -> None:
     """A multiplier of 10^1000000 in /calc, an oversized cap or a folder for a time zone in /league create: each
     gets an answer saying what is wrong, at once, and the bot keeps answering everyone else."""
@@ -179,7 +173,6 @@ def _stored(db: Path, *chat_ids: int) -> int:
         return int(conn.execute(f"SELECT COUNT(*) FROM actions WHERE {_OF_CHATS}({marks}))", chat_ids).fetchone()[0])
 
 
-@on_the_shared_bot
 def test_a_storage_error_refuses_the_press_and_play_resumes(shared: SharedBot) -> None:
     """The database refuses writes for a while: a press is answered with a short notice and changes nothing, a
     command gets an apology; once the fault clears the same button plays, and the hand goes on."""
@@ -211,7 +204,6 @@ def _penalty_rows(db: Path, chat_id: int) -> int:
         return int(conn.execute(f"SELECT COUNT(*) FROM hand_penalties WHERE {_OF_CHATS}(?))", (chat_id,)).fetchone()[0])
 
 
-@on_the_shared_bot
 def test_flee_is_one_transaction_and_charges_once(shared: SharedBot) -> None:
     """Storage refusing to free the seat stores no penalty either; once it works, /flee charges once, a second
     /flee charges nothing, and a restart keeps the fleer out of the hand."""
@@ -245,7 +237,6 @@ def test_flee_is_one_transaction_and_charges_once(shared: SharedBot) -> None:
     _close(tg, group, alice)
 
 
-@on_the_shared_bot
 def test_one_groups_flood_control_holds_no_other_table(shared: SharedBot) -> None:
     """Telegram answers one group's write with "retry after 8": that group waits, while a player at another
     group's table gets the answer to their press and their next picture at once."""
@@ -318,7 +309,6 @@ def test_webhook_without_a_configured_secret_still_checks_one(fake_telegram: Fak
         emma.wait_for_private_message(lambda m: "Titles" in (m.text or ""), timeout=10)
 
 
-@on_the_shared_bot
 def test_edits_forwards_and_anonymous_admins_run_no_command(shared: SharedBot) -> None:
     """An edited "/newgame" opens nothing again; a linked channel's post forwarded into the group opens no lobby
     as "Telegram"; "/me" from an anonymous admin gets a hint to use their own account and stores no player."""
@@ -439,7 +429,6 @@ def test_outsiders_reach_no_other_groups_game(fake_telegram: FakeTelegram, tmp_p
         assert conn.execute("SELECT COUNT(*) FROM league_signups").fetchone()[0] == 0
 
 
-@on_the_shared_bot
 def test_a_group_upgraded_to_a_supergroup_keeps_its_table(shared: SharedBot) -> None:
     """The group becomes a supergroup mid-hand (Telegram's migrate_to_chat_id): the table, its match and the
     players' buttons follow to the new chat id, play goes on there, and /stop there reaches the table."""
@@ -507,7 +496,6 @@ def test_a_bot_removed_from_the_group_closes_its_table(fake_telegram: FakeTelegr
         assert conn.execute("SELECT COUNT(*) FROM settlements").fetchone()[0] == 0
 
 
-@on_the_shared_bot
 def test_a_deleted_hand_message_is_sent_again(shared: SharedBot) -> None:
     """Alice deletes her hand message mid-hand: the edit is refused, her next picture comes as a new message with
     its buttons, and the hand goes on."""

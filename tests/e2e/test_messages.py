@@ -27,9 +27,6 @@ from sandbox.records import ApiCall, Chat, Message
 from sandbox.users import SimUser
 from tests.e2e.players import BotProcess, Players, game_buttons
 
-# Its tests share one bot process (a module fixture): they run on one worker.
-pytestmark = pytest.mark.xdist_group("messages")
-
 CJK = re.compile(r"[\u3400-\u9fff\uff01-\uff5e\u3000-\u303f「」]+")
 LATIN = re.compile(r"[A-Za-z]{2,}")
 GROUP_EN = "Mahjong Club"

@@ -45,10 +45,6 @@ def _settled(tg: FakeTelegram, alice: SimUser, n: int) -> None:
     tg.wait_until(lambda: len([m for m in alice.private_messages() if "/newgame" in (m.text or "")]) >= n, timeout=30)
 
 
-# The tests that take ``polling`` run on one worker, in order.
-on_the_polling_bot = pytest.mark.xdist_group("redelivery")
-
-
 @pytest.fixture(scope="module")
 def polling_bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedBot]:
     with FakeTelegram() as tg:
@@ -62,7 +58,6 @@ def polling(polling_bot: SharedBot) -> SharedBot:
     return polling_bot.begin()
 
 
-@on_the_polling_bot
 def test_a_redelivered_update_is_handled_at_most_once(polling: SharedBot) -> None:
     tg, bot, db = polling.tg, polling.bot, polling.db
     alice = tg.add_user("Alice")
@@ -112,7 +107,6 @@ def test_a_redelivered_update_is_handled_at_most_once(polling: SharedBot) -> Non
     assert "Traceback" not in polling.log()
 
 
-@on_the_polling_bot
 def test_an_update_the_library_cannot_read_is_skipped(polling: SharedBot) -> None:
     tg = polling.tg
     alice = tg.add_user("Alice")

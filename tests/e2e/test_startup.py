@@ -24,10 +24,6 @@ from tests.e2e.players import BotProcess, SharedBot
 SLOW_GETCHAT = 10.0
 
 
-# Its tests share one bot process (a module fixture): they run on one worker, in order.
-pytestmark = pytest.mark.xdist_group("startup")
-
-
 @pytest.fixture(scope="module")
 def starting(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedBot]:
     """The bot started while Telegram drops getMe twice and fails setMyCommands twice (a 500, a 429)."""

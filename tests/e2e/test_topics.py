@@ -52,10 +52,6 @@ def _stored_by_topic(db: Path, *chat_ids: int) -> dict[int | None, int]:
         return {thread: count for thread, count in rows}
 
 
-# The tests that take ``forum_bot`` run on one worker, in order.
-on_the_forum_bot = pytest.mark.xdist_group("topics")
-
-
 @pytest.fixture(scope="module")
 def forum_bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedBot]:
     with FakeTelegram() as tg:
@@ -77,7 +73,6 @@ def _in_topic(tg: FakeTelegram, group: Chat, topic: int) -> list[Message]:
     return [m for m in tg.messages(group.id) if m.thread_id == topic]
 
 
-@on_the_forum_bot
 def test_two_topics_of_a_forum_play_a_table_each(forum_bot: SharedBot) -> None:
     """Two topics of one forum group each open and play a table at once. A press at one table never touches the
     other; /stop in a topic stops its own table only; after a SIGKILL both resume in their topics, their pictures
@@ -182,7 +177,6 @@ def test_a_group_migrated_under_the_bot_follows_the_refusal(fake_telegram: FakeT
         assert [row[0] for row in conn.execute("SELECT chat_id FROM leagues")] == [new.id]
 
 
-@on_the_forum_bot
 def test_a_closed_or_deleted_topic_closes_its_table_only(forum_bot: SharedBot) -> None:
     """An admin deletes one table's topic and closes another's: each table closes (its match stored as over)
     at the first new message its topic refuses, its player told in private, and nothing more is tried there; the

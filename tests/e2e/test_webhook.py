@@ -17,9 +17,6 @@ from bot.i18n import t
 from sandbox import FakeTelegram
 from tests.e2e.players import BotProcess, SharedBot, post_update, private_command, webhook_address
 
-# Its tests share one bot process (a module fixture): they run on one worker.
-pytestmark = pytest.mark.xdist_group("webhook")
-
 SECRET = "s3cret-token"
 
 
