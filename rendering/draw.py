@@ -7,8 +7,10 @@ lists of them, so tests can crop a picture at a spot and compare it with ``rende
 from __future__ import annotations
 
 import io
+import json
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Final
 
 from PIL import Image, ImageDraw
@@ -252,5 +254,17 @@ def faces_swatch(sizes: tuple[int, ...], width: int, ground: RGB) -> Image.Image
 
 
 def palette_of(swatch: Image.Image, colors: int = PALETTE_COLORS) -> Image.Image:
-    """A fixed palette for pictures made of the colours in ``swatch`` (computed once, reused per picture)."""
+    """A fixed palette for pictures made of the colours in ``swatch`` (rendering.palettes computes and stores it)."""
     return swatch.convert("RGB").quantize(colors, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+
+
+PALETTES_FILE: Final = Path(__file__).with_name("palettes.json")
+
+
+@cache
+def stored_palette(name: str) -> Image.Image:
+    """The fixed palette ``name`` (``table``, ``result``, ``stats_card``) as rendering.palettes stored it, a "P"
+    image for ``encode``: computing it from its swatch took every bot process about half a second at start."""
+    palette = Image.new("P", (1, 1))
+    palette.putpalette(json.loads(PALETTES_FILE.read_text(encoding="utf-8"))[name])
+    return palette

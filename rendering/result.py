@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
-from functools import cache
 from typing import Final
 
 from PIL import Image, ImageDraw
@@ -47,9 +46,9 @@ from rendering.draw import (
     meld_spots,
     meld_stack_rise,
     meld_width,
-    palette_of,
     paste,
     signed,
+    stored_palette,
     tile_row,
 )
 from rendering.fonts import draw_text, text_width, wrap
@@ -334,21 +333,20 @@ def render_result(
 ) -> bytes:
     """The result picture of a won hand, encoded for sendPhoto. ``win_tile`` (from the "win" event) is set
     apart in the winner's hand."""
-    return encode(result_image(view, names, lang, win_tile, totals), _palette())
+    return encode(result_image(view, names, lang, win_tile, totals), stored_palette("result"))
 
 
 def render_exhausted(
     view: SeatView, names: Sequence[str], lang: Lang = "zh", totals: Sequence[int] | None = None
 ) -> bytes:
     """The 荒庄 picture, encoded for sendPhoto."""
-    return encode(exhausted_image(view, names, lang, totals), _palette())
+    return encode(exhausted_image(view, names, lang, totals), stored_palette("result"))
 
 
-@cache
-def _palette() -> Image.Image:
-    """The result's colours, computed once: an adaptive palette of each picture cost most of a hand's end (a
-    third of the bot's time at 100 tables). Felt, panels and plate, every tile face at both sizes, each text
-    colour on each background, anti-aliased."""
+def palette_swatch() -> Image.Image:
+    """The result's colours, for its fixed palette (rendering.palettes: an adaptive palette of each picture cost
+    most of a hand's end, a third of the bot's time at 100 tables). Felt, panels and plate, every tile face at
+    both sizes, each text colour on each background, anti-aliased."""
     faces = faces_swatch((WIN_SIZE, ROW_SIZE), WIDTH, FELT)
     inks = (TEXT, MUTED, DARK, HIGHLIGHT, DEALER_RED, LOSS_RED, WIN_GREEN, GOLD, WHITE)
     swatch = Image.new("RGB", (WIDTH, faces.height + 40 * len(inks) + 60), FELT)
@@ -363,4 +361,4 @@ def _palette() -> Image.Image:
                       anchor="lm")  # fmt: skip
     badge(d, (10, y + 40 * len(inks) + 20), 11, "庄", DEALER_RED, WHITE)
     frame(d, (60, y + 40 * len(inks) + 5, 100, y + 40 * len(inks) + 35), GOLD, width=4)
-    return palette_of(swatch)
+    return swatch

@@ -16,14 +16,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Final, Protocol
 
 from PIL import Image, ImageDraw
 
 from game.patterns import PATTERNS
 from game.titles import TITLES, Title, title_for
-from rendering.draw import DARK, FELT, GOLD, LOSS_RED, MUTED, PANEL, PLATE, TEXT, WIN_GREEN, encode, palette_of, signed
+from rendering.draw import (
+    DARK,
+    FELT,
+    GOLD,
+    LOSS_RED,
+    MUTED,
+    PANEL,
+    PLATE,
+    TEXT,
+    WIN_GREEN,
+    encode,
+    signed,
+    stored_palette,
+)
 from rendering.fonts import draw_text, text_width
 from rendering.labels import Lang, check_lang, pattern_name, text
 
@@ -303,15 +315,15 @@ def _chart(d: ImageDraw.ImageDraw, history: Sequence[int], box: tuple[int, int, 
 def render_player_card(card: PlayerCard, lang: Lang = "zh") -> bytes:
     """A player's card: title, skill, record and the skill-over-time chart, encoded for sendPhoto."""
     # A card with figures is tall: an adaptive palette of its own would cost most of the 50 ms budget.
-    return encode(player_card_image(card, lang), _stats_card_palette() if card.stats else None)
+    return encode(player_card_image(card, lang), stored_palette("stats_card") if card.stats else None)
 
 
-@cache
-def _stats_card_palette() -> Image.Image:
-    """The colours of a card with figures (its felt, panels, chart and anti-aliased text), computed once."""
+def palette_swatch() -> Image.Image:
+    """The colours of a card with figures (its felt, panels, chart and anti-aliased text), for its fixed palette
+    (rendering.palettes)."""
     sample = _SampleFigures()
     card = PlayerCard("Sample 样本", 5000, 10, 3, 960, (2400, 5000), CardStats((sample, sample, sample), ("Q1",) * 3))
-    return palette_of(player_card_image(card, "zh"))
+    return player_card_image(card, "zh")
 
 
 @dataclass(frozen=True)

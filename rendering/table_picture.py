@@ -47,9 +47,9 @@ from rendering.draw import (
     meld_spots,
     meld_stack_rise,
     meld_width,
-    palette_of,
     paste,
     signed,
+    stored_palette,
     tile_row,
 )
 from rendering.fonts import draw_text, text_width
@@ -312,9 +312,9 @@ def _background(spectator: bool) -> Image.Image:
     return img
 
 
-@cache
-def _palette() -> Image.Image:
-    """The table's colours: the felt and panels, every tile face at every size used, plates and labels."""
+def palette_swatch() -> Image.Image:
+    """The table's colours, for its fixed palette (rendering.palettes): the felt and panels, every tile face at
+    every size used, plates and labels."""
     sizes = (OTHER_HAND_SIZE, OTHER_MELD_SIZE, RIVER_SIZE, INFO_SIZE, WAIT_SIZE, OWN_MELD_SIZE, OWN_SIZE, CLAIM_SIZE)
     swatch = Image.new("RGB", (WIDTH * 2, 1400), FELT)
     swatch.paste(_background(True), (0, 0))
@@ -331,7 +331,7 @@ def _palette() -> Image.Image:
     for i, color in enumerate((TEXT, MUTED, DARK, HIGHLIGHT, DEALER_RED, READY_BLUE)):
         draw_text(d, (WIDTH + 10, y + 60 + i * 30), "赖子皮 Wild 0123", 22, color, anchor="lm")
         draw_text(d, (WIDTH * 3 // 2 + 10, y + 60 + i * 30), "东南", 22, color, anchor="lm")
-    return palette_of(swatch, TABLE_COLORS)
+    return swatch
 
 
 def _check_players(names: Sequence[str], scores: Sequence[int]) -> None:
@@ -459,11 +459,11 @@ def render_table_view(view: SeatView, names: Sequence[str], scores: Sequence[int
     """The private picture of ``view`` (its seat at the bottom), encoded for sendPhoto."""
     if view.seat is None:
         raise ValueError("a spectator view has no seat: use render_spectator_view")
-    return encode(table_image(view, names, scores, lang), _palette())
+    return encode(table_image(view, names, scores, lang), stored_palette("table"))
 
 
 def render_spectator_view(view: SeatView, names: Sequence[str], scores: Sequence[int], lang: Lang = "zh") -> bytes:
     """The group's picture: no concealed tile shown until the hand is over."""
     if view.seat is not None:
         raise ValueError("render_spectator_view needs a spectator view (seat None)")
-    return encode(table_image(view, names, scores, lang), _palette())
+    return encode(table_image(view, names, scores, lang), stored_palette("table"))
