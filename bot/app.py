@@ -196,7 +196,7 @@ async def _start(application: BotApplication) -> None:
     # A group migrated, a chat that answers 403, a forum topic gone: the tables concerned are told.
     tables.follow(outbox.refusals)
     in_background(data, publish_commands(application.bot), "the command menu")  # retried, never in the way
-    in_background(data, asyncio.to_thread(warm_up), "the pictures' fonts")  # the first picture comes a second sooner
+    in_background(data, asyncio.to_thread(warm_up), "the pictures' fonts")  # the first picture comes sooner
     if config.workers:  # each worker resumes the tables, and runs the league nights, of the shards it takes
         assert fences is not None
         data.nights = LeagueNights(db, tables, jobs, data.clock, owns=lambda chat: fences.holds(TableKey(chat)))

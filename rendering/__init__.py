@@ -17,8 +17,8 @@ from rendering.tile_faces import render_tile, tile_dims
 
 
 def warm_up() -> None:
-    """Draw one table picture and throw it away: the fonts and glyph caches load now (about a second), not when
-    the first player of a process waits for their first picture."""
+    """Draw one table picture and throw it away: the fonts, glyph caches and the table's palette load now (about
+    a tenth of a second), not when the first player of a process waits for their first picture."""
     from game.match import Match
     from game.rules import Rules
 
