@@ -75,12 +75,12 @@ class Throttle:
         self._seq = 0
         self._task: asyncio.Task[None] | None = None
         self._in_flight = asyncio.Semaphore(in_flight)
-        self.shared = shared
+        self._shared = shared
 
     async def acquire(self, priority: int, private: tuple[int, float] | None = None) -> None:
         """A grant to write once; ``private``: (chat id, interval) of a private chat, whose pace is shared too."""
-        if private is not None and self.shared is not None:  # a person's chat may be written to by two workers
-            await self.shared.take_chat(*private)
+        if private is not None and self._shared is not None:  # a person's chat may be written to by two workers
+            await self._shared.take_chat(*private)
         # The rate first: waiting there, urgent writes overtake lazy ones (a connection is rarely what they lack).
         await self._rate(priority)
         await self._in_flight.acquire()
@@ -91,7 +91,7 @@ class Throttle:
 
     async def _rate(self, priority: int) -> None:
         now = time.monotonic()
-        if not self._waiters and now >= self._next and self.shared is None:
+        if not self._waiters and now >= self._next and self._shared is None:
             self._next = now + self._gap
             return
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -106,8 +106,8 @@ class Throttle:
             delay = self._next - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
-            if self.shared is not None:
-                await self.shared.take()  # the most urgent waiter then, not the one that came first
+            if self._shared is not None:
+                await self._shared.take()  # the most urgent waiter then, not the one that came first
             _, _, fut = heapq.heappop(self._waiters)
             if fut.done():  # its caller was cancelled
                 continue
