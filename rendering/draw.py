@@ -266,5 +266,12 @@ def stored_palette(name: str) -> Image.Image:
     """The fixed palette ``name`` (``table``, ``result``, ``stats_card``) as rendering.palettes stored it, a "P"
     image for ``encode``: computing it from its swatch took every bot process about half a second at start."""
     palette = Image.new("P", (1, 1))
-    palette.putpalette(json.loads(PALETTES_FILE.read_text(encoding="utf-8"))[name])
+    palette.putpalette(_stored_palettes()[name])
     return palette
+
+
+@cache
+def _stored_palettes() -> dict[str, list[int]]:
+    """The palettes file, read once for all three."""
+    palettes: dict[str, list[int]] = json.loads(PALETTES_FILE.read_text(encoding="utf-8"))
+    return palettes
