@@ -79,11 +79,17 @@ class Throttle:
 
     async def acquire(self, priority: int, private: tuple[int, float] | None = None) -> None:
         """A grant to write once; ``private``: (chat id, interval) of a private chat, whose pace is shared too."""
-        if private is not None and self._shared is not None:  # a person's chat may be written to by two workers
-            await self._shared.take_chat(*private)
         # The rate first: waiting there, urgent writes overtake lazy ones (a connection is rarely what they lack).
         await self._rate(priority)
         await self._in_flight.acquire()
+        if private is not None and self._shared is not None:  # a person's chat may be written to by two workers
+            # Last, right before the write: a turn taken earlier and then held up by the rate would bring this
+            # write closer to the other worker's next one than the chat's pace.
+            try:
+                await self._shared.take_chat(*private)
+            except BaseException:
+                self._in_flight.release()
+                raise
 
     def release(self) -> None:
         """The granted write is done (sent or refused)."""

@@ -125,3 +125,32 @@ async def test_two_workers_writing_to_one_person_keep_to_the_chat_s_pace(
     assert min(b - a for a, b in itertools.pairwise(to_ann)) >= interval * 0.9  # across both workers
     [to_bob] = fake_telegram.calls("sendMessage", chat_id=bob.id)
     assert to_bob.at - started < 2 * interval  # his chat has its own pace
+
+
+async def test_a_write_held_up_by_the_overall_rate_keeps_the_chat_s_pace(redis_url: str) -> None:
+    """One worker's write to Ann waits behind five others for its overall rate while a second worker writes to
+    her at once: the two writes to her still come an interval apart (the chat's turn is taken last)."""
+    interval = 0.3
+    key = f"mahjong:test:{uuid.uuid4().hex}"
+    rates = [RedisRate.connect(redis_url, key, 1000.0, fallback_rate=500.0) for _ in range(2)]
+    busy, idle = Throttle(10.0, shared=rates[0]), Throttle(1000.0, shared=rates[1])
+    to_ann: list[float] = []
+
+    async def write(throttle: Throttle, private: tuple[int, float] | None) -> None:
+        await throttle.acquire(0, private)
+        if private is not None:
+            to_ann.append(time.monotonic())
+        throttle.release()
+
+    try:
+        others = [asyncio.create_task(write(busy, None)) for _ in range(5)]  # 0.5 s of the busy worker's rate
+        await asyncio.sleep(0)
+        held_up = asyncio.create_task(write(busy, (42, interval)))
+        await asyncio.sleep(0.05)
+        await asyncio.gather(write(idle, (42, interval)), held_up, *others)
+    finally:
+        for rate in rates:
+            await rate.close()
+    print("ANN", to_ann)
+    first, second = sorted(to_ann)
+    assert second - first >= interval * 0.9
