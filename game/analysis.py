@@ -6,6 +6,7 @@ Use::
     waits(concealed, melds, laizi)                        # -> tiles that would complete the hand (听牌提示)
     is_ready(concealed, melds, laizi)                     # -> bool
     is_win(counts, n_wild)                                # -> bool: the bare shape check (items 2-4)
+    may_win(counts, laizi)                                # -> bool: False only when no reading has a shape
 
 >>> from game.melds import Meld
 >>> from game.tiles import parse_tile, parse_tiles
@@ -357,6 +358,22 @@ def analyse_win(
         return WinAnalysis("not_a_win")
     pats, base, hard = best
     return WinAnalysis("two_laizi_small_win" if _two_laizi_small(pats, counts[laizi]) else None, pats, not hard, base)
+
+
+def may_win(counts: Sequence[int], laizi: Tile) -> bool:
+    """A quick necessary condition for a win on the 14 − 3 × melds concealed ``counts`` (34 kinds, the winning
+    tile included): some reading has a winning shape, the melds aside (with no melds every colour and 碰碰胡
+    fact is at least as easy). False means ``analyse_win`` would say ``not_a_win``; the engine asks this first
+    of every open hand on every discard, and most are not wins."""
+    hard = tuple(counts)
+    if _facts(sum(_records(hard)), 0, _NO_MELDS):
+        return True
+    n_laizi = hard[laizi]
+    if not n_laizi:
+        return False
+    soft = list(hard)
+    soft[laizi] = 0
+    return bool(_facts(sum(_records(tuple(soft))), n_laizi, _NO_MELDS))
 
 
 def is_win(counts: Sequence[int], n_wild: int, n_melds_chi: int = 0, meld_tiles: Sequence[Tile] = ()) -> bool:

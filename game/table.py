@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from game.actions import ACTION_KINDS, TILE_ACTIONS, Action, ActionKind
-from game.analysis import analyse_win, waits
+from game.analysis import analyse_win, may_win, waits
 from game.melds import SELF_DRAWN, Meld, WinHow
 from game.rules import Rules
 from game.scoring import SeatMelds, Settlement, settle
@@ -586,6 +586,12 @@ class Hand:
         """The settlement if ``winner`` may win with ``t`` now (a legal win paying the minimum), else None."""
         if not (self._open[winner] and t != HONGZHONG and not self._counts[winner][HONGZHONG]):
             return None  # 开口 and no 红中 (§8.1) are cheap to check before the analysis
+        counts = self._counts[winner]
+        if how not in SELF_DRAWN:  # the discarded or robbed tile joins the hand
+            counts = counts.copy()
+            counts[t] += 1
+        if not may_win(counts, self.laizi):
+            return None  # most hands: not even the shape
         concealed = self._concealed_before(winner, how, t)
         if not analyse_win(concealed, t, self._melds[winner], self.laizi, how, self.rules.hard_factor).valid:
             return None  # most hands: no need to build a settlement

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from game.analysis import AnalysisError, analyse_win, is_ready, is_win, waits
+from game.analysis import AnalysisError, analyse_win, is_ready, is_win, may_win, waits
 from game.melds import WIN_HOWS, Meld, MeldKind, WinHow
 from game.tiles import HONGZHONG, NUM_KINDS, Tile, parse_tile, parse_tiles, to_counts
 from tests.game.analysis_oracle import oracle_analyse, oracle_waits
@@ -123,6 +123,27 @@ def test_is_win_matches_oracle_shapes() -> None:
         got = is_win(natural, tiles.count(laizi), chis, [t for m in melds for t in m.tiles])
         oracle = oracle_analyse(tiles[:-1], tiles[-1], melds, laizi, "discard", check_open=False, ways=False)
         assert got == (oracle.reason in (None, "two_laizi_small_win")), (tiles, melds, laizi)
+
+
+def test_may_win_never_turns_a_win_away() -> None:
+    """The engine's quick check before each analysis (game.table): never False for a hand with a winning shape
+    (is_win's, checked against the oracle above), and False for most that have none, which is what it is for."""
+    wins = turned_away = others = 0
+    for seed in range(3000):
+        rng = random.Random(seed)
+        tiles, melds, laizi = random_hand(rng, seed % 5)
+        natural = to_counts(t for t in tiles if t != laizi)
+        shape = is_win(
+            natural, tiles.count(laizi), sum(m.kind == "chi" for m in melds), [t for m in melds for t in m.tiles]
+        )
+        quick = may_win(to_counts(tiles), laizi)
+        if shape:
+            wins += 1
+            assert quick, (tiles, melds, laizi)
+        else:
+            others += 1
+            turned_away += not quick
+    assert wins >= 1000 and turned_away >= 0.6 * others
 
 
 def test_oracle_candidate_cut_loses_nothing() -> None:
