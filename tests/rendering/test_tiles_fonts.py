@@ -68,3 +68,28 @@ def test_right_to_left_runs_are_shaped_by_raqm_or_else_reversed(monkeypatch: pyt
     monkeypatch.setattr(fonts, "HAS_RAQM", False)
     assert run.shown() == ("يلع دمحم", None)
     assert [(r.text, r.rtl) for r in text_runs("Bob שרה")] == [("Bob ", False), ("שרה", True)]
+
+
+@pytest.mark.parametrize("mode", ["RGB", "RGBA"])
+def test_draw_text_draws_what_pillow_draws_its_masks_kept(mode: str) -> None:
+    """draw_text keeps each run's glyph mask (fonts._mask) instead of asking Pillow to rasterise it again: the
+    pixels are Pillow's own, at fractional positions, in every script, drawn once or a second time from the cache."""
+    from PIL import Image
+
+    cases = [("谢霆锋 🔥 Lucky", 26, (10.3, 30.6)), ("محمد", 22, (200.75, 80.2)), ("Анна-Мария", 18, (5.5, 120.5))]
+    cases += [("第 1 局 · 庄 东", 31, (300.1, 170.9))]
+    for attempt in range(2):  # the second time from the cache
+        ours, pillows = Image.new(mode, (520, 220), "white"), Image.new(mode, (520, 220), "white")
+        d, p = ImageDraw.Draw(ours), ImageDraw.Draw(pillows)
+        for s, size, (x, y) in cases:
+            draw_text(d, (x, y), s, size, (20, 110, 60), anchor="ls")
+            for run, w in fonts.measured(displayable(s), size):
+                shown, direction = run.shown()
+                p.text(
+                    (x, y), shown, font=fonts.face(run.font, size), fill=(20, 110, 60), anchor="ls", direction=direction
+                )
+                x += w
+        assert ours.tobytes() == pillows.tobytes(), (mode, attempt)
+    assert fonts._mask.cache_info().hits > 0
+    with pytest.raises(ValueError, match="RGB or RGBA"):
+        draw_text(ImageDraw.Draw(Image.new("P", (50, 50))), (5, 30), "谢", 20, (0, 0, 0))
