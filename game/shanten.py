@@ -138,22 +138,27 @@ def _honors(c: tuple[int, ...], pair_ok: bool) -> _Table:
     return table
 
 
+def _group_table(counts: Sequence[int], group: int, plan: str) -> _Table:
+    """The table of group ``group`` (0-2 the suits, 3 the honors) of ``counts`` for a table-measured plan."""
+    if group == 3:
+        return _honors(tuple(counts[27:34]), plan != PI_HU)
+    seq = plan in (PI_HU, QING_YI_SE)
+    return _group(tuple(counts[group * 9 : group * 9 + 9]), _JIANG_MASK if plan == PI_HU else _ALL_MASK, seq)
+
+
+def _whole(m: _Table, p: _Table, s: _Table, z: _Table) -> _Table:
+    return _combine(_combine(m, p), _combine(s, z))
+
+
 def _usable(counts: Sequence[int], plan: str, sets: int, suit: int | None) -> int:
     """Most tiles of ``counts`` (no 赖子, no 红中) that fit a complete hand of the plan."""
     if plan == JIANG_YI_SE:
         return sum(counts[t] for t in range(27) if is_jiang(t))
     if plan == FENG_YI_SE:
         return sum(counts[27:33])
-    seq = plan in (PI_HU, QING_YI_SE)
-    mask = _JIANG_MASK if plan == PI_HU else _ALL_MASK
     if suit is not None:
-        table = _group(tuple(counts[suit * 9 : suit * 9 + 9]), mask, seq)
-    else:
-        table = _combine(
-            _combine(_group(tuple(counts[0:9]), mask, seq), _group(tuple(counts[9:18]), mask, seq)),
-            _combine(_group(tuple(counts[18:27]), mask, seq), _honors(tuple(counts[27:34]), plan != PI_HU)),
-        )
-    return table[_SETS + sets]
+        return _group_table(counts, suit, plan)[_SETS + sets]
+    return _whole(*(_group_table(counts, g, plan) for g in range(4)))[_SETS + sets]
 
 
 def _meld_tiles(melds: Iterable[Meld]) -> list[Tile]:
@@ -190,11 +195,14 @@ def natural_counts(counts: Sequence[int], laizi: Tile) -> tuple[list[int], int]:
 
 def missing_of(nat: Sequence[int], wild: int, sets: int, plan: str, suit: int | None) -> int:
     """Tiles still needed for one plan; ``nat`` holds no 赖子/红中, ``sets`` = 4 − melds."""
+    return _missing(_usable(nat, plan, sets, suit), wild, sets, plan)
+
+
+def _missing(usable: int, wild: int, sets: int, plan: str) -> int:
     need = 3 * sets + 2
-    usable = min(need, _usable(nat, plan, sets, suit))
     # A 屁胡 may hold one 赖子 at most (§8.1.5): more only count once (the rest must go by 赖子杠).
     wilds = min(wild, 1) if plan == PI_HU else wild
-    return max(0, need - usable - wilds)
+    return max(0, need - min(need, usable) - wilds)
 
 
 def plans(counts: Sequence[int], laizi: Tile, melds: Sequence[Meld]) -> list[Plan]:
@@ -217,21 +225,34 @@ def distance(counts: Sequence[int], laizi: Tile, melds: Sequence[Meld]) -> int:
 
 
 def useful_tiles(counts: Sequence[int], laizi: Tile, melds: Sequence[Meld], plan: Plan) -> list[Tile]:
-    """Tile kinds whose draw brings ``plan`` one tile closer (the 赖子 always does unless capped)."""
+    """Tile kinds whose draw brings ``plan`` one tile closer (the 赖子 always does unless capped). A drawn tile
+    changes one group: the other groups' tables are read once."""
     nat, wild = natural_counts(counts, laizi)
     sets = 4 - len(melds)
+    name = plan.name
+    by_table = name not in (JIANG_YI_SE, FENG_YI_SE)
+    whole = by_table and plan.suit is None
+    m, p, s, z = (_group_table(nat, g, name) for g in range(4)) if whole else (_EMPTY,) * 4
+    mp, sz = _combine(m, p), _combine(s, z)  # the halves a drawn tile leaves as they are
     out: list[Tile] = []
     for t in range(NUM_KINDS):
         if t == HONGZHONG:
             continue
         if t == laizi:
-            if plan.name != PI_HU or wild == 0:
+            if name != PI_HU or wild == 0:
                 out.append(t)
             continue
         if nat[t] >= 4 or (plan.suit is not None and t // 9 != plan.suit):
             continue
         nat[t] += 1
-        if missing_of(nat, wild, sets, plan.name, plan.suit) < plan.missing:
-            out.append(t)
+        if not whole:
+            usable = _usable(nat, name, sets, plan.suit)
+        else:
+            group = min(t // 9, 3)
+            new = _group_table(nat, group, name)
+            pair = (new, p) if group == 0 else (m, new) if group == 1 else (new, z) if group == 2 else (s, new)
+            usable = (_combine(_combine(*pair), sz) if group < 2 else _combine(mp, _combine(*pair)))[_SETS + sets]
         nat[t] -= 1
+        if _missing(usable, wild, sets, name) < plan.missing:
+            out.append(t)
     return out

@@ -18,7 +18,7 @@ from game.ai import LEVELS, choose, drawn_worths, factor_of
 from game.analysis import is_win
 from game.melds import Meld
 from game.rules import Rules
-from game.shanten import distance, plans
+from game.shanten import distance, missing_of, natural_counts, plans, useful_tiles
 from game.table import Hand
 from game.tiles import HONGZHONG, laizi_of, parse_tile, parse_tiles, to_counts
 from game.view import Phase, SeatView
@@ -218,6 +218,32 @@ def test_distance_zero_exactly_on_winning_shapes(
     natural = list(counts)
     natural[laizi] = 0
     assert (distance(counts, laizi, ()) == 0) == is_win(natural, counts[laizi])
+
+
+def test_useful_tiles_are_the_draws_that_bring_a_plan_closer() -> None:
+    """useful_tiles re-reads only the drawn tile's group: it names exactly the tiles whose draw lowers the plan's
+    missing_of, measured on the whole hand again (the 赖子 by its own rule), on hands from real play."""
+    positions = 0
+    for seed in range(12):
+        hand = Hand(Rules(), seed=seed, dealer=0)
+        while not hand.finished:
+            seat = hand.waiting_on()[0]
+            view = hand.view(seat)
+            counts, melds = hand.concealed_counts(seat), view.melds[seat]
+            nat, wild = natural_counts(counts, hand.laizi)
+            for plan in plans(counts, hand.laizi, melds):
+                want = []
+                for t in range(HONGZHONG):
+                    if t != hand.laizi and nat[t] < 4 and (plan.suit is None or t // 9 == plan.suit):
+                        nat[t] += 1
+                        if missing_of(nat, wild, 4 - len(melds), plan.name, plan.suit) < plan.missing:
+                            want.append(t)
+                        nat[t] -= 1
+                got = [t for t in useful_tiles(counts, hand.laizi, melds, plan) if t != hand.laizi]
+                assert got == want, (seed, plan)
+            positions += 1
+            hand.apply(choose(view, "easy", seed=seed))
+    assert positions > 500
 
 
 def test_the_payout_model_follows_the_tables_rules() -> None:
