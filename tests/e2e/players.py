@@ -90,11 +90,12 @@ class BotProcess:
     def log(self) -> str:
         return self.log_path.read_text(encoding="utf-8", errors="replace")
 
-    def wait_for_log(self, text: str, *, timeout: float) -> None:
-        """Until the bot has logged ``text``. The log is a file: it is read every 50 ms (the fake server's
-        ``wait_until`` wakes only when something reaches the server, and a skipped update sends nothing)."""
+    def wait_for_log(self, text: str, *, timeout: float, times: int = 1) -> None:
+        """Until the bot has logged ``text`` (``times`` times: the log file is kept across restarts). The log is
+        read every 50 ms (the fake server's ``wait_until`` wakes only when something reaches the server, and a
+        skipped update sends nothing)."""
         deadline = time.monotonic() + timeout
-        while text not in self.log():
+        while self.log().count(text) < times:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"the bot did not log {text!r} within {timeout} s")
             time.sleep(0.05)
