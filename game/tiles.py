@@ -65,10 +65,13 @@ def is_feng(t: Tile) -> bool:
     return 27 <= t <= 32
 
 
+_NAMES: Final = tuple(f"{rank_of(t)}{suit_of(t)}" for t in range(NUM_KINDS))  # "1m" … "7z", read often
+
+
 def tile_name(t: Tile) -> str:
     if not 0 <= t < NUM_KINDS:
         raise TileError(f"no tile kind {t}")
-    return f"{rank_of(t)}{suit_of(t)}"
+    return _NAMES[t]
 
 
 def tile_cn(t: Tile) -> str:
@@ -145,10 +148,16 @@ def parse_tiles(s: str) -> list[Tile]:
 
 def format_tiles(tiles: Iterable[Tile]) -> str:
     """Compact notation, sorted, suits in m p s z order: ``[5m, 3s, 4s]`` → ``5m34s``."""
-    by_suit: dict[str, list[str]] = {}
+    out: list[str] = []
+    suit = ""
     for t in sorted(tiles):
-        by_suit.setdefault(suit_of(t), []).append(str(rank_of(t)))
-    return "".join("".join(ranks) + suit for suit, ranks in by_suit.items())
+        if out and _NAMES[t][1] != suit:
+            out.append(suit)
+        out.append(_NAMES[t][0])
+        suit = _NAMES[t][1]
+    if out:
+        out.append(suit)
+    return "".join(out)
 
 
 def to_counts(tiles: Iterable[Tile]) -> list[int]:
