@@ -60,6 +60,11 @@ def _shapes(c: tuple[int, ...]) -> tuple[bool, bool, bool]:
     return standard, standard_258, triplets
 
 
+@lru_cache(maxsize=4096)
+def _patterns(reading: Reading) -> tuple[str, ...]:
+    return patterns_of(reading)  # the same few readings come back in every hand
+
+
 def _candidates(natural: Sequence[Tile], laizi: Tile, full: bool) -> list[Tile]:
     if full:
         return [t for t in range(NUM_KINDS) if t != HONGZHONG]
@@ -95,26 +100,31 @@ def oracle_analyse(
     meld_tiles = [t for m in melds for t in m.all_tiles()]
     no_chi = all(m.kind != "chi" for m in melds)
     four_open = ways and len(melds) == 4 and len(concealed) == 1 and all(m.opens for m in melds)
+    # What the natural and meld tiles decide once; each assignment adds its own tiles to it.
+    fixed = natural + meld_tiles
+    fixed_suits = {t // 9 for t in fixed}
+    fixed_jiang, fixed_feng = all(is_jiang(t) for t in fixed), all(is_feng(t) for t in fixed)
+    natural_counts = [0] * NUM_KINDS
+    for t in natural:
+        natural_counts[t] += 1
     best_key: tuple[Fraction, bool, int, tuple[int, ...]] | None = None
     best = WinAnalysis("not_a_win")
     for assigned in combinations_with_replacement(_candidates(natural, laizi, full), n_laizi):
-        tiles = natural + list(assigned)
-        counts = [0] * NUM_KINDS
-        for t in tiles:
+        counts = list(natural_counts)
+        for t in assigned:
             counts[t] += 1
         standard, standard_258, triplets = _shapes(tuple(counts))
-        everything = tiles + meld_tiles
-        suits = {t // 9 for t in everything}
+        suits = fixed_suits.union(t // 9 for t in assigned)
         hard = all(t == laizi for t in assigned)
-        found = patterns_of(
+        found = _patterns(
             Reading(
                 hard=hard,
                 standard=standard,
                 standard_258=standard_258,
                 all_triplets=triplets and no_chi,
                 one_suit=len(suits) == 1 and 3 not in suits,
-                all_jiang=all(is_jiang(t) for t in everything),
-                all_feng=all(is_feng(t) for t in everything),
+                all_jiang=fixed_jiang and all(is_jiang(t) for t in assigned),
+                all_feng=fixed_feng and all(is_feng(t) for t in assigned),
                 how=how if ways else "discard",
                 four_open_melds=four_open,
             )
