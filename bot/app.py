@@ -13,8 +13,10 @@ registration) is retried with backoff, never the end of the process.
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import logging
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Coroutine
@@ -280,6 +282,9 @@ def main() -> None:
     # The automatic players and the pictures run in threads: the event loop (presses, the live table's frames)
     # gets the interpreter back every millisecond rather than every five (bench/live.py).
     sys.setswitchinterval(SWITCH_INTERVAL)
+    # A process that stops answering can be asked where it is stuck, even with its event loop blocked:
+    # `kill -USR1 <pid>` writes every thread's stack to stderr (the tests do so before killing a bot that hung).
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     if local:
         print(banner(local[0]), flush=True)
     i18n.load()

@@ -82,7 +82,9 @@ class BotProcess:
             self.proc.terminate()
             try:
                 self.proc.wait(10)
-            except subprocess.TimeoutExpired:
+            except subprocess.TimeoutExpired:  # it hung: where, into its log (bot.app: SIGUSR1), then killed
+                self.proc.send_signal(signal.SIGUSR1)
+                time.sleep(1)
                 self.proc.kill()
                 self.proc.wait()
         return self.proc.returncode

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -30,6 +31,7 @@ class World:
         self.en = tg.add_user("Emma", language_code="en")
         self.admin = tg.add_user("Olga", language_code="en-GB")
         self.group = tg.add_group("牌友群", members=[self.zh, self.en], admins=[self.zh])
+        self.bot: BotProcess | None = None
 
     def ask(self, user: SimUser, text: str, chat: Chat | None = None, expect: str = "") -> str:
         """``user`` says ``text`` (privately unless ``chat``); the bot's newest answer there containing ``expect``."""
@@ -50,6 +52,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         w = World(tg)
         db = tmp_path_factory.mktemp("info") / "db.sqlite3"
         with BotProcess(tg, db, MAHJONG_ADMIN_IDS=str(w.admin.id)) as bot:
+            w.bot = bot
             tg.wait_until(lambda: tg.my_commands(language_code="en"), timeout=15, what="the command menu")
             yield w
             assert "Traceback" not in bot.log()
@@ -103,6 +106,16 @@ def test_status_only_for_the_bots_admins(world: World) -> None:
     status = world.ask(world.admin, "/status", expect="Tables")
     assert "Tables: 0 (0 playing)" in status and "Hands today (UTC): 0" in status and "Errors since start: 0" in status
     assert world.ask(world.zh, "/status", expect="管理员") == "只有机器人的管理员可以看运行状态。"
+
+
+def test_sigusr1_shows_where_every_thread_is_and_the_bot_goes_on(world: World) -> None:
+    """An operator's ``kill -USR1`` (README: when the bot stops answering) writes every thread's stack to the log,
+    the event loop's among them; the bot answers as before."""
+    assert world.bot is not None and world.bot.proc is not None
+    world.bot.proc.send_signal(signal.SIGUSR1)
+    world.bot.wait_for_log("(most recent call first)", timeout=10)
+    assert "asyncio/base_events.py" in world.bot.log()  # the main thread: the event loop
+    assert "Mahjong" in world.ask(world.en, "/help", expect="/newgame")
 
 
 def _check(env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
