@@ -87,6 +87,8 @@ class BotProcess:
                 time.sleep(1)
                 self.proc.kill()
                 self.proc.wait()
+                # Shown with the failing test: the log's end holds every thread's stack.
+                print("the bot did not stop; its log ends:\n" + self.log()[-8000:], file=sys.stderr)
         return self.proc.returncode
 
     def log(self) -> str:
