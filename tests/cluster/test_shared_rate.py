@@ -151,6 +151,5 @@ async def test_a_write_held_up_by_the_overall_rate_keeps_the_chat_s_pace(redis_u
     finally:
         for rate in rates:
             await rate.close()
-    print("ANN", to_ann)
     first, second = sorted(to_ann)
     assert second - first >= interval * 0.9
