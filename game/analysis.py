@@ -365,15 +365,7 @@ def may_win(counts: Sequence[int], laizi: Tile) -> bool:
     tile included): some reading has a winning shape, the melds aside (with no melds every colour and 碰碰胡
     fact is at least as easy). False means ``analyse_win`` would say ``not_a_win``; the engine asks this first
     of every open hand on every discard, and most are not wins."""
-    hard = tuple(counts)
-    if _facts(sum(_records(hard)), 0, _NO_MELDS):
-        return True
-    n_laizi = hard[laizi]
-    if not n_laizi:
-        return False
-    soft = list(hard)
-    soft[laizi] = 0
-    return bool(_facts(sum(_records(tuple(soft))), n_laizi, _NO_MELDS))
+    return any(_facts(total, n_wild, _NO_MELDS) for _, total, n_wild in _readings(counts, laizi))
 
 
 def is_win(counts: Sequence[int], n_wild: int, n_melds_chi: int = 0, meld_tiles: Sequence[Tile] = ()) -> bool:

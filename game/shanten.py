@@ -150,6 +150,18 @@ def _whole(m: _Table, p: _Table, s: _Table, z: _Table) -> _Table:
     return _combine(_combine(m, p), _combine(s, z))
 
 
+def _whole_with(tables: tuple[_Table, ...], group: int, new: _Table) -> _Table:
+    """``_whole`` of the four ``tables`` with group ``group``'s replaced by ``new`` (a drawn tile's)."""
+    m, p, s, z = tables
+    if group == 0:
+        return _combine(_combine(new, p), _combine(s, z))
+    if group == 1:
+        return _combine(_combine(m, new), _combine(s, z))
+    if group == 2:
+        return _combine(_combine(m, p), _combine(new, z))
+    return _combine(_combine(m, p), _combine(s, new))
+
+
 def _usable(counts: Sequence[int], plan: str, sets: int, suit: int | None) -> int:
     """Most tiles of ``counts`` (no 赖子, no 红中) that fit a complete hand of the plan."""
     if plan == JIANG_YI_SE:
@@ -230,10 +242,8 @@ def useful_tiles(counts: Sequence[int], laizi: Tile, melds: Sequence[Meld], plan
     nat, wild = natural_counts(counts, laizi)
     sets = 4 - len(melds)
     name = plan.name
-    by_table = name not in (JIANG_YI_SE, FENG_YI_SE)
-    whole = by_table and plan.suit is None
-    m, p, s, z = (_group_table(nat, g, name) for g in range(4)) if whole else (_EMPTY,) * 4
-    mp, sz = _combine(m, p), _combine(s, z)  # the halves a drawn tile leaves as they are
+    whole = plan.suit is None and name not in (JIANG_YI_SE, FENG_YI_SE)  # measured on all four groups' tables
+    tables = tuple(_group_table(nat, g, name) for g in range(4)) if whole else ()
     out: list[Tile] = []
     for t in range(NUM_KINDS):
         if t == HONGZHONG:
@@ -249,9 +259,7 @@ def useful_tiles(counts: Sequence[int], laizi: Tile, melds: Sequence[Meld], plan
             usable = _usable(nat, name, sets, plan.suit)
         else:
             group = min(t // 9, 3)
-            new = _group_table(nat, group, name)
-            pair = (new, p) if group == 0 else (m, new) if group == 1 else (new, z) if group == 2 else (s, new)
-            usable = (_combine(_combine(*pair), sz) if group < 2 else _combine(mp, _combine(*pair)))[_SETS + sets]
+            usable = _whole_with(tables, group, _group_table(nat, group, name))[_SETS + sets]
         nat[t] -= 1
         if _missing(usable, wild, sets, name) < plan.missing:
             out.append(t)
