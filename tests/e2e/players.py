@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -55,6 +56,10 @@ FAST = {
     "MAHJONG_GROUP_INTERVAL": "0.3",
 }
 PRODUCTION = {"MAHJONG_GROUP_INTERVAL": str(Config.group_interval)}  # a group's pace as in a real group
+# What the bot logs once it is up (bot.app: alone or as one of several workers), and how long a start-up may take
+# on a machine whose cores every test worker shares.
+STARTED = re.compile(r"bot @\S+ started[; ]")
+STARTUP_SECONDS = 60.0
 
 
 class BotProcess:
@@ -65,10 +70,30 @@ class BotProcess:
         self.log_path = db_path.with_suffix(".log")
         self.proc: subprocess.Popen[bytes] | None = None
 
-    def start(self) -> BotProcess:
+    def start(self, *, wait: bool = True) -> BotProcess:
+        """Starts the bot and, unless ``wait=False``, waits until it is up (its tables resumed, about to poll):
+        a test's timeouts then measure the bot's answers, not a start-up slowed by a busy machine."""
+        started = self._starts()
         log = self.log_path.open("ab")
         self.proc = subprocess.Popen([sys.executable, "-m", "bot"], cwd=ROOT, env=self.env, stdout=log, stderr=log)
+        if wait:
+            self.wait_until_up(started + 1)
         return self
+
+    def _starts(self) -> int:
+        return len(STARTED.findall(self.log())) if self.log_path.exists() else 0
+
+    def wait_until_up(self, starts: int) -> None:
+        """Until the log shows ``starts`` start-ups in all (it is kept across restarts); a bot that exits first
+        fails the test with its log's end."""
+        assert self.proc is not None
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while self._starts() < starts:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the bot exited ({self.proc.returncode}) on start-up:\n{self.log()[-4000:]}")
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the bot was not up within {STARTUP_SECONDS} s:\n{self.log()[-4000:]}")
+            time.sleep(0.05)
 
     def kill(self) -> None:
         """SIGKILL: no shutdown, no flushing; whatever was not stored is lost."""
@@ -94,12 +119,12 @@ class BotProcess:
     def log(self) -> str:
         return self.log_path.read_text(encoding="utf-8", errors="replace")
 
-    def wait_for_log(self, text: str, *, timeout: float, times: int = 1) -> None:
-        """Until the bot has logged ``text`` (``times`` times: the log file is kept across restarts). The log is
-        read every 50 ms (the fake server's ``wait_until`` wakes only when something reaches the server, and a
-        skipped update sends nothing)."""
+    def wait_for_log(self, text: str, *, timeout: float) -> None:
+        """Until the bot has logged ``text`` (in its log kept across restarts). The log is read every 50 ms (the
+        fake server's ``wait_until`` wakes only when something reaches the server, and a skipped update sends
+        nothing)."""
         deadline = time.monotonic() + timeout
-        while self.log().count(text) < times:
+        while text not in self.log():
             if time.monotonic() > deadline:
                 raise TimeoutError(f"the bot did not log {text!r} within {timeout} s")
             time.sleep(0.05)

@@ -132,8 +132,10 @@ def test_three_workers_one_killed_mid_hand_every_press_stored_once(
         "MAHJONG_GROUP_INTERVAL": str(GROUP_INTERVAL),
         "MAHJONG_SEED": SEED,
     }
-    workers = [BotProcess(tg, tmp_path / f"worker{n}.sqlite3", **env).start() for n in range(3)]
+    workers = [BotProcess(tg, tmp_path / f"worker{n}.sqlite3", **env).start(wait=False) for n in range(3)]
     try:
+        for worker in workers:  # started side by side, each then waited for
+            worker.wait_until_up(1)
         _wait(lambda: _balanced(_owners(url)), 30)
         _wait(lambda: any("this worker polls" in w.log() for w in workers), 30)
         killed = next(w for w in workers if "this worker polls" in w.log())
