@@ -150,16 +150,13 @@ def _whole(m: _Table, p: _Table, s: _Table, z: _Table) -> _Table:
     return _combine(_combine(m, p), _combine(s, z))
 
 
-def _whole_with(tables: tuple[_Table, ...], group: int, new: _Table) -> _Table:
-    """``_whole`` of the four ``tables`` with group ``group``'s replaced by ``new`` (a drawn tile's)."""
-    m, p, s, z = tables
-    if group == 0:
-        return _combine(_combine(new, p), _combine(s, z))
-    if group == 1:
-        return _combine(_combine(m, new), _combine(s, z))
-    if group == 2:
-        return _combine(_combine(m, p), _combine(new, z))
-    return _combine(_combine(m, p), _combine(s, new))
+def _whole_with(tables: tuple[_Table, ...], halves: tuple[_Table, ...], group: int, new: _Table) -> _Table:
+    """``_whole`` of the four group ``tables`` with group ``group``'s replaced by ``new`` (a drawn tile's): only
+    its half is combined again; the other, ``halves[0]`` (groups 0-1) or ``halves[1]`` (2-3), is as it was."""
+    pair = [tables[group & 2], tables[group | 1]]
+    pair[group & 1] = new
+    half = _combine(*pair)
+    return _combine(half, halves[1]) if group < 2 else _combine(halves[0], half)
 
 
 def _usable(counts: Sequence[int], plan: str, sets: int, suit: int | None) -> int:
@@ -244,6 +241,7 @@ def useful_tiles(counts: Sequence[int], laizi: Tile, melds: Sequence[Meld], plan
     name = plan.name
     whole = plan.suit is None and name not in (JIANG_YI_SE, FENG_YI_SE)  # measured on all four groups' tables
     tables = tuple(_group_table(nat, g, name) for g in range(4)) if whole else ()
+    halves = (_combine(*tables[:2]), _combine(*tables[2:])) if whole else ()
     out: list[Tile] = []
     for t in range(NUM_KINDS):
         if t == HONGZHONG:
@@ -259,7 +257,7 @@ def useful_tiles(counts: Sequence[int], laizi: Tile, melds: Sequence[Meld], plan
             usable = _usable(nat, name, sets, plan.suit)
         else:
             group = min(t // 9, 3)
-            usable = _whole_with(tables, group, _group_table(nat, group, name))[_SETS + sets]
+            usable = _whole_with(tables, halves, group, _group_table(nat, group, name))[_SETS + sets]
         nat[t] -= 1
         if _missing(usable, wild, sets, name) < plan.missing:
             out.append(t)
