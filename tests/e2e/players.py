@@ -84,16 +84,8 @@ class BotProcess:
         return len(STARTED.findall(self.log())) if self.log_path.exists() else 0
 
     def wait_until_up(self, starts: int) -> None:
-        """Until the log shows ``starts`` start-ups in all (it is kept across restarts); a bot that exits first
-        fails the test with its log's end."""
-        assert self.proc is not None
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while self._starts() < starts:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the bot exited ({self.proc.returncode}) on start-up:\n{self.log()[-4000:]}")
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"the bot was not up within {STARTUP_SECONDS} s:\n{self.log()[-4000:]}")
-            time.sleep(0.05)
+        """Until the log shows ``starts`` start-ups in all (it is kept across restarts)."""
+        self._wait_for(lambda: self._starts() >= starts, STARTUP_SECONDS, "be up")
 
     def kill(self) -> None:
         """SIGKILL: no shutdown, no flushing; whatever was not stored is lost."""
@@ -120,13 +112,21 @@ class BotProcess:
         return self.log_path.read_text(encoding="utf-8", errors="replace")
 
     def wait_for_log(self, text: str, *, timeout: float) -> None:
-        """Until the bot has logged ``text`` (in its log kept across restarts). The log is read every 50 ms (the
-        fake server's ``wait_until`` wakes only when something reaches the server, and a skipped update sends
-        nothing)."""
+        """Until the bot has logged ``text`` (in its log kept across restarts)."""
+        self._wait_for(lambda: text in self.log(), timeout, f"log {text!r}")
+
+    def _wait_for(self, done: Callable[[], bool], timeout: float, what: str) -> None:
+        """Until ``done()``, which reads the log: a file, read every 50 ms (the fake server's ``wait_until`` wakes
+        only when something reaches the server, and a skipped update sends nothing). A bot that exits first, or
+        the timeout, fails the test with the log's end."""
+        assert self.proc is not None
         deadline = time.monotonic() + timeout
-        while text not in self.log():
+        while not done():
+            if self.proc.poll() is not None:
+                code = self.proc.returncode
+                raise RuntimeError(f"the bot exited ({code}) before it could {what}:\n{self.log()[-4000:]}")
             if time.monotonic() > deadline:
-                raise TimeoutError(f"the bot did not log {text!r} within {timeout} s")
+                raise TimeoutError(f"the bot did not {what} within {timeout} s:\n{self.log()[-4000:]}")
             time.sleep(0.05)
 
     def __enter__(self) -> BotProcess:
