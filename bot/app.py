@@ -283,7 +283,9 @@ def main() -> None:
     # gets the interpreter back every millisecond rather than every five (bench/live.py).
     sys.setswitchinterval(SWITCH_INTERVAL)
     # A process that stops answering can be asked where it is stuck, even with its event loop blocked:
-    # `kill -USR1 <pid>` writes every thread's stack to stderr (the tests do so before killing a bot that hung).
+    # `kill -USR1 <pid>` writes every thread's stack to stderr (the tests do so before killing a bot that hung);
+    # one that crashes in C code (a segfault, an abort) leaves them there too instead of vanishing without a word.
+    faulthandler.enable(all_threads=True)
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     if local:
         print(banner(local[0]), flush=True)

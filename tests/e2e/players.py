@@ -69,11 +69,13 @@ class BotProcess:
         self.env = os.environ | tg.bot_environment() | FAST | {"MAHJONG_DB": str(db_path)} | env
         self.log_path = db_path.with_suffix(".log")
         self.proc: subprocess.Popen[bytes] | None = None
+        self.killed = False  # by kill(), not on its own
 
     def start(self, *, wait: bool = True) -> BotProcess:
         """Starts the bot and, unless ``wait=False``, waits until it is up (its tables resumed, about to poll):
         a test's timeouts then measure the bot's answers, not a start-up slowed by a busy machine."""
         started = self._starts()
+        self.killed = False
         log = self.log_path.open("ab")
         self.proc = subprocess.Popen([sys.executable, "-m", "bot"], cwd=ROOT, env=self.env, stdout=log, stderr=log)
         if wait:
@@ -92,9 +94,12 @@ class BotProcess:
         assert self.proc is not None
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait()
+        self.killed = True
 
     def stop(self) -> int:
         assert self.proc is not None
+        if self.proc.poll() is not None and not self.killed:  # it died on its own: shown with the failing test
+            print(f"the bot had exited ({self.proc.returncode}); its log ends:\n{self.log()[-8000:]}", file=sys.stderr)
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
