@@ -161,15 +161,18 @@ def main() -> None:
     parser.add_argument("--hard-hands", type=int, default=3000, help="hands of hard vs normal (a multiple of 4)")
     parser.add_argument("--hard-ms", type=float, default=DEFAULT_BUDGET_MS, help="hard's budget per decision")
     parser.add_argument("--processes", type=int, default=2)
+    # Another run's walls, so that two runs are independent samples and can be pooled (bench/RESULTS.md)
+    parser.add_argument("--first-wall", type=int, default=10_000, help="the first wall's seed")
     args = parser.parse_args()
     walls = [max(1, args.hands // 4)] * 2 + [max(1, args.hard_hands // 4)]
-    jobs = [(m, 10_000 + w) for m in (2, 0, 1) for w in range(walls[m])]
+    jobs = [(m, args.first_wall + w) for m in (2, 0, 1) for w in range(walls[m])]
     start = time.perf_counter()
     with Pool(args.processes, initializer=_init, initargs=(args.hard_ms,)) as pool:
         done = pool.map(play_wall, jobs, chunksize=1)
     elapsed = time.perf_counter() - start
 
     summary: dict[str, object] = {"hands": walls[0] * 4, "hard_hands": walls[2] * 4, "hard_ms": args.hard_ms}
+    summary["first_wall"] = args.first_wall
     won = dealt = total = 0
     normal_times: list[float] = []
     for m, (hero, opp, key) in enumerate(MATCHUPS):

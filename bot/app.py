@@ -33,6 +33,7 @@ from telegram.ext import (
     TypeHandler,
     filters,
 )
+from telegram.request import HTTPXRequest
 
 from bot import i18n
 from bot.callbacks import (
@@ -75,7 +76,7 @@ from bot.table.edge import Edge
 from bot.table.key import TableKey
 from bot.table.registry import Tables
 from bot.table.resume import fill_titles, resume_tables
-from bot.updates import UpdatesRequest, once
+from bot.updates import UpdatesRequest, once, tls_context
 from bot.webhook import serve
 from rendering import warm_up
 from storage.database import Database
@@ -151,8 +152,7 @@ def build_application(config: Config) -> BotApplication:
         # The outbox paces every write; the limiter is the safety net: a 429 pauses its own chat, never the bot.
         .rate_limiter(ChatRateLimiter())
         .concurrent_updates(256)  # a slow table never holds another table's updates
-        .connection_pool_size(CONNECTIONS)
-        .pool_timeout(30)
+        .request(HTTPXRequest(CONNECTIONS, pool_timeout=30, httpx_kwargs={"verify": tls_context()}))
         .get_updates_request(UpdatesRequest())  # an update it cannot read is skipped, not asked for forever
         .post_init(_start)
         .post_shutdown(_stop)

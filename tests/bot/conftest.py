@@ -9,9 +9,10 @@ import pytest
 from telegram import Bot
 
 from sandbox import FakeTelegram
+from tests.loopback import shared_tls
 
 
 @pytest.fixture
 async def bot(fake_telegram: FakeTelegram) -> AsyncIterator[Bot]:
-    async with Bot(fake_telegram.token, base_url=fake_telegram.base_url) as b:
+    async with Bot(fake_telegram.token, base_url=fake_telegram.base_url, **shared_tls()) as b:
         yield b

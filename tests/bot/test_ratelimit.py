@@ -12,11 +12,13 @@ from telegram.ext import ExtBot
 from bot.ratelimit import ChatRateLimiter
 from sandbox import FakeTelegram
 from sandbox.records import FaultKind
+from tests.loopback import shared_tls
 
 
 @pytest.fixture
 async def bot(fake_telegram: FakeTelegram) -> AsyncIterator[ExtBot[None]]:
-    async with ExtBot(fake_telegram.token, base_url=fake_telegram.base_url, rate_limiter=ChatRateLimiter()) as b:
+    limiter = ChatRateLimiter()
+    async with ExtBot(fake_telegram.token, base_url=fake_telegram.base_url, rate_limiter=limiter, **shared_tls()) as b:
         yield b
 
 

@@ -70,12 +70,13 @@ async def test_a_groups_night_runs_on_its_shards_worker_and_goes_on_where_it_mov
             await stack.enter_async_context(worker(tg, postgres_url, clock)) for _ in "ab"
         ]
 
-        async def shared() -> bool:  # 32 shards each (no more moving), the league nights taken up
+        async def shared() -> bool:  # 32 shards each (no more moving), the league nights taken up, and the group's
+            # nights on exactly one worker (a shard's lock is held a moment before its fence, which ``owns`` reads)
             held = [r["n"] for r in await db_of(a).fetchall(SHARDS_HELD)]
-            return held == [32, 32] and all(nights_of(app).ready.is_set() for app in (a, b))
+            ready = all(nights_of(app).ready.is_set() for app in (a, b))
+            return held == [32, 32] and ready and sum(nights_of(app).owns(group.id) for app in (a, b)) == 1
 
-        await _until(shared, "both workers own their shards")
-        assert sum(nights_of(app).owns(group.id) for app in (a, b)) == 1
+        await _until(shared, "both workers own their shards, one of them the group's")
         (owner, serving), other = ((a, a_serving), b) if nights_of(a).owns(group.id) else ((b, b_serving), a)
         league_id = await create(owner, group, "Friday | fri 20:00 | Asia/Shanghai | 3 hands | kaikoufan")
         night = await night_of(owner, league_id)

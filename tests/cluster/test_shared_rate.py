@@ -16,6 +16,7 @@ from bot.cluster.shared_rate import RedisRate
 from bot.limits import Throttle
 from bot.outbox import Content, Outbox
 from sandbox import FakeTelegram
+from tests.loopback import shared_tls
 
 RATE = 200.0
 WRITES = 300
@@ -99,7 +100,7 @@ async def test_two_workers_writing_to_one_person_keep_to_the_chat_s_pace(
     ann, bob = fake_telegram.add_user("Ann"), fake_telegram.add_user("Bob")
     key = f"mahjong:test:{uuid.uuid4().hex}"
     rates = [RedisRate.connect(redis_url, key, 1000.0, fallback_rate=500.0) for _ in range(2)]
-    bots = [Bot(fake_telegram.token, base_url=fake_telegram.base_url) for _ in range(2)]
+    bots = [Bot(fake_telegram.token, base_url=fake_telegram.base_url, **shared_tls()) for _ in range(2)]
     outboxes = []
     try:
         for bot, rate in zip(bots, rates, strict=True):

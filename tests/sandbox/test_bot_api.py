@@ -37,6 +37,7 @@ from telegram.error import (
 from telegram.ext import ApplicationBuilder, CallbackQueryHandler, CommandHandler, ContextTypes
 
 from sandbox import FakeTelegram, FaultKind
+from tests.loopback import shared_tls
 
 # A bot process configured only through the environment, as `python -m bot` is.
 PING_BOT = """
@@ -78,7 +79,7 @@ def rejected(description: str) -> pytest.RaisesExc[BadRequest]:
 
 
 def client(server: FakeTelegram, token: str | None = None) -> Bot:
-    return Bot(token or server.token, base_url=server.base_url, base_file_url=server.base_file_url)
+    return Bot(token or server.token, base_url=server.base_url, base_file_url=server.base_file_url, **shared_tls())
 
 
 @pytest.fixture
