@@ -1,9 +1,9 @@
 """Simulated people at the bot's tables, and the real bot process they play against.
 
-``BotProcess(tg, db_path, **env)`` runs ``python -m bot`` against a FakeTelegram server (``kill()`` sends
-SIGKILL, ``start()`` again resumes). ``Players(tg, group, users)`` presses, for every user, the buttons the
-bot offers them now — choosing with ``tests.e2e.policy.pick`` — until a condition holds (``topic=``: the
-table of that forum topic).
+``BotProcess(tg, db_path, **env)`` runs the bot (``python -m bot``'s main, forked: tests.e2e.forked) against a
+FakeTelegram server (``kill()`` sends SIGKILL, ``start()`` again resumes). ``Players(tg, group, users)`` presses,
+for every user, the buttons the bot offers them now — choosing with ``tests.e2e.policy.pick`` — until a condition
+holds (``topic=``: the table of that forum topic).
 
     with BotProcess(tg, tmp_path / "db.sqlite3", MAHJONG_SEED="852") as bot:
         alice.say(group, "/newgame") ...
@@ -39,11 +39,11 @@ from game.actions import Action
 from sandbox import FakeTelegram
 from sandbox.records import Button, Chat, Message
 from sandbox.users import SimUser
+from tests.e2e.forked import ForkedBot
 from tests.e2e.policy import pick
 
 T = TypeVar("T")
 
-ROOT = Path(__file__).resolve().parents[2]
 # Short timers so a test takes seconds; the claim window stays long enough that players never miss one. A group
 # is written to faster than Telegram allows (the fake server only counts): a test of pacing asks for PRODUCTION.
 FAST = {
@@ -68,7 +68,7 @@ class BotProcess:
     def __init__(self, tg: FakeTelegram, db_path: Path, **env: str) -> None:
         self.env = os.environ | tg.bot_environment() | FAST | {"MAHJONG_DB": str(db_path)} | env
         self.log_path = db_path.with_suffix(".log")
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc: ForkedBot | None = None
         self.killed = False  # by kill(), not on its own
 
     def start(self, *, wait: bool = True) -> BotProcess:
@@ -76,8 +76,7 @@ class BotProcess:
         a test's timeouts then measure the bot's answers, not a start-up slowed by a busy machine."""
         started = self._starts()
         self.killed = False
-        log = self.log_path.open("ab")
-        self.proc = subprocess.Popen([sys.executable, "-m", "bot"], cwd=ROOT, env=self.env, stdout=log, stderr=log)
+        self.proc = ForkedBot(self.env, self.log_path)
         if wait:
             self.wait_until_up(started + 1)
         return self

@@ -17,7 +17,8 @@ from bot.i18n import t
 from game.verify import matches
 from sandbox import FakeTelegram
 from sandbox.records import Message
-from tests.e2e.players import ROOT, BotProcess
+from tests.e2e.forked import ROOT
+from tests.e2e.players import BotProcess
 
 COMMITMENT = re.compile(r"SHA-256\): ([0-9a-f]{64})")
 PROOF = re.compile(r"复盘码 ([2-9A-Z]{6}) · 种子 (\d+:[0-9a-f]{32})")
