@@ -3,6 +3,7 @@
 
     .venv/bin/python bench/ai.py                               # 2,000 hands per match-up, 3,000 for hard
     .venv/bin/python bench/ai.py --hands 400 --hard-hands 40   # shorter
+    .venv/bin/python bench/ai.py --first-wall 20000            # other walls: an independent run to pool with
 
 Duplicate seating: every wall (hand seed) is played four times with the player under test rotated through
 the four seats and the three opponents in the others, so the luck of the deal cancels out. Points per hand
