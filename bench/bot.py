@@ -45,7 +45,7 @@ from sandbox import ApiCall, FakeTelegram  # noqa: E402
 from sandbox.records import Button, Chat  # noqa: E402
 from sandbox.users import SimUser  # noqa: E402
 from tests.e2e.players import PRODUCTION as GROUP_PACE  # noqa: E402
-from tests.e2e.players import BotProcess, Players  # noqa: E402
+from tests.e2e.players import CommandBotProcess, Players  # noqa: E402
 
 TABLES = 100
 WINDOW_S = 15.0
@@ -116,7 +116,7 @@ def calls_per_action(work: Path, think: float = 0.0) -> tuple[list[ApiCall], int
         users = [tg.add_user(n) for n in ("Alice", "Bob", "Carol", "Dan")]
         group = tg.add_group("bench", members=users)
         db = work / f"calls-{think}.sqlite3"
-        with BotProcess(tg, db, MAHJONG_SEED="852", **PRODUCTION):
+        with CommandBotProcess(tg, db, MAHJONG_SEED="852", **PRODUCTION):
             _open(tg, group, users)
             tg.wait_until(lambda: "Dan" in str([m.text for m in tg.messages(group.id)]), timeout=30, what="seated")
             time.sleep(4)  # let the lobby's writes go out before counting
@@ -183,7 +183,7 @@ def one_against_bots(work: Path, think: float, hands: int = 2) -> tuple[float, f
         person = tg.add_user("Solo")
         group = tg.add_group("solo", members=[person])
         db = work / f"solo-{think}.sqlite3"  # a run of its own: the hands of another run are not counted
-        with BotProcess(tg, db, MAHJONG_SEED="852", MAHJONG_NEXT_HAND_SECONDS="3", **pacing):
+        with CommandBotProcess(tg, db, MAHJONG_SEED="852", MAHJONG_NEXT_HAND_SECONDS="3", **pacing):
             person.say(group, "/newgame")
             tg.wait_until(lambda: len(tg.calls("sendMessage")) >= 2, timeout=30, what="the table open")
             person.say(group, "/begin")
@@ -213,7 +213,7 @@ def many_tables(work: Path) -> tuple[float, float, int]:
         people = [tg.add_user(f"P{i}") for i in range(TABLES)]
         groups = [tg.add_group(f"t{i}", members=[p]) for i, p in enumerate(people)]
         db = work / "many.sqlite3"
-        with BotProcess(tg, db, **PRODUCTION):
+        with CommandBotProcess(tg, db, **PRODUCTION):
             for person, group in zip(people, groups, strict=True):
                 person.say(group, "/newgame")
             tg.wait_until(lambda: len(tg.calls("sendMessage")) >= 2 * TABLES, timeout=60, what="tables open")
@@ -271,7 +271,7 @@ def junk_load(work: Path) -> tuple[float, float, float, int, float]:
         groups = [tg.add_group(f"t{i}", members=[p]) for i, p in enumerate(people)]
         junk_user = tg.add_user("Junk")
         db = work / "junk.sqlite3"
-        with BotProcess(tg, db, **PRODUCTION) as bot:
+        with CommandBotProcess(tg, db, **PRODUCTION) as bot:
             assert bot.proc is not None
             for person, group in zip(people, groups, strict=True):
                 person.say(group, "/newgame")

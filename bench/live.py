@@ -39,7 +39,7 @@ from sandbox import FakeTelegram  # noqa: E402
 from sandbox.records import Chat  # noqa: E402
 from sandbox.users import SimUser  # noqa: E402
 from sandbox.web_apps import init_data  # noqa: E402
-from tests.e2e.players import PRODUCTION, BotProcess  # noqa: E402
+from tests.e2e.players import PRODUCTION, CommandBotProcess  # noqa: E402
 from tests.e2e.policy import pick  # noqa: E402
 from tests.sandbox.page_client import free_port  # noqa: E402
 
@@ -150,7 +150,7 @@ def measure(work: Path, n: int, seconds: float, think: float, **env: str) -> lis
     live = {"MAHJONG_WEBAPP_URL": f"http://127.0.0.1:{port}/", "MAHJONG_WEBAPP_LISTEN": f"127.0.0.1:{port}"}
     with FakeTelegram() as tg:
         tables = _tables(tg, n)
-        with BotProcess(tg, work / f"live-{n}-{think}.sqlite3", **QUIET, **live, **env) as bot:
+        with CommandBotProcess(tg, work / f"live-{n}-{think}.sqlite3", **QUIET, **live, **env) as bot:
             _deal(tg, tables)
             pages = asyncio.run(_play(f"ws://127.0.0.1:{port}/ws", tg, tables, seconds, think))
             assert "Traceback" not in bot.log(), bot.log()[-2000:]

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from sandbox import FakeTelegram  # noqa: E402
-from tests.e2e.players import BotProcess  # noqa: E402
+from tests.e2e.players import CommandBotProcess  # noqa: E402
 
 TABLES = 20
 HANDS = int(os.environ.get("BENCH_HANDS", "2000"))
@@ -56,7 +56,7 @@ def main() -> None:
         people = [tg.add_user(f"P{i}") for i in range(TABLES)]
         groups = [tg.add_group(f"t{i}", members=[p]) for i, p in enumerate(people)]
         db = Path(work) / "memory.sqlite3"
-        with BotProcess(tg, db, **FAST) as bot:
+        with CommandBotProcess(tg, db, **FAST) as bot:
             assert bot.proc is not None
             people[0].say(people[0].id, "/help")  # answered once the bot has started (its schema made)
             tg.wait_until(lambda: people[0].private_messages(), timeout=60, what="the bot started")

@@ -87,7 +87,7 @@ from sandbox.records import Chat  # noqa: E402
 from sandbox.users import SimUser  # noqa: E402
 from storage.database import Database  # noqa: E402
 from tests.e2e.players import PRODUCTION as GROUP_PACE  # noqa: E402
-from tests.e2e.players import BotProcess, Players, pg_query  # noqa: E402
+from tests.e2e.players import CommandBotProcess, Players, pg_query  # noqa: E402
 from tests.postgres import drop_schema, fresh_schema, server_url  # noqa: E402
 
 REDIS = os.environ.get("MAHJONG_BENCH_REDIS", "redis://127.0.0.1:6379/0")
@@ -237,7 +237,7 @@ class CpuSample:
     machine: float
 
     @classmethod
-    def take(cls, workers: list[BotProcess]) -> CpuSample:
+    def take(cls, workers: list[CommandBotProcess]) -> CpuSample:
         pids = [w.proc.pid for w in workers if w.proc is not None and w.proc.poll() is None]
         return cls(
             time.monotonic(),
@@ -273,12 +273,12 @@ class Cluster:
     work: Path
     env: dict[str, str]
     cores: list[int]
-    workers: list[BotProcess] = field(default_factory=list)
+    workers: list[CommandBotProcess] = field(default_factory=list)
 
-    def start(self, pinned: bool = True, **env: str) -> BotProcess:
+    def start(self, pinned: bool = True, **env: str) -> CommandBotProcess:
         n = len(self.workers)
         log = self.work / f"worker{n}-{time.monotonic_ns()}.sqlite3"
-        worker = BotProcess(self.tg, log, **(self.env | env)).start()
+        worker = CommandBotProcess(self.tg, log, **(self.env | env)).start()
         assert worker.proc is not None
         if pinned:  # at once: the search process it spawns while starting inherits the core
             pin(worker.proc.pid, {self.core_of(n)})
@@ -288,10 +288,10 @@ class Cluster:
     def core_of(self, n: int) -> int:
         return self.cores[n % len(self.cores)]
 
-    def live(self) -> list[BotProcess]:
+    def live(self) -> list[CommandBotProcess]:
         return [w for w in self.workers if w.proc is not None and w.proc.poll() is None]
 
-    def connection(self, worker: BotProcess) -> int:
+    def connection(self, worker: CommandBotProcess) -> int:
         """The worker's coordinator connection (its PostgreSQL backend), as it logged it."""
         found = re.findall(r"joined the workers \(connection (\d+)\)", worker.log())
         assert found, "the worker did not join"

@@ -39,7 +39,7 @@ from game.actions import Action
 from sandbox import FakeTelegram
 from sandbox.records import Button, Chat, Message
 from sandbox.users import SimUser
-from tests.e2e.forked import ForkedBot
+from tests.e2e.forked import ROOT, ForkedBot
 from tests.e2e.policy import pick
 
 T = TypeVar("T")
@@ -68,7 +68,7 @@ class BotProcess:
     def __init__(self, tg: FakeTelegram, db_path: Path, **env: str) -> None:
         self.env = os.environ | tg.bot_environment() | FAST | {"MAHJONG_DB": str(db_path)} | env
         self.log_path = db_path.with_suffix(".log")
-        self.proc: ForkedBot | None = None
+        self.proc: ForkedBot | subprocess.Popen[bytes] | None = None
         self.killed = False  # by kill(), not on its own
 
     def start(self, *, wait: bool = True) -> BotProcess:
@@ -76,10 +76,14 @@ class BotProcess:
         a test's timeouts then measure the bot's answers, not a start-up slowed by a busy machine."""
         started = self._starts()
         self.killed = False
-        self.proc = ForkedBot(self.env, self.log_path)
+        self.proc = self._launch()
         if wait:
             self.wait_until_up(started + 1)
         return self
+
+    def _launch(self) -> ForkedBot | subprocess.Popen[bytes]:
+        """Forked (tests.e2e.forked): the tests start some 45 bots a run."""
+        return ForkedBot(self.env, self.log_path)
 
     def _starts(self) -> int:
         return len(STARTED.findall(self.log())) if self.log_path.exists() else 0
@@ -138,6 +142,15 @@ class BotProcess:
 
     def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
         self.stop()
+
+
+class CommandBotProcess(BotProcess):
+    """``python -m bot`` itself, as an operator starts it: for the benches, whose figures (start-up, memory) are
+    those of the command."""
+
+    def _launch(self) -> subprocess.Popen[bytes]:
+        with self.log_path.open("ab") as log:
+            return subprocess.Popen([sys.executable, "-m", "bot"], cwd=ROOT, env=self.env, stdout=log, stderr=log)
 
 
 @dataclass
