@@ -2,8 +2,10 @@
 
 Everyone who opens the page picks a name and a language and becomes a user of the world, their private chat with
 the bot started (they pressed START). Everyone is a member of two shared groups: a club (one table for four
-friends) and a forum group whose topics each hold a table. "Play against the bot" gives its player a group of
-their own, opens a table there and starts it at once: the three empty seats get automatic players.
+friends) and a forum group whose topics each hold a table; the first person to come is their owner (their
+creator, as Telegram's getChatMember says: an admin who may change their /settings and run a league). "Play
+against the bot" gives its player a group of their own, opens a table there and starts it at once: the three
+empty seats get automatic players.
 
     world = World(api)
     alice = world.join("Alice", "en")          # a Person: alice.key identifies her browser tab
@@ -63,10 +65,12 @@ class World:
         if lang not in LANGUAGE_CODES:
             raise SandboxError(f"the language is one of {', '.join(LANGUAGE_CODES)}")
         user = self.api.add_user(name, language_code=LANGUAGE_CODES[lang], started=False)
-        for group in (self.club, self.forum):
-            self.api.add_member(group, user)
         person = Person(secrets.token_urlsafe(18), user, lang)
         with self._lock:
+            for group in (self.club, self.forum):
+                if group.owner_id is None:  # the first to come made it
+                    group.owner_id = user.id
+                self.api.add_member(group, user)
             self._people[person.key] = person
         user.start()
         return person
@@ -137,18 +141,20 @@ class World:
             "id": chat.id,
             "type": chat.type,
             "title": chat.title if chat.is_group else self.api.bot_name,
+            "owner": self.api.user_name(chat.owner_id) if chat.is_group and chat.owner_id else None,
             "topics": [{"id": topic, "name": name} for topic, name in chat.topics.items()] if chat.is_forum else None,
-            "messages": [self._message_view(person, m, by_id) for m in messages if m.content or m.photo],
+            "messages": [self._message_view(person, m, by_id, chat.owner_id) for m in messages if m.content or m.photo],
         }
 
-    def _message_view(self, person: Person, message: Message, by_id: dict[int, Message]) -> JSON:
+    def _message_view(self, person: Person, message: Message, by_id: dict[int, Message], owner: int | None) -> JSON:
         replied = by_id.get(message.reply_to_message_id or 0)
         photo = message.photo
         return {
             "id": message.message_id,
             "from": self.api.bot_name if message.from_bot else self.api.user_name(message.sender_id),
             "mine": message.sender_id == person.user.id,
-            "text": message.content,
+            "owner": not message.from_bot and message.sender_id == owner,  # Telegram marks the owner's messages
+            "text": _shown_text(message),
             "photo": f"/api/photo/{photo.file_id}" if photo else None,
             "size": [photo.width, photo.height] if photo else None,
             "keyboard": [[_button_view(b) for b in row] for row in message.keyboard],
@@ -157,6 +163,14 @@ class World:
             "edits": message.edits,
             "date": message.date,
         }
+
+
+def _shown_text(message: Message) -> str:
+    """The text as the person's Telegram shows it: a deep link's START is "/start", its payload unseen (only
+    the bot receives it)."""
+    text = message.content
+    private = message.chat_id == message.sender_id
+    return "/start" if private and text.startswith("/start ") else text
 
 
 def _has_start_button(message: Message) -> bool:

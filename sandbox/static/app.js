@@ -5,9 +5,9 @@
 const $ = (selector, root = document) => root.querySelector(selector);
 const TEXTS = {
   en: { play: "Play against the bot", group: "Group", private: "Private chat", topic: "New topic", send: "Send",
-        message: "Message", general: "General", edited: "edited", topicName: "The topic's name" },
+        message: "Message", general: "General", edited: "edited", topicName: "The topic's name", owner: "owner" },
   zh: { play: "和机器人打一局", group: "群聊", private: "私聊", topic: "新话题", send: "发送",
-        message: "消息", general: "综合", edited: "已编辑", topicName: "话题名称" },
+        message: "消息", general: "综合", edited: "已编辑", topicName: "话题名称", owner: "群主" },
 };
 let key = sessionStorage.getItem("sandbox-key"); // per tab: each tab can be another person
 let state = null; // the last /api/state answer
@@ -103,6 +103,7 @@ function render() {
   if (!groups.some((chat) => chat.id === groupId)) groupId = groups[0].id;
   const group = groups.find((chat) => chat.id === groupId);
   fillSelect($("#groups"), groups.map((chat) => [chat.id, chat.title]), groupId);
+  $("#owner").textContent = group.owner ? `${texts.owner}: ${group.owner}` : ""; // its creator, an admin
   $("#topics").hidden = $("#newtopic").hidden = !group.topics;
   if (group.topics) {
     fillSelect($("#topics"), [["", texts.general], ...group.topics.map((t) => [t.id, t.name])], topicId ?? "");
@@ -155,7 +156,11 @@ function messageItem(chat, message, list) {
   const item = el("li", message.mine ? "msg mine" : "msg");
   item.dataset.id = message.id;
   item.dataset.edits = message.edits;
-  if (chat.type !== "private" && !message.mine) item.append(el("div", "from", message.from));
+  if (chat.type !== "private" && !message.mine) {
+    const from = el("div", "from", message.from);
+    if (message.owner) from.append(el("span", "badge", TEXTS[state.me.lang].owner)); // as Telegram marks them
+    item.append(from);
+  }
   if (message.reply) item.append(el("div", "reply", message.reply.text));
   if (message.photo) {
     const picture = Object.assign(el("img"), { src: message.photo, width: message.size[0], height: message.size[1] });
