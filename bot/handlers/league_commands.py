@@ -32,7 +32,7 @@ async def league_command(update: Update, context: BotContext) -> None:
     rest = words[2] if len(words) > 2 else ""
     nights = context.nights
     if sub in ADMIN_SUBCOMMANDS and not await is_admin(context, chat.id, user.id):
-        notice: str | None = t("league_admin_only", await nights.lang(chat.id))
+        notice: str | None = t("league_admin_only", await private_language(context.db, user))
     else:
         notice = await run_subcommand(nights, chat.id, sub, rest, lambda text: reply(update, context, text))
     if notice:

@@ -81,8 +81,8 @@ async def newgame(update: Update, context: BotContext) -> None:
         return
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
-    await private_language(context.db, user)  # someone new sits down speaking their Telegram language
-    opening = msg.Open(user.id, user.full_name, table_title(update), command_id(update))
+    lang = await private_language(context.db, user)  # someone new sits down speaking their Telegram language
+    opening = msg.Open(user.id, user.full_name, table_title(update), command_id(update), lang=lang)
     _say(update, context, await context.tables.ask(table_key(update), opening))
 
 
@@ -91,41 +91,43 @@ async def join(update: Update, context: BotContext) -> None:
         return
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
-    await private_language(context.db, user)
-    _say(update, context, await context.tables.ask(table_key(update), msg.Join(user.id, user.full_name)))
+    lang = await private_language(context.db, user)
+    _say(update, context, await context.tables.ask(table_key(update), msg.Join(user.id, user.full_name, lang=lang)))
 
 
-async def _group_caller(update: Update, context: BotContext) -> tuple[TableKey, int] | None:
-    """(table, user id) of a group command; None (and the reason said) anywhere else."""
+async def _group_caller(update: Update, context: BotContext) -> tuple[TableKey, int, str] | None:
+    """(table, user id, their language) of a group command; None (and the reason said) anywhere else."""
     if not await _group_only(update, context):
         return None
-    assert update.effective_user is not None
-    return table_key(update), update.effective_user.id
+    user = update.effective_user
+    assert user is not None
+    return table_key(update), user.id, await private_language(context.db, user)
 
 
 async def leave(update: Update, context: BotContext) -> None:
-    if ids := await _group_caller(update, context):
-        _say(update, context, await context.tables.ask(ids[0], msg.Leave(ids[1])))
+    if caller := await _group_caller(update, context):
+        key, user_id, lang = caller
+        _say(update, context, await context.tables.ask(key, msg.Leave(user_id, lang=lang)))
 
 
 async def flee(update: Update, context: BotContext) -> None:
-    if ids := await _group_caller(update, context):
-        _say(update, context, await context.tables.ask(ids[0], msg.Leave(ids[1], flee=True)))
+    if caller := await _group_caller(update, context):
+        key, user_id, lang = caller
+        _say(update, context, await context.tables.ask(key, msg.Leave(user_id, flee=True, lang=lang)))
 
 
 async def begin(update: Update, context: BotContext) -> None:
-    if ids := await _group_caller(update, context):
-        _say(update, context, await context.tables.ask(ids[0], msg.Begin(ids[1])))
+    if caller := await _group_caller(update, context):
+        key, user_id, lang = caller
+        _say(update, context, await context.tables.ask(key, msg.Begin(user_id, lang)))
 
 
 async def stop(update: Update, context: BotContext) -> None:
-    if not await _group_only(update, context):
-        return
-    user, key = update.effective_user, table_key(update)
-    assert user is not None
-    table = context.tables.get(key)
-    admin = table is not None and table.creator_id != user.id and await is_admin(context, key.chat_id, user.id)
-    _say(update, context, await context.tables.ask(key, msg.Stop(user.id, admin)))
+    if caller := await _group_caller(update, context):
+        key, user_id, lang = caller
+        table = context.tables.get(key)
+        admin = table is not None and table.creator_id != user_id and await is_admin(context, key.chat_id, user_id)
+        _say(update, context, await context.tables.ask(key, msg.Stop(user_id, admin, lang)))
 
 
 async def _answer(update: Update, notice: str | None) -> None:
