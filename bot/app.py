@@ -37,6 +37,7 @@ from telegram.request import HTTPXRequest
 
 from bot import i18n
 from bot.callbacks import (
+    FLEE_PATTERN,
     LANGUAGE_PATTERN,
     LEAGUE_PATTERN,
     PLAY_PATTERN,
@@ -137,6 +138,7 @@ HANDLERS: list[BaseHandler[Any, BotContext, Any]] = [
     CallbackQueryHandler(info_commands.lang_press, pattern=LANGUAGE_PATTERN),
     CallbackQueryHandler(replay_commands.replay_press, pattern=REPLAY_PATTERN),
     CallbackQueryHandler(review_commands.review_press, pattern=REVIEW_PATTERN),
+    CallbackQueryHandler(table_commands.flee_press, pattern=FLEE_PATTERN),
     CallbackQueryHandler(table_commands.stale_press),
 ]
 

@@ -127,6 +127,8 @@ def _leave(table: Table, leaving: msg.Leave, now: float, config: Config) -> Answ
     seat = table.seat_of(user_id)
     if seat is None:
         return t("not_seated", lang)
+    if leaving.hand_id is not None and (table.state != "playing" or leaving.hand_id != table.hand_id):
+        return t("flee_stale", lang)  # confirmed for a hand that is over: no penalty, and no leaving either
     if table.state != "playing":  # no penalty: RULES.md §10 charges leaving a running hand
         name = table.seat(seat).name
         if table.state == "lobby":

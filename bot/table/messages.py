@@ -55,6 +55,7 @@ class Leave:
     user_id: int
     flee: bool = False
     lang: str | None = None  # the sender's language, which a refusal speaks (None: the table's)
+    hand_id: int | None = None  # a confirmed /flee: the hand it was confirmed for (another one: nothing happens)
 
 
 @dataclass(frozen=True)
