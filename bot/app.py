@@ -65,7 +65,7 @@ from bot.league.nights import LeagueNights
 from bot.limits import CONNECTIONS, SharedRate
 from bot.live.hub import Hub
 from bot.live.web import LiveServer, Services
-from bot.local_sandbox import banner, open_sandbox
+from bot.local_sandbox import banner, follow_seats, open_sandbox
 from bot.logs import setup_logging
 from bot.outbox import Outbox
 from bot.ratelimit import ChatRateLimiter
@@ -293,6 +293,8 @@ def main() -> None:
         print(banner(local[0]), flush=True)
     i18n.load()
     application = build_application(config)
+    if local:
+        follow_seats(application, local[0].world)  # "Play against the bot" knows where its person sits
     if config.workers:
         serve_workers(application, config)  # one of several sharing PostgreSQL: bot.cluster
     else:

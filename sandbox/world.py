@@ -5,11 +5,13 @@ the bot started (they pressed START). Everyone is a member of two shared groups:
 friends) and a forum group whose topics each hold a table; the first person to come is their owner (their
 creator, as Telegram's getChatMember says: an admin who may change their /settings and run a league). "Play
 against the bot" gives its player a group of their own, opens a table there and starts it at once: the three
-empty seats get automatic players.
+empty seats get automatic players; the group takes its maker's language from the bot, as a group made for a
+game does (no /settings). One table a person: someone seated already is sent back to their table instead.
 
     world = World(api)
     alice = world.join("Alice", "en")          # a Person: alice.key identifies her browser tab
-    world.play_against_bot(alice)              # her own group's id; /newgame and Start follow in a thread
+    world.play_against_bot(alice)              # (her own group's id, None); /newgame and Start follow in a thread
+                                               # or (None, the group she sits in): nothing is made
     world.view(alice)                          # what her Telegram would show: her chats and their messages
 """
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sandbox.bot_api import BotApi
@@ -27,10 +30,6 @@ LANGUAGE_CODES = {"zh": "zh-hans", "en": "en"}  # the page's choice -> the Teleg
 MAX_NAME = 32
 SHOWN_MESSAGES = 120  # the newest messages of a chat the page shows (a long match has hundreds)
 OPEN_TIMEOUT = 60.0  # how long "Play against the bot" waits for the lobby (Telegram pacing included)
-# The bot's /settings buttons for the group's language (bot.callbacks.settings_data; the sandbox imports
-# nothing of the bot: tests/sandbox/test_sandbox_run.py checks they still match).
-LANGUAGE_PAGE = "st1|p|language"
-LANGUAGE_CHOICE = "st1|s|language|{lang}"
 
 
 class SandboxError(ValueError):
@@ -56,6 +55,9 @@ class World:
         self.forum = api.add_group("麻将论坛 · Mahjong forum", forum=True)
         self._people: dict[str, Person] = {}
         self._lock = threading.Lock()
+        # The group where a user sits at a table, as the bot knows it (bot.local_sandbox.follow_seats gives it
+        # the bot's answer; with no bot to ask: nowhere).
+        self.seated_at: Callable[[int], int | None] = lambda user_id: None
 
     def join(self, name: str, lang: str) -> Person:
         """A new person: a user who pressed START in the bot's private chat, a member of the shared groups."""
@@ -79,33 +81,31 @@ class World:
         with self._lock:
             return self._people.get(key)
 
-    def play_against_bot(self, person: Person) -> int:
-        """A group of the person's own with a table started against three automatic players: its id at once,
-        the table a few seconds later (the group's language set, /newgame, Start: paced as in Telegram)."""
+    def play_against_bot(self, person: Person) -> tuple[int | None, int | None]:
+        """(a group of the person's own, None): a table started there against three automatic players, its id at
+        once, the table a few seconds later (/newgame, Start: paced as in Telegram); or (None, the group they
+        sit in) when they play already (one table a person): nothing is made, the way back is that group."""
+        try:
+            seated = self.seated_at(person.user.id)
+        except TimeoutError as e:  # the bot is too busy to say now
+            raise SandboxError("the bot did not answer: try again") from e
+        if seated is not None and seated in self._chat_ids(person):
+            return None, seated
         title = f"{person.user.first_name} · {'对局' if person.lang == 'zh' else 'table'}"
         group = self.api.add_group(title, members=[person.user], owner=person.user)
         person.own_groups.append(group.id)
         threading.Thread(target=self._open_table, args=(person, group), daemon=True).start()
-        return group.id
+        return group.id, None
 
     def _open_table(self, person: Person, group: Chat) -> None:
-        """What the person would do by hand: the group's language theirs (/settings), /newgame, Start."""
+        """What the person would do by hand: /newgame (the group, theirs, takes their language), Start."""
         user = person.user
+        user.say(group, "/newgame")
         try:
-            user.say(group, "/settings")
-            self._press_when_shown(user, group, LANGUAGE_PAGE)
-            self._press_when_shown(user, group, LANGUAGE_CHOICE.format(lang=person.lang))
-            user.say(group, "/newgame")
             lobby = self.api.wait_for_message(group.id, _has_start_button, timeout=OPEN_TIMEOUT)
         except TimeoutError:  # the bot never answered: the group shows that, and the person can go on by hand
             return
         user.press(lobby, next(b.callback_data for b in lobby.buttons if b.callback_data))
-
-    def _press_when_shown(self, user: SimUser, group: Chat, data: str) -> None:
-        def offered(message: Message) -> bool:
-            return any(b.callback_data == data for b in message.buttons)
-
-        user.press(self.api.wait_for_message(group.id, offered, timeout=OPEN_TIMEOUT), data)
 
     def new_topic(self, person: Person, name: str) -> int:
         """A topic opened by the person in the forum group: its message_thread_id."""

@@ -36,6 +36,7 @@ from bot.table import messages as msg
 from bot.table.key import TableKey
 from bot.table.registry import Answer
 from bot.views.game_views import flee_question
+from storage.chats import ChatSettings
 
 log = logging.getLogger(__name__)
 
@@ -86,8 +87,17 @@ async def newgame(update: Update, context: BotContext) -> None:
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     lang = await private_language(context.db, user)  # someone new sits down speaking their Telegram language
+    await _first_language(context, chat.id, user.id, lang)
     opening = msg.Open(user.id, user.full_name, table_title(update), command_id(update), lang=lang)
     _say(update, context, await context.tables.ask(table_key(update), opening))
+
+
+async def _first_language(context: BotContext, chat_id: int, user_id: int, lang: str) -> None:
+    """A group that never chose its settings takes the language of the admin who first opens a table there: a
+    group made for a game (the sandbox's "Play against the bot") opens in its maker's language, no /settings."""
+    settings = await context.db.chats.get(chat_id)
+    if settings.language != lang and settings == ChatSettings(chat_id) and await is_admin(context, chat_id, user_id):
+        await context.db.chats.update(chat_id, language=lang)
 
 
 async def join(update: Update, context: BotContext) -> None:

@@ -5,9 +5,11 @@
 const $ = (selector, root = document) => root.querySelector(selector);
 const TEXTS = {
   en: { play: "Play against the bot", group: "Group", private: "Private chat", topic: "New topic", send: "Send",
-        message: "Message", general: "General", edited: "edited", topicName: "The topic's name", owner: "owner" },
+        message: "Message", general: "General", edited: "edited", topicName: "The topic's name", owner: "owner",
+        seated: "You are playing at a table already.", back: "Back to it" },
   zh: { play: "和机器人打一局", group: "群聊", private: "私聊", topic: "新话题", send: "发送",
-        message: "消息", general: "综合", edited: "已编辑", topicName: "话题名称", owner: "群主" },
+        message: "消息", general: "综合", edited: "已编辑", topicName: "话题名称", owner: "群主",
+        seated: "你已经在一张桌上打牌了。", back: "回到那张桌" },
 };
 let key = sessionStorage.getItem("sandbox-key"); // per tab: each tab can be another person
 let state = null; // the last /api/state answer
@@ -246,11 +248,21 @@ $("#welcome").addEventListener("submit", async (event) => {
   sessionStorage.setItem("sandbox-key", key);
   poll();
 });
-$("#play").onclick = async () => {
-  const { chat } = await api("/api/play", {});
+function openGroup(chat) { // shown from the next state on (a group just made is in none yet)
   groupId = chat;
   topicId = null;
   showPane("group");
+}
+$("#play").onclick = async () => {
+  const { chat, seated } = await api("/api/play", {});
+  if (!seated) { openGroup(chat); return; }
+  // One table a person: nothing was made; the way back to the table they sit at.
+  const texts = TEXTS[state.me.lang];
+  toast(texts.seated, true);
+  const back = el("button", "back", texts.back);
+  back.type = "button";
+  back.onclick = () => { $("#toast").hidden = true; openGroup(seated); render(); };
+  $("#toast").append(" ", back);
 };
 $("#newtopic").onclick = async () => {
   const name = prompt(TEXTS[state.me.lang].topicName);

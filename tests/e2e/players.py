@@ -338,12 +338,13 @@ def flee_question(tg: FakeTelegram, user: SimUser, group: Chat) -> Message:
     user.say(group, "/flee")
 
     def question() -> Message | None:
-        return next((m for m in tg.messages(group.id) if m.message_id > before and _flee_button(m, True)), None)
+        return next((m for m in tg.messages(group.id) if m.message_id > before and flee_button(m, True)), None)
 
     return tg.wait_until(question, timeout=15, what=f"/flee's question to {user.first_name}")
 
 
-def _flee_button(message: Message, confirm: bool) -> str | None:
+def flee_button(message: Message, confirm: bool = True) -> str | None:
+    """The data of /flee's Flee (or Stay) button on ``message``, if it has one."""
     wanted = "|yes" if confirm else "|no"
     return next(
         (
@@ -357,7 +358,7 @@ def _flee_button(message: Message, confirm: bool) -> str | None:
 
 def press_flee(tg: FakeTelegram, user: SimUser, question: Message, *, confirm: bool = True) -> CallbackAnswer:
     """``user`` presses Flee (or Stay) under ``question``: the press's answer."""
-    data = _flee_button(question, confirm)
+    data = flee_button(question, confirm)
     assert data is not None, question
     return tg.wait_for_callback_answer(user.press(question, data), timeout=15)
 
