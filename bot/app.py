@@ -45,7 +45,6 @@ from bot.callbacks import (
     SETTINGS_PATTERN,
     STANDINGS_PATTERN,
 )
-from bot.cluster.serve import serve_workers
 from bot.cluster.shards import shard_of
 from bot.config import Config, ConfigError, check_config, load_dotenv
 from bot.context import CONTEXT_TYPES, BotApplication, BotContext, BotData
@@ -292,6 +291,8 @@ def main() -> None:
     i18n.load()
     application = build_application(config)
     if config.workers:
+        from bot.cluster.serve import serve_workers  # asyncpg (the `workers` extra) is needed only here
+
         serve_workers(application, config)  # one of several sharing PostgreSQL: bot.cluster
     else:
         serve(application, config)
