@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tests.sandbox.browser import SCREENSHOTS, Browser
 
-HAND_OVER = ("wins!", "Exhaustive draw")
+HAND_OVER = ("wins!", "Exhaustive draw", "Result of hand 1")
 
 
 def play(url: str) -> list[str]:
@@ -38,8 +38,11 @@ def play(url: str) -> list[str]:
 
         def hand_over() -> bool:
             spilled.update(phone.overflowing_buttons())
+            seen = phone.messages("private") + phone.messages("group")
+            if any(word in m["text"] for m in seen for word in HAND_OVER):
+                return True
             phone.press_first("private", pressed)
-            return any(word in m["text"] for m in phone.messages("group") for word in HAND_OVER)
+            return False
 
         phone.until(hand_over, timeout=300, what="the end of the hand")
         phone.screenshot("newcomer-hand-over")

@@ -34,6 +34,7 @@ FLAGS = (
     "--no-proxy-server",
     "--disable-dev-shm-usage",
 )
+MOBILE_BELOW = 800  # px: the page's own breakpoint (sandbox/static/style.css), tabs instead of two panes
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "sandbox-screenshots"
 T = TypeVar("T")
 
@@ -67,6 +68,10 @@ class Browser:
         for flag in (*FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}"):
             options.add_argument(flag)
         self.driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+        # Headless Chromium keeps a window at least 500 px wide whatever --window-size says: a phone's width is
+        # set on the page's viewport itself, as the developer tools' device mode does.
+        metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < MOBILE_BELOW}
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
 
     def __enter__(self) -> Browser:
         return self
