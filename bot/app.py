@@ -69,7 +69,7 @@ from bot.outbox import Outbox
 from bot.ratelimit import ChatRateLimiter
 from bot.review_queue import Reviews
 from bot.search_pool import SearchPool
-from bot.startup import StartingApplication, cancel_all, in_background, publish_commands
+from bot.startup import StartingApplication, cancel_all, in_background, publish_commands, stop_once
 from bot.table import messages as msg
 from bot.table.edge import Edge
 from bot.table.key import TableKey
@@ -204,6 +204,7 @@ async def _start(application: BotApplication) -> None:
         name = application.bot.username
         log.info("bot @%s started as one of several workers (%d search processes)", name, pool.workers)
         return
+    stop_once(asyncio.get_running_loop())  # PTB's own loop (bot.cluster.serve has its own stop)
     resumed = await resume_tables(tables, db)  # from storage alone: no request to Telegram before polling
     in_background(data, fill_titles(tables, db, application.bot), "the titles of older tables")
     log.info("bot @%s started; %d unfinished hand(s) resumed", application.bot.username, resumed)
