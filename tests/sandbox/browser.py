@@ -19,6 +19,8 @@ from typing import Any, TypeVar
 import pytest
 
 CHROMIUM = "/usr/bin/chromium"
+# Headless Chromium's window is never narrower than this: a phone's width is emulated instead (Browser).
+NARROWEST_WINDOW = 500
 CHROMEDRIVER = "/usr/bin/chromedriver"
 FLAGS = (
     "--headless",
@@ -52,7 +54,8 @@ def chromium_or_skip() -> None:
 
 
 class Browser:
-    """One person's Chromium (its own profile: another person), at a window size."""
+    """One person's Chromium (its own profile: another person), at a window size; narrower than a window can be,
+    a phone's screen (its width and height exactly, overlay scrollbars)."""
 
     def __init__(self, profile: Path, *, width: int = 1280, height: int = 900) -> None:
         from selenium import webdriver
@@ -63,6 +66,9 @@ class Browser:
         for flag in (*FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}"):
             options.add_argument(flag)
         self.driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+        if width < NARROWEST_WINDOW:
+            metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": True}
+            self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
 
     def __enter__(self) -> Browser:
         return self
