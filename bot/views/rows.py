@@ -1,7 +1,7 @@
 """A keyboard's rows sized by their labels. Telegram gives each button of a row an equal share of the message's
 width, so a row fits when its widest label fits its share; the width is a ~360 px phone's.
 
-    rows_by_width(buttons)                     # [[5 Crak, 6 Crak, 7 Crak, 9 Crak], [2 Dot, …], …]
+    rows_by_width(buttons)  # [[5 Crak, 6 Crak, 7 Crak, 9 Crak], [2 Dot, 3 Dot, 4 Dot, 6 Dot, 8 Dot]]
     label_width("5 Crak"), label_width("五万")   # (6, 4): a wide character (Chinese, emoji) counts two
 """
 
@@ -33,11 +33,18 @@ def fits(row: Sequence[InlineKeyboardButton]) -> bool:
 
 
 def rows_by_width(buttons: Sequence[InlineKeyboardButton]) -> list[list[InlineKeyboardButton]]:
-    """``buttons`` in order, each row taking as many as fit (a label too long for any row alone in its own)."""
+    """``buttons`` in order, in as few rows as their labels let fit, and of those the most even (no lone last
+    button under full rows); a label too long for any row alone in its own."""
+    # best[j]: (rows, sum of squared row lengths) of the first j buttons' best rows, and where the last row starts
+    # (of rows as even, the fuller first)
+    best: list[tuple[int, int, int]] = [(0, 0, 0)]
+    for j in range(1, len(buttons) + 1):
+        starts = (i for i in reversed(range(j)) if j - i == 1 or fits(buttons[i:j]))
+        best.append(min(((best[i][0] + 1, best[i][1] + (j - i) ** 2, i) for i in starts), key=lambda b: b[:2]))
     rows: list[list[InlineKeyboardButton]] = []
-    for button in buttons:
-        if rows and fits([*rows[-1], button]):
-            rows[-1].append(button)
-        else:
-            rows.append([button])
+    j = len(buttons)
+    while j:
+        i = best[j][2]
+        rows.insert(0, list(buttons[i:j]))
+        j = i
     return rows
