@@ -235,6 +235,17 @@ def test_on_a_phone_every_button_label_stays_inside_its_bubble(tmp_path: Path) -
             assert _out_of_place(browser, "group") == []
             assert _out_of_place(browser, "private") == []
             browser.screenshot(f"phone-buttons-{lang}")
+        alice.click('#tabs [data-pane="group"]')
+        alice.say("group", "/settings")  # the longest labels, one a row
+        preset = t("set_preset", "en")
+        alice.until(lambda: any(preset in " ".join(m["buttons"]) for m in alice.messages("group")), what="/settings")
+        assert _out_of_place(alice, "group") == []
+        alice.screenshot("phone-settings-en")
+        from selenium.webdriver.support.ui import Select
+
+        Select(alice.find("#groups")).select_by_visible_text("麻将论坛 · Mahjong forum")  # its bar: topics too
+        alice.until(lambda: alice.find("#topics").is_displayed(), what="the forum's topics")
+        assert _out_of_place(alice, "group") == []
     assert "Traceback" not in sandbox.log()
 
 
