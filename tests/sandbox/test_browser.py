@@ -98,6 +98,13 @@ def _in_view(browser: Browser, message_id: int, *, open_tab: bool = False) -> bo
     return bool(browser.driver.execute_script(script, message_id, open_tab))
 
 
+def _at_end(browser: Browser) -> bool:
+    script = (
+        "const l = document.querySelector('#private .messages'); return l.scrollHeight - l.scrollTop - l.clientHeight"
+    )
+    return bool(browser.driver.execute_script(script) < 2)
+
+
 def _blank(browser: Browser) -> list[str]:
     """The messages whose picture was blank at some change since WATCH_PICTURES began."""
     return list(browser.driver.execute_script("return window.blank"))
@@ -210,11 +217,17 @@ def test_on_a_phone_the_private_chat_opens_on_the_new_hand_and_follows_it(tmp_pa
         alice.until(lambda: _pictures_shown(alice, hand["id"]) >= 2, what="her hand redrawn")
         assert not _blank(alice)
         assert alice.until(lambda: _in_view(alice, hand["id"]), what="her hand still in view")
-        # Scrolled up to read, she stays there while the bot writes below.
+        # Scrolled up to read, she stays there while the bot writes below; back at the end, she follows it again.
+        scrolled = "return document.querySelector('#private .messages').scrollTop"
         alice.driver.execute_script("document.querySelector('#private .messages').scrollTop = 0")
         alice.say("private", "/rank")
         alice.until(lambda: "Titles" in alice.messages("private")[-1]["text"], what="the bot's answer")
-        assert alice.driver.execute_script("return document.querySelector('#private .messages').scrollTop") == 0
+        assert alice.driver.execute_script(scrolled) == 0
+        alice.driver.execute_script("document.querySelector('#private .messages').scrollTop = 1e6")
+        answers = len(alice.messages("private"))
+        alice.say("private", "/rank")
+        alice.until(lambda: len(alice.messages("private")) >= answers + 2, what="the bot's next answer")
+        assert alice.until(lambda: _at_end(alice), what="the chat at its newest message")
     assert "Traceback" not in sandbox.log()
 
 
