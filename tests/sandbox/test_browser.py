@@ -219,7 +219,10 @@ def test_on_a_phone_the_private_chat_opens_on_the_new_hand_and_follows_it(tmp_pa
         assert alice.until(lambda: _in_view(alice, hand["id"]), what="her hand still in view")
         # Scrolled up to read, she stays there while the bot writes below; back at the end, she follows it again.
         scrolled = "return document.querySelector('#private .messages').scrollTop"
-        alice.driver.execute_script("document.querySelector('#private .messages').scrollTop = 0")
+        up = """const done = arguments[0], list = document.querySelector('#private .messages');
+            list.addEventListener('scroll', () => setTimeout(() => done(list.scrollTop === 0)), {once: true});
+            list.scrollTop = 0;"""  # done once the page has seen her scroll (again if it scrolled down meanwhile)
+        alice.until(lambda: alice.driver.execute_async_script(up), what="the top of her chat")
         alice.say("private", "/rank")
         alice.until(lambda: "Titles" in alice.messages("private")[-1]["text"], what="the bot's answer")
         assert alice.driver.execute_script(scrolled) == 0
