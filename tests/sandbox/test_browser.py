@@ -99,10 +99,9 @@ def _in_view(browser: Browser, message_id: int, *, open_tab: bool = False) -> bo
 
 
 def _at_end(browser: Browser) -> bool:
-    script = (
-        "const l = document.querySelector('#private .messages'); return l.scrollHeight - l.scrollTop - l.clientHeight"
-    )
-    return bool(browser.driver.execute_script(script) < 2)
+    """Whether the private chat is scrolled to its end (its newest message)."""
+    script = "const l = document.querySelector('#private .messages'); return l.scrollHeight - l.scrollTop"
+    return bool(browser.driver.execute_script(script + " - l.clientHeight < 2"))
 
 
 def _blank(browser: Browser) -> list[str]:
