@@ -112,6 +112,21 @@ def _visit_the_live_table(browser: Browser) -> None:
     browser.driver.switch_to.window(chat)
 
 
+def _play_again_while_seated(browser: Browser) -> None:
+    """Seated at her table, Play again makes no second group: it says so at once and offers the way back."""
+    from selenium.webdriver.support.ui import Select
+
+    browser.until(lambda: _prompt(browser, set()), what="her hand dealt")
+    own = Select(browser.find("#groups")).first_selected_option.text
+    Select(browser.find("#groups")).select_by_index(0)  # she looks at the club meanwhile
+    browser.click("#play")
+    back = browser.until(lambda: browser.find("#toast button.back"), what="the way back to her table")
+    assert browser.find("#toast").text.startswith("You are playing at a table already.")
+    back.click()
+    groups = Select(browser.find("#groups"))
+    assert groups.first_selected_option.text == own and [o.text for o in groups.options].count(own) == 1
+
+
 def test_one_person_plays_a_whole_hand_against_the_bot(tmp_path: Path) -> None:
     chromium_or_skip()
     with SandboxProcess(tmp_path) as sandbox, Browser(tmp_path / "alice") as alice:
@@ -121,6 +136,7 @@ def test_one_person_plays_a_whole_hand_against_the_bot(tmp_path: Path) -> None:
         alice.until(lambda: any("Hello" in m["text"] for m in alice.messages("private")), what="the bot's hello")
         alice.click("#play")
         alice.until(lambda: "Alice · table" in alice.find("#groups").text, what="her own group")
+        _play_again_while_seated(alice)
         pressed: set[tuple[int, int]] = set()
 
         def hand_over() -> bool:
