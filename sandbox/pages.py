@@ -4,7 +4,9 @@
     POST /api/join              {"name", "lang"} -> {"key"}: a new person (the key goes in X-Sandbox-Key)
     GET  /api/state?since=N     what the person's Telegram shows, once the world changed after version N
     POST /api/say               {"chat", "text", "topic"?, "reply_to"?}: a message from the person
-    POST /api/press             {"chat", "message", "data"} -> {"answer": {"text", "alert"} | null}
+    POST /api/press             {"chat", "message", "data"} -> {"answer": {"text", "alert"} | null}: the data of
+                                a button as the page drew it, whatever the message shows now (a Telegram client
+                                sends the button it shows: a quick tap after an edit is still a press)
     POST /api/link              {"url"}: a t.me link to the bot opened (a deep link starts the private chat)
     POST /api/play              -> {"chat"}: "Play against the bot"; {"seated": chat} instead when the person
                                 sits at a table already (nothing is made: the page offers the way back)
@@ -25,7 +27,8 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs
 
-from sandbox.records import JSON, ApiError
+from sandbox.api_limits import MAX_CALLBACK_DATA_BYTES
+from sandbox.records import JSON, ApiError, Button
 from sandbox.web_apps import launch_url
 from sandbox.world import Person, SandboxError, World
 
@@ -112,7 +115,10 @@ class Pages:
     def _press(self, person: Person, fields: JSON) -> JSON:
         chat = self.world.chat_of(person, int(fields["chat"]))
         shown = self.world.api.message(chat.id, int(fields["message"]))
-        query = person.user.press(shown, str(fields["data"]))
+        data = str(fields.get("data", ""))
+        if not 1 <= len(data.encode()) <= MAX_CALLBACK_DATA_BYTES:
+            raise SandboxError("not a button's data")
+        query = self.world.api.press_button(person.user, shown, Button("", callback_data=data))
         try:
             answer = self.world.api.wait_for_callback_answer(query, timeout=ANSWER_WAIT_SECONDS)
         except TimeoutError:

@@ -19,13 +19,13 @@ from bot.table.key import TableKey
 from bot.table.state import Table
 from bot.table.texts import seat_label, seat_names
 from bot.views.public_view import shown_view
+from bot.views.rows import rows_by_width
 from game.actions import Action
-from game.tiles import HONGZHONG, SUIT_EN_PLURAL, Tile, parse_tile, rank_of, suit_of, tile_cn, tile_label
+from game.tiles import HONGZHONG, SUIT_EN_SHORT, Tile, parse_tile, rank_of, suit_of, tile_cn, tile_label, tile_short
 from game.view import SeatView
 from rendering import render_exhausted, render_result, render_spectator_view, render_table_view
 from rendering.labels import Lang
 
-DISCARDS_PER_ROW = 6
 # Action buttons in the order they are offered, before the discard buttons.
 _ORDER = ("hu", "chong_gang", "peng", "chi", "an_gang", "xu_gang", "hongzhong_gang", "laizi_gang", "pass")
 
@@ -39,11 +39,11 @@ def action_label(action: Action, lang: str) -> str:
     tile = action.tile
     if action.kind == "chi" and tile is not None:
         ranks = "".join(str(rank_of(tile) + k) for k in range(3))
-        suit = tile_cn(tile)[-1] if lang == "zh" else SUIT_EN_PLURAL[suit_of(tile)]
+        suit = tile_cn(tile)[-1] if lang == "zh" else SUIT_EN_SHORT[suit_of(tile)]
         return t("btn_chi", lang, tiles=ranks + suit if lang == "zh" else f"{'-'.join(ranks)} {suit}")
     if tile is None:
         return t(f"btn_{action.kind}", lang)
-    return t(f"btn_{action.kind}", lang, tile=tile_label(tile, lang))
+    return t(f"btn_{action.kind}", lang, tile=tile_short(tile, lang))
 
 
 def ordered_actions(legal: Sequence[Action]) -> list[Action]:
@@ -54,7 +54,8 @@ def ordered_actions(legal: Sequence[Action]) -> list[Action]:
 
 
 def action_keyboard(table: Table, seat: int, lang: str) -> list[list[InlineKeyboardButton]]:
-    """One button per legal action of the seat's current prompt: special actions first, then the discards."""
+    """One button per legal action of the seat's current prompt: special actions first, then the discards, each
+    in rows sized by their labels."""
     prompt = table.prompts.get(seat)
     if prompt is None:
         return []
@@ -67,9 +68,7 @@ def action_keyboard(table: Table, seat: int, lang: str) -> list[list[InlineKeybo
     actions = ordered_actions(prompt.legal)
     special = [button(a, button_label(a, table.hand.laizi, lang)) for a in actions if a.kind != "discard"]
     discards = [button(a, button_label(a, table.hand.laizi, lang)) for a in actions if a.kind == "discard"]
-    rows = [special[i : i + 3] for i in range(0, len(special), 3)]
-    rows += [discards[i : i + DISCARDS_PER_ROW] for i in range(0, len(discards), DISCARDS_PER_ROW)]
-    return rows
+    return rows_by_width(special) + rows_by_width(discards)
 
 
 def button_label(action: Action, laizi: Tile, lang: str) -> str:
@@ -82,7 +81,7 @@ def button_label(action: Action, laizi: Tile, lang: str) -> str:
 
 def discard_label(tile: int, thrown: Sequence[int], lang: str) -> str:
     """A discard's button: the tile, or for a 红中 or 赖子 a throw that counts ×2 (RULES.md §4)."""
-    return t("btn_throw", lang, tile=tile_label(tile, lang)) if tile in thrown else tile_label(tile, lang)
+    return t("btn_throw", lang, tile=tile_short(tile, lang)) if tile in thrown else tile_short(tile, lang)
 
 
 def command_button(table: Table, code: str, label_key: str, lang: str | None = None) -> InlineKeyboardButton:

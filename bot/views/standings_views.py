@@ -16,6 +16,7 @@ from bot.callbacks import replay_data, standings_data
 from bot.i18n import pick, t
 from bot.outbox import Content
 from bot.views.game_views import picture_lang
+from bot.views.rows import rows_by_width
 from game.patterns import PATTERNS
 from game.table import Event, Hand
 from game.tiles import parse_tile, parse_tiles, tile_label, tiles_label
@@ -77,7 +78,7 @@ def top_content(entries: Sequence[LeaderboardEntry], group_title: str, period: s
     ]
     caption = t("top_caption", lang, period=t(f"top_period_{period}", lang), count=len(entries))
     heading = f"{group_title} · {t(f'top_period_{period}', lang)}"
-    return board_content(entries, lang, heading, caption, InlineKeyboardMarkup([buttons]))
+    return board_content(entries, lang, heading, caption, InlineKeyboardMarkup(rows_by_width(buttons)))
 
 
 def pattern_board_text(entries: Sequence[PatternBoardEntry], pattern: str, lang: str) -> str:
@@ -136,7 +137,7 @@ def history_markup(entries: Sequence[HistoryEntry]) -> InlineKeyboardMarkup | No
         )
         for n, e in enumerate(entries, 1)
     ]
-    return InlineKeyboardMarkup([buttons[i : i + 5] for i in range(0, len(buttons), 5)]) if buttons else None
+    return InlineKeyboardMarkup(rows_by_width(buttons)) if buttons else None
 
 
 def replay_text(hand: Hand, viewer: int | None, names: Sequence[str], number: int, lang: str) -> str:
