@@ -116,7 +116,7 @@ def _play_again_while_seated(browser: Browser) -> None:
     """Seated at her table, Play again makes no second group: it says so at once and offers the way back."""
     from selenium.webdriver.support.ui import Select
 
-    browser.until(lambda: _prompt(browser, set()), what="her hand dealt")
+    browser.until(lambda: browser.prompt("private", set()), what="her hand dealt")
     own = Select(browser.find("#groups")).first_selected_option.text
     Select(browser.find("#groups")).select_by_index(0)  # she looks at the club meanwhile
     browser.click("#play")
@@ -168,8 +168,10 @@ def test_two_people_in_two_browsers_at_one_table(tmp_path: Path) -> None:
         for browser, name in ((alice, "Alice"), (bob, "Bob")):
             browser.open(sandbox.url)
             browser.join(name, "en")
-        alice.say("group", "/newgame")  # in the shared club (in Chinese: the bot's default), which both see first
-        join, start = t("btn_join", "zh"), t("btn_start", "zh")
+        # In the shared club, which both see first: Alice, the first to come, owns it, and her /newgame there
+        # gives it her language (a group that never chose one takes its creator's).
+        alice.say("group", "/newgame")
+        join, start = t("btn_join", "en"), t("btn_start", "en")
         lobby = bob.until(
             lambda: [m for m in bob.messages("group") if join in m["buttons"] and start in m["buttons"]],
             what="the lobby",
