@@ -116,7 +116,7 @@ def _play_again_while_seated(browser: Browser) -> None:
     """Seated at her table, Play again makes no second group: it says so at once and offers the way back."""
     from selenium.webdriver.support.ui import Select
 
-    browser.until(lambda: _prompt(browser, set()), what="her hand dealt")
+    browser.until(lambda: browser.prompt("private", set()), what="her hand dealt")
     own = Select(browser.find("#groups")).first_selected_option.text
     Select(browser.find("#groups")).select_by_index(0)  # she looks at the club meanwhile
     browser.click("#play")
