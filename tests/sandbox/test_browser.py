@@ -168,8 +168,10 @@ def test_two_people_in_two_browsers_at_one_table(tmp_path: Path) -> None:
         for browser, name in ((alice, "Alice"), (bob, "Bob")):
             browser.open(sandbox.url)
             browser.join(name, "en")
-        alice.say("group", "/newgame")  # in the shared club (in Chinese: the bot's default), which both see first
-        join, start = t("btn_join", "zh"), t("btn_start", "zh")
+        # In the shared club, which both see first: Alice, the first to come, owns it, and her /newgame there
+        # gives it her language (a group that never chose one takes its creator's).
+        alice.say("group", "/newgame")
+        join, start = t("btn_join", "en"), t("btn_start", "en")
         lobby = bob.until(
             lambda: [m for m in bob.messages("group") if join in m["buttons"] and start in m["buttons"]],
             what="the lobby",
