@@ -73,6 +73,7 @@ PAGE_TEXTS = ("live_title", "live_connecting", "live_left", "live_laizi", "live_
 
 MayWatch = Callable[[int, int], Awaitable[bool]]  # raises bot.handlers.chat_checks.Unanswered when it cannot say
 _too_many = Notices("live: too many sockets from one address, refusing more")
+_refused = Notices("live: requests refused")
 
 
 @functools.cache
@@ -279,10 +280,20 @@ def _frame(message: str | bytes) -> dict[str, Any] | None:
     return frame if isinstance(frame, dict) and isinstance(frame.get("type"), str) else None
 
 
+class _Application(tornado.web.Application):
+    def log_request(self, handler: tornado.web.RequestHandler) -> None:
+        """What a client may make the server refuse a thousand times a second is logged as its count."""
+        if handler.get_status() < 400:
+            super().log_request(handler)
+        else:
+            request = handler.request
+            _refused(f"{handler.get_status()} {request.method} {request.path} from {request.remote_ip}")
+
+
 class LiveServer:
     def __init__(self, services: Services) -> None:
         self.services = services
-        self.app = tornado.web.Application(
+        self.app = _Application(
             [
                 (r"/", PageHandler),
                 (r"/ws", LiveSocket, {"services": services}),
