@@ -136,7 +136,7 @@ class LiveSocket(tornado.websocket.WebSocketHandler):
         self.lang = services.config.lang
         self.address = self.request.remote_ip or ""
         self.counted = False  # among its address's open sockets
-        self.deadline: object | None = None  # the hello's
+        self.deadline: object | None = None  # the hello's, until one comes
         self.allowance, self.allowance_at = float(FRAME_BURST), time.monotonic()
 
     async def get(self, *args: Any, **kwargs: Any) -> None:
@@ -156,8 +156,15 @@ class LiveSocket(tornado.websocket.WebSocketHandler):
         self.deadline = IOLoop.current().call_later(HELLO_SECONDS, self._no_hello)
 
     def _no_hello(self) -> None:
-        if self.page is None:
-            self.close(1008, "no hello")
+        self.deadline = None
+        self.close(1008, "no hello")
+
+    def _end_deadline(self) -> None:
+        """No deadline any more: a hello came (its own checks end it: Telegram's getChatMember may take seconds),
+        or the socket closed."""
+        if self.deadline is not None:
+            IOLoop.current().remove_timeout(self.deadline)
+            self.deadline = None
 
     def _gone(self) -> bool:
         return self.ws_connection is None or self.ws_connection.is_closing()
@@ -184,6 +191,7 @@ class LiveSocket(tornado.websocket.WebSocketHandler):
         kind = frame["type"]
         if self.page is None:
             if kind == "hello":
+                self._end_deadline()
                 await self._hello(frame)
             else:
                 self.close(1008, "hello first")
@@ -258,8 +266,7 @@ class LiveSocket(tornado.websocket.WebSocketHandler):
         return self.allowance >= 0
 
     def on_close(self) -> None:
-        if self.deadline is not None:
-            IOLoop.current().remove_timeout(self.deadline)
+        self._end_deadline()
         if self.counted:
             sockets = self.services.sockets
             sockets[self.address] -= 1
