@@ -1,7 +1,7 @@
 """What every listener in the bot's process holds to, so that no client can exhaust it: the live table's server
 (``bot.live.web``) and the webhook's (PTB's own, ``bot.webhook``).
 
-    server = BoundedHTTPServer(app, Limits(max_body=16 * 1024, connections=1000), xheaders=False)
+    server = BoundedHTTPServer(app, limits=Limits(max_body=16 * 1024, connections=1000), xheaders=False)
     server.listen(port, host)
     bound_http_servers(WEBHOOK)        # every tornado HTTPServer made from now on (PTB makes the webhook's)
 
@@ -81,7 +81,8 @@ class Notices:
         if now - self.last < LOG_EVERY:
             self.unsaid += 1
             return
-        log.warning("%s (%s; %d more in the last %.0f s)", self.text, detail, self.unsaid, now - self.last)
+        more = f"; {self.unsaid} more in the last {now - self.last:.0f} s" if self.unsaid else ""
+        log.warning("%s (%s%s)", self.text, detail, more)
         self.last, self.unsaid = now, 0
 
 

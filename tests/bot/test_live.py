@@ -454,6 +454,24 @@ async def test_a_proxy_named_address_counts_when_the_proxy_is_trusted(tmp_path: 
             ws.close()
 
 
+async def test_open_connections_in_all_are_capped(tmp_path: Path) -> None:
+    """MAHJONG_WEBAPP_CONNECTIONS=5: a sixth connection is accepted and closed at once; one closed, there is room
+    for another (and the page is served on it)."""
+    async with serving(tmp_path, webapp_connections=5) as (url, _):
+        port = int(url.split(":")[2].split("/")[0])
+        held = [_raw_request(port, b"GET / HTTP/1.1\r\nHost: x\r\n") for _ in range(5)]  # headers half-sent
+        await asyncio.sleep(0.2)
+        sixth = _raw_request(port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        with contextlib.suppress(ConnectionResetError):  # closed unanswered (reset: its request was never read)
+            assert await asyncio.to_thread(sixth.recv, 1000) == b""
+        held.pop().close()
+        await asyncio.sleep(0.2)
+        again = _raw_request(port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert (await asyncio.to_thread(again.recv, 1000)).startswith(b"HTTP/1.1 200")
+        for sock in (*held, sixth, again):
+            sock.close()
+
+
 def _raw_request(port: int, head: bytes) -> socket.socket:
     sock = socket.create_connection(("127.0.0.1", port))
     sock.sendall(head)
