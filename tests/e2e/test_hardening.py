@@ -610,6 +610,38 @@ def test_a_hello_while_telegram_cannot_say_who_is_in_the_group_is_asked_to_try_a
     _close(tg, group, alice)
 
 
+async def _press_flood(port: int, init_data: str, table: str, presses: int) -> tuple[str, list[dict[str, Any]], int]:
+    """A seated player's page sends ``presses`` presses at once: its language, what it got, its close code."""
+    ws = await websocket_connect(f"ws://127.0.0.1:{port}/ws")
+    await ws.write_message(json.dumps({"type": "hello", "init_data": init_data, "table": table}))
+    hello = json.loads(await asyncio.wait_for(ws.read_message(), 15) or "{}")
+    view = json.loads(await asyncio.wait_for(ws.read_message(), 15) or "{}")
+    code = view["actions"][0]["code"] if view.get("actions") else "d1m"
+    press = json.dumps({"type": "press", "stamp": view.get("stamp") or "1.1.0", "code": code})
+    for _ in range(presses):
+        await ws.write_message(press)
+    frames = []
+    while (text := await asyncio.wait_for(ws.read_message(), 30)) is not None:
+        frames.append(json.loads(text))
+    return hello["lang"], frames, ws.close_code or 0
+
+
+def test_a_page_pressing_900_times_a_second_is_answered_then_cut_off_and_the_table_plays_on(live: Live) -> None:
+    tg, db = live.shared.tg, live.shared.db
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+    group = tg.add_group("快按群", members=[alice, bob])
+    _open_table(tg, group, [alice, bob])
+    alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
+    token = table_token(TableKey(group.id), tg.token)
+    lang, frames, code = asyncio.run(_press_flood(live.port, init_data(alice, tg.token), token, 900))
+    notices = [f["text"] for f in frames if f["type"] == "notice"]
+    assert notices and notices[-1] == t("live_too_fast", lang) and code == 1008
+    assert len(notices) < 100  # cut off after a burst, not after 900
+    played = _stored(db, group.id)
+    Players(tg, group, [alice, bob]).play_until(lambda: _stored(db, group.id) >= played + 4, timeout=60)
+    _close(tg, group, alice)
+
+
 def _upgrade(port: int) -> bytes:
     """A WebSocket upgrade request, as the page's; its hello never follows."""
     key = base64.b64encode(os.urandom(16)).decode()
