@@ -45,7 +45,6 @@ from bot.callbacks import (
     SETTINGS_PATTERN,
     STANDINGS_PATTERN,
 )
-from bot.cluster.serve import serve_workers
 from bot.cluster.shards import shard_of
 from bot.config import Config, ConfigError, check_config, load_dotenv
 from bot.context import CONTEXT_TYPES, BotApplication, BotContext, BotData
@@ -70,7 +69,7 @@ from bot.outbox import Outbox
 from bot.ratelimit import ChatRateLimiter
 from bot.review_queue import Reviews
 from bot.search_pool import SearchPool
-from bot.startup import StartingApplication, cancel_all, in_background, publish_commands
+from bot.startup import StartingApplication, cancel_all, in_background, publish_commands, stop_once
 from bot.table import messages as msg
 from bot.table.edge import Edge
 from bot.table.key import TableKey
@@ -205,6 +204,7 @@ async def _start(application: BotApplication) -> None:
         name = application.bot.username
         log.info("bot @%s started as one of several workers (%d search processes)", name, pool.workers)
         return
+    stop_once(asyncio.get_running_loop())  # PTB's own loop (bot.cluster.serve has its own stop)
     resumed = await resume_tables(tables, db)  # from storage alone: no request to Telegram before polling
     in_background(data, fill_titles(tables, db, application.bot), "the titles of older tables")
     log.info("bot @%s started; %d unfinished hand(s) resumed", application.bot.username, resumed)
@@ -292,6 +292,8 @@ def main() -> None:
     i18n.load()
     application = build_application(config)
     if config.workers:
+        from bot.cluster.serve import serve_workers  # asyncpg (the `workers` extra) is needed only here
+
         serve_workers(application, config)  # one of several sharing PostgreSQL: bot.cluster
     else:
         serve(application, config)

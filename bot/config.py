@@ -15,6 +15,7 @@ Telegram (``python -m bot --check-config``): exit status 0, or 2 with the reason
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 from collections.abc import Mapping, MutableMapping
@@ -242,6 +243,7 @@ class Config:
         if lang not in LANGUAGES:
             raise ConfigError(f"MAHJONG_LANG must be {' or '.join(LANGUAGES)}, got {lang!r}")
         workers, redis_url, workers_expected = _workers(env)
+        _require_extras(env, workers=workers, redis=redis_url is not None)
         level = (env.get("MAHJONG_LOG_LEVEL", "INFO").strip() or "INFO").upper()
         if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
             raise ConfigError(f"MAHJONG_LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, got {level!r}")
@@ -290,6 +292,19 @@ def _workers(env: Mapping[str, str]) -> tuple[bool, str | None, int]:
         raise ConfigError(f"MAHJONG_REDIS must be a redis:// URL, got {redis!r}")
     expected = round(_number(env, "MAHJONG_WORKERS_EXPECTED", 1, 1))
     return on, redis, expected
+
+
+def _require_extras(env: Mapping[str, str], *, workers: bool, redis: bool) -> None:
+    """An optional backend that is configured needs its package, which `make run` (``pip install -e .``) does not
+    install: say which extra brings it, instead of a ModuleNotFoundError once the bot is under way."""
+    needs = (
+        (workers, "MAHJONG_WORKERS=1", "asyncpg", "workers"),
+        (redis, "MAHJONG_REDIS", "redis", "workers"),
+        (is_postgres(env.get("MAHJONG_DB", "")), "MAHJONG_DB=postgresql://…", "asyncpg", "postgres"),
+    )
+    for wanted, setting, module, extra in needs:
+        if wanted and importlib.util.find_spec(module) is None:
+            raise ConfigError(f"{setting} needs the {module} package: pip install -e '.[{extra}]'")
 
 
 def check_config(env: Mapping[str, str] | None = None, dotenv: str | Path = ".env") -> tuple[int, str]:

@@ -4,6 +4,10 @@ failure when ``CI`` is set (CI must run them).
 
     with Browser(tmp_path / "alice", width=1280) as alice:
         alice.open(url); alice.join("Alice", "en"); alice.click("#play")
+        alice.press_first("private", pressed)     # a legal move under her newest prompt, once per version
+
+It needs Selenium alone (pytest only for ``chromium_or_skip``): `.ci/newcomer` drives the page with it from a
+venv of its own, beside a `make run` whose venv has only what running needs.
 """
 
 from __future__ import annotations
@@ -16,11 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
-import pytest
-
 CHROMIUM = "/usr/bin/chromium"
-# Headless Chromium's window is never narrower than this: a phone's width is emulated instead (Browser).
-NARROWEST_WINDOW = 500
 CHROMEDRIVER = "/usr/bin/chromedriver"
 FLAGS = (
     "--headless",
@@ -34,6 +34,7 @@ FLAGS = (
     "--no-proxy-server",
     "--disable-dev-shm-usage",
 )
+MOBILE_BELOW = 800  # px: the page's own breakpoint (sandbox/static/style.css), tabs instead of two panes
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "sandbox-screenshots"
 T = TypeVar("T")
 
@@ -47,6 +48,8 @@ def chromium_or_skip() -> None:
         missing.append("selenium (pip install -e '.[browser]')")
     if not missing:
         return
+    import pytest
+
     reason = f"browser tests did not run: missing {', '.join(missing)} (apt-get install chromium chromium-driver)"
     if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
         pytest.fail(reason)
@@ -54,8 +57,7 @@ def chromium_or_skip() -> None:
 
 
 class Browser:
-    """One person's Chromium (its own profile: another person), at a window size; narrower than a window can be,
-    a phone's screen (its width and height exactly, overlay scrollbars)."""
+    """One person's Chromium (its own profile: another person), at a window size."""
 
     def __init__(self, profile: Path, *, width: int = 1280, height: int = 900) -> None:
         from selenium import webdriver
@@ -66,9 +68,10 @@ class Browser:
         for flag in (*FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}"):
             options.add_argument(flag)
         self.driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-        if width < NARROWEST_WINDOW:
-            metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": True}
-            self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+        # Headless Chromium keeps a window at least 500 px wide whatever --window-size says: a phone's width is
+        # set on the page's viewport itself, as the developer tools' device mode does.
+        metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < MOBILE_BELOW}
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
 
     def __enter__(self) -> Browser:
         return self
@@ -120,6 +123,61 @@ class Browser:
 
         item = self.find(f'#{pane} li.msg[data-id="{message_id}"]')
         return next(b for b in item.find_elements(By.CSS_SELECTOR, ".keyboard button") if b.text == label)
+
+    def prompt(self, pane: str, done: set[tuple[int, int]]) -> dict[str, Any] | None:
+        """The pane's newest message offering buttons, unless its version (id, edits) is in ``done``."""
+        for message in reversed(self.messages(pane)):
+            if message["buttons"]:
+                return None if (message["id"], message["edits"]) in done else message
+        return None
+
+    def press_first(self, pane: str, done: set[tuple[int, int]]) -> bool:
+        """Clicks the first button under the newest prompt (a legal move whatever it is); whether it did."""
+        prompt = self.prompt(pane, done)
+        if prompt is None:
+            return False
+        done.add((prompt["id"], prompt["edits"]))
+        self.button(pane, prompt["id"], prompt["buttons"][0]).click()
+        return True
+
+    def overflowing_buttons(self) -> list[str]:
+        """The labels of the page's buttons whose text does not fit inside them, or which stick out of their row,
+        their message's bubble or the screen (what a person sees as a label spilling out)."""
+        script = """
+            const inside = (a, b) => a.left >= b.left - 1 && a.right <= b.right + 1
+                && a.top >= b.top - 1 && a.bottom <= b.bottom + 1;
+            return [...document.querySelectorAll('.keyboard button')].filter(b => {
+                if (b.offsetParent === null) return false;
+                const box = b.getBoundingClientRect(), label = document.createRange();
+                label.selectNodeContents(b);
+                return b.scrollWidth > b.clientWidth + 1 || !inside(label.getBoundingClientRect(), box)
+                    || !inside(box, b.parentElement.getBoundingClientRect())
+                    || !inside(box, b.closest('li.msg').getBoundingClientRect()) || box.right > window.innerWidth;
+            }).map(b => b.textContent);"""
+        return list(self.driver.execute_script(script))
+
+    def sideways(self) -> list[str]:
+        """What scrolls sideways, as nothing on the page should: the page itself, a chat shown."""
+        script = """
+            const page = document.documentElement, lists = [...document.querySelectorAll('.messages')];
+            return [...(page.scrollWidth > page.clientWidth ? [`the page: ${page.scrollWidth} px`] : []),
+                ...lists.filter(l => l.offsetParent && l.scrollWidth > l.clientWidth).map(l => l.parentElement.id)];"""
+        return list(self.driver.execute_script(script))
+
+    def in_view(self, pane: str, message_id: int, *, open_tab: bool = False) -> bool:
+        """Whether the message's buttons and the bottom of its picture (a hand's tiles) are on the screen, within
+        its chat; ``open_tab``: as the person opens the chat's tab (pressed in the same script: nothing the page
+        does afterwards counts)."""
+        script = """
+            if (arguments[2]) document.querySelector(`#tabs [data-pane="${arguments[0]}"]`).click();
+            const item = document.querySelector(`#${arguments[0]} li.msg[data-id="${arguments[1]}"]`);
+            if (!item || item.offsetParent === null) return false;
+            const picture = item.querySelector('img'), keys = item.querySelector('.keyboard');
+            const chat = item.parentElement.getBoundingClientRect();
+            const seen = (box) => box.bottom > chat.top && box.bottom <= chat.bottom + 1;
+            return Boolean(picture && keys && picture.naturalWidth && seen(picture.getBoundingClientRect())
+                && seen(keys.getBoundingClientRect()) && keys.getBoundingClientRect().top >= chat.top - 1);"""
+        return bool(self.driver.execute_script(script, pane, message_id, open_tab))
 
     def until(self, check: Callable[[], T], timeout: float = 20, what: str = "the page") -> T:
         """``check()``'s first truthy value, retried (stale elements included) until ``timeout``."""
