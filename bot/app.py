@@ -37,6 +37,7 @@ from telegram.request import HTTPXRequest
 
 from bot import i18n
 from bot.callbacks import (
+    FLEE_PATTERN,
     LANGUAGE_PATTERN,
     LEAGUE_PATTERN,
     PLAY_PATTERN,
@@ -63,7 +64,7 @@ from bot.league.nights import LeagueNights
 from bot.limits import CONNECTIONS, SharedRate
 from bot.live.hub import Hub
 from bot.live.web import LiveServer, Services
-from bot.local_sandbox import banner, open_sandbox
+from bot.local_sandbox import banner, follow_seats, open_sandbox
 from bot.logs import setup_logging
 from bot.outbox import Outbox
 from bot.ratelimit import ChatRateLimiter
@@ -136,6 +137,7 @@ HANDLERS: list[BaseHandler[Any, BotContext, Any]] = [
     CallbackQueryHandler(info_commands.lang_press, pattern=LANGUAGE_PATTERN),
     CallbackQueryHandler(replay_commands.replay_press, pattern=REPLAY_PATTERN),
     CallbackQueryHandler(review_commands.review_press, pattern=REVIEW_PATTERN),
+    CallbackQueryHandler(table_commands.flee_press, pattern=FLEE_PATTERN),
     CallbackQueryHandler(table_commands.stale_press),
 ]
 
@@ -291,6 +293,8 @@ def main() -> None:
         print(banner(local[0]), flush=True)
     i18n.load()
     application = build_application(config)
+    if local:
+        follow_seats(application, local[0].world)  # "Play against the bot" knows where its person sits
     if config.workers:
         from bot.cluster.serve import serve_workers  # asyncpg (the `workers` extra) is needed only here
 

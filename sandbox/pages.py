@@ -8,7 +8,8 @@
                                 a button as the page drew it, whatever the message shows now (a Telegram client
                                 sends the button it shows: a quick tap after an edit is still a press)
     POST /api/link              {"url"}: a t.me link to the bot opened (a deep link starts the private chat)
-    POST /api/play              -> {"chat"}: "Play against the bot"
+    POST /api/play              -> {"chat"}: "Play against the bot"; {"seated": chat} instead when the person
+                                sits at a table already (nothing is made: the page offers the way back)
     POST /api/topic             {"name"} -> {"chat", "topic"}: a new topic in the forum group
     POST /api/webapp            {"url"} -> {"url"}: a web_app button opened: its address with the person's
                                 initData signed as Telegram signs it (sandbox.web_apps)
@@ -129,7 +130,8 @@ class Pages:
         return {"chat": person.user.id}
 
     def _play(self, person: Person, fields: JSON) -> JSON:
-        return {"chat": self.world.play_against_bot(person)}
+        made, seated = self.world.play_against_bot(person)
+        return {"chat": made} if seated is None else {"seated": seated}
 
     def _topic(self, person: Person, fields: JSON) -> JSON:
         topic = self.world.new_topic(person, str(fields.get("name", "")))

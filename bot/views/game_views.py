@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.callbacks import PlayButton, Stamp, code_of, review_data
+from bot.callbacks import FleeButton, PlayButton, Stamp, code_of, review_data
 from bot.i18n import pick, t
 from bot.outbox import Content
 from bot.table.key import TableKey
@@ -267,3 +267,13 @@ def join_link(bot_username: str, key: TableKey) -> str:
 def join_markup(table: Table, bot_username: str) -> InlineKeyboardMarkup:
     url = join_link(bot_username, table.key)
     return InlineKeyboardMarkup([[InlineKeyboardButton(t("btn_join_private", table.lang), url=url)]])
+
+
+def flee_question(table: Table, user_id: int, lang: str) -> Content:
+    """/flee asks first (a tap in the command menu must not cost the penalty): Flee or Stay, for this hand."""
+    assert table.match is not None and table.hand_id is not None
+    buttons = [
+        InlineKeyboardButton(t(label, lang), callback_data=FleeButton(table.key, table.hand_id, user_id, yes).encode())
+        for label, yes in (("btn_flee_confirm", True), ("btn_flee_cancel", False))
+    ]
+    return Content(t("flee_confirm", lang, penalty=table.match.rules.flee_penalty), InlineKeyboardMarkup([buttons]))

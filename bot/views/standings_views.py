@@ -48,17 +48,12 @@ def card_content(card: CardData, stats: StatsCard, lang: str) -> Content:
         tuple(point.skill for point in card.skill_history),
         stats=figures,
     )
-    caption = t(
-        "me_caption",
-        lang,
-        name=p.display_name,
-        title=pick(p.title, lang),
-        skill=p.skill,
-        hands=p.hands,
-        wins=p.wins,
-        rate=round(100 * p.win_rate),
-        best=p.biggest_win,
+    record = (
+        t("me_record", lang, hands=p.hands, wins=p.wins, rate=round(100 * p.win_rate), best=p.biggest_win)
+        if p.hands
+        else t("me_no_hand", lang)  # not "best hand +0"
     )
+    caption = t("me_caption", lang, name=p.display_name, title=pick(p.title, lang), skill=p.skill, record=record)
     return Content(caption, render=lambda: render_player_card(picture, picture_lang(lang)))
 
 

@@ -5,9 +5,11 @@
 const $ = (selector, root = document) => root.querySelector(selector);
 const TEXTS = {
   en: { play: "Play against the bot", group: "Group", private: "Private chat", topic: "New topic", send: "Send",
-        message: "Message", general: "General", edited: "edited", topicName: "The topic's name" },
+        message: "Message", general: "General", edited: "edited", topicName: "The topic's name", owner: "owner",
+        seated: "You are playing at a table already.", back: "Back to it" },
   zh: { play: "和机器人打一局", group: "群聊", private: "私聊", topic: "新话题", send: "发送",
-        message: "消息", general: "综合", edited: "已编辑", topicName: "话题名称" },
+        message: "消息", general: "综合", edited: "已编辑", topicName: "话题名称", owner: "群主",
+        seated: "你已经在一张桌上打牌了。", back: "回到那张桌" },
 };
 let key = sessionStorage.getItem("sandbox-key"); // per tab: each tab can be another person
 let state = null; // the last /api/state answer
@@ -107,6 +109,7 @@ function render() {
   if (!groups.some((chat) => chat.id === groupId)) groupId = groups[0].id;
   const group = groups.find((chat) => chat.id === groupId);
   fillSelect($("#groups"), groups.map((chat) => [chat.id, chat.title]), groupId);
+  $("#owner").textContent = group.owner ? `${texts.owner}: ${group.owner}` : ""; // its creator, an admin
   $("#topics").hidden = $("#newtopic").hidden = !group.topics;
   if (group.topics) {
     fillSelect($("#topics"), [["", texts.general], ...group.topics.map((t) => [t.id, t.name])], topicId ?? "");
@@ -160,7 +163,11 @@ function messageItem(chat, message, list, item = el("li")) {
   item.dataset.id = message.id;
   item.dataset.edits = message.edits;
   const parts = [];
-  if (chat.type !== "private" && !message.mine) parts.push(el("div", "from", message.from));
+  if (chat.type !== "private" && !message.mine) {
+    const from = el("div", "from", message.from);
+    if (message.owner) from.append(el("span", "badge", TEXTS[state.me.lang].owner)); // as Telegram marks them
+    parts.push(from);
+  }
   if (message.reply) parts.push(el("div", "reply", message.reply.text));
   if (message.photo) parts.push(picture(message, list, item));
   if (message.text) parts.push(el("div", "text", message.text));
@@ -272,11 +279,21 @@ $("#welcome").addEventListener("submit", async (event) => {
   sessionStorage.setItem("sandbox-key", key);
   poll();
 });
-$("#play").onclick = async () => {
-  const { chat } = await api("/api/play", {});
+function openGroup(chat) { // shown from the next state on (a group just made is in none yet)
   groupId = chat;
   topicId = null;
   showPane("group");
+}
+$("#play").onclick = async () => {
+  const { chat, seated } = await api("/api/play", {});
+  if (!seated) { openGroup(chat); return; }
+  // One table a person: nothing was made; the way back to the table they sit at.
+  const texts = TEXTS[state.me.lang];
+  toast(texts.seated, true);
+  const back = el("button", "back", texts.back);
+  back.type = "button";
+  back.onclick = () => { $("#toast").hidden = true; openGroup(seated); render(); };
+  $("#toast").append(" ", back);
 };
 $("#newtopic").onclick = async () => {
   const name = prompt(TEXTS[state.me.lang].topicName);

@@ -29,9 +29,12 @@ from tests.e2e.players import (
     Players,
     SharedBot,
     command_json,
+    flee,
+    flee_question,
     game_buttons,
     group_texts,
     post_update,
+    press_flee,
     private_command,
     webhook_address,
 )
@@ -213,11 +216,10 @@ def test_flee_is_one_transaction_and_charges_once(shared: SharedBot) -> None:
     _open_table(tg, group, [alice, bob])
     alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
     _faulty_disk(db, ("match_seats", "UPDATE"))
-    bob.say(group, "/flee")
-    tg.wait_for_message(group.id, lambda m: "抱歉" in (m.text or ""), timeout=10)
+    assert "抱歉" in (flee(tg, bob, group).text or "")
     assert _penalty_rows(db, group.id) == 0  # neither the penalty nor the seat: nothing half-written
     _disk_healed(db)
-    bob.say(group, "/flee")
+    flee(tg, bob, group)
     tg.wait_for_message(group.id, lambda m: "Bob" in (m.text or "") and "逃跑" in (m.text or ""), timeout=10)
     charged = _penalty_rows(db, group.id)
     assert charged > 0
@@ -233,6 +235,31 @@ def test_flee_is_one_transaction_and_charges_once(shared: SharedBot) -> None:
         assert seat.fetchone()[0] is None
         seat = conn.execute(f"SELECT player_id FROM hand_seats WHERE seat = 1 AND {_OF_CHATS}(?))", (group.id,))
         assert seat.fetchone()[0] == bob.id
+    assert _penalty_rows(db, group.id) == charged
+    _close(tg, group, alice)
+
+
+def test_flee_asks_first_and_only_its_askers_flee_charges(shared: SharedBot) -> None:
+    """/flee (one tap in the command menu) asks, with the penalty: Bob's Stay or Alice's press of his Flee charge
+    nothing; his Flee charges once; pressed again once he left, it changes nothing and says why."""
+    tg, db = shared.tg, shared.db
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob", language_code="en")
+    group = tg.add_group("问一下群", members=[alice, bob])
+    _open_table(tg, group, [alice, bob])
+    alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
+    question = flee_question(tg, bob, group)  # in his language, the group's is Chinese
+    assert question.text == "Flee this hand? You lose 400 points and a bot takes your seat."
+    assert [b.text for b in question.buttons] == ["Flee", "Stay"]
+    assert press_flee(tg, alice, question).text == t("press_foreign", "zh")  # not hers to press
+    assert press_flee(tg, bob, question, confirm=False).text == "You stay: play on."
+    tg.wait_until(lambda: (m := tg.message(group.id, question.message_id)) and not m.buttons, timeout=10)
+    assert _penalty_rows(db, group.id) == 0 and "逃跑" not in "\n".join(group_texts(tg, group))
+    again = flee_question(tg, bob, group)
+    assert press_flee(tg, bob, again).text is None  # he fled: the group is told
+    tg.wait_for_message(group.id, lambda m: "Bob" in (m.text or "") and "逃跑" in (m.text or ""), timeout=10)
+    charged = _penalty_rows(db, group.id)
+    assert charged > 0
+    assert press_flee(tg, bob, again).text == "You are not seated at this table."  # a second press: nothing
     assert _penalty_rows(db, group.id) == charged
     _close(tg, group, alice)
 

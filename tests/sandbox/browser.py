@@ -21,6 +21,8 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 CHROMIUM = "/usr/bin/chromium"
+# Headless Chromium's window is never narrower than this: a phone's width is emulated instead (Browser).
+NARROWEST_WINDOW = 500
 CHROMEDRIVER = "/usr/bin/chromedriver"
 FLAGS = (
     "--headless",
@@ -34,7 +36,6 @@ FLAGS = (
     "--no-proxy-server",
     "--disable-dev-shm-usage",
 )
-MOBILE_BELOW = 800  # px: the page's own breakpoint (sandbox/static/style.css), tabs instead of two panes
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "sandbox-screenshots"
 T = TypeVar("T")
 
@@ -57,7 +58,8 @@ def chromium_or_skip() -> None:
 
 
 class Browser:
-    """One person's Chromium (its own profile: another person), at a window size."""
+    """One person's Chromium (its own profile: another person), at a window size; narrower than a window can be,
+    a phone's screen (its width and height exactly, overlay scrollbars)."""
 
     def __init__(self, profile: Path, *, width: int = 1280, height: int = 900) -> None:
         from selenium import webdriver
@@ -68,10 +70,9 @@ class Browser:
         for flag in (*FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}"):
             options.add_argument(flag)
         self.driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-        # Headless Chromium keeps a window at least 500 px wide whatever --window-size says: a phone's width is
-        # set on the page's viewport itself, as the developer tools' device mode does.
-        metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < MOBILE_BELOW}
-        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+        if width < NARROWEST_WINDOW:
+            metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": True}
+            self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
 
     def __enter__(self) -> Browser:
         return self

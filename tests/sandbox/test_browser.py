@@ -75,6 +75,21 @@ def _visit_the_live_table(browser: Browser) -> None:
     browser.driver.switch_to.window(chat)
 
 
+def _play_again_while_seated(browser: Browser) -> None:
+    """Seated at her table, Play again makes no second group: it says so at once and offers the way back."""
+    from selenium.webdriver.support.ui import Select
+
+    browser.until(lambda: browser.prompt("private", set()), what="her hand dealt")
+    own = Select(browser.find("#groups")).first_selected_option.text
+    Select(browser.find("#groups")).select_by_index(0)  # she looks at the club meanwhile
+    browser.click("#play")
+    back = browser.until(lambda: browser.find("#toast button.back"), what="the way back to her table")
+    assert browser.find("#toast").text.startswith("You are playing at a table already.")
+    back.click()
+    groups = Select(browser.find("#groups"))
+    assert groups.first_selected_option.text == own and [o.text for o in groups.options].count(own) == 1
+
+
 def test_one_person_plays_a_whole_hand_against_the_bot(tmp_path: Path) -> None:
     chromium_or_skip()
     with SandboxProcess(tmp_path) as sandbox, Browser(tmp_path / "alice") as alice:
@@ -84,6 +99,7 @@ def test_one_person_plays_a_whole_hand_against_the_bot(tmp_path: Path) -> None:
         alice.until(lambda: any("Hello" in m["text"] for m in alice.messages("private")), what="the bot's hello")
         alice.click("#play")
         alice.until(lambda: "Alice · table" in alice.find("#groups").text, what="her own group")
+        _play_again_while_seated(alice)
         pressed: set[tuple[int, int]] = set()
 
         def hand_over() -> bool:
@@ -115,8 +131,10 @@ def test_two_people_in_two_browsers_at_one_table(tmp_path: Path) -> None:
         for browser, name in ((alice, "Alice"), (bob, "Bob")):
             browser.open(sandbox.url)
             browser.join(name, "en")
-        alice.say("group", "/newgame")  # in the shared club (in Chinese: the bot's default), which both see first
-        join, start = t("btn_join", "zh"), t("btn_start", "zh")
+        alice.say(
+            "group", "/newgame"
+        )  # in the shared club, which both see first: its owner's first table, her language
+        join, start = t("btn_join", "en"), t("btn_start", "en")
         lobby = bob.until(
             lambda: [m for m in bob.messages("group") if join in m["buttons"] and start in m["buttons"]],
             what="the lobby",

@@ -138,7 +138,8 @@ def test_messages_links_and_topics(sandbox: tuple[FakeTelegram, World]) -> None:
 
     link = f"https://t.me/{tg.bot_username}?start=join_-100123"
     assert bob.post("/api/link", {"url": link}) == {"chat": bob_id}
-    assert bob.chat(bob_id)["messages"][-1]["text"] == "/start join_-100123"
+    assert bob.chat(bob_id)["messages"][-1]["text"] == "/start"  # as Telegram shows it: the payload is the bot's
+    assert bot_call(tg, "getUpdates")[-1]["message"]["text"] == "/start join_-100123"
     assert bob.request("/api/link", {"url": "https://t.me/other_bot?start=x"})[0] == 400
 
     opened = alice.post("/api/topic", {"name": "一号桌"})
@@ -147,6 +148,23 @@ def test_messages_links_and_topics(sandbox: tuple[FakeTelegram, World]) -> None:
     forum = bob.chat(world.forum.id)
     assert forum["topics"] == [{"id": opened["topic"], "name": "一号桌"}]
     assert [(m["text"], m["topic"]) for m in forum["messages"]] == [("/newgame", opened["topic"])]
+
+
+def test_the_first_person_owns_the_shared_groups(sandbox: tuple[FakeTelegram, World]) -> None:
+    tg, world = sandbox
+    alice, bob = PageClient(tg.url), PageClient(tg.url)
+    alice.join("Alice", "en")
+    bob.join("Bob", "zh")
+    alice_id, bob_id = alice.state()["me"]["id"], bob.state()["me"]["id"]
+    for group in (world.club, world.forum):  # her groups as the bot sees them: their creator, an admin
+        assert bot_call(tg, "getChatMember", chat_id=group.id, user_id=alice_id)["status"] == "creator"
+        assert bot_call(tg, "getChatMember", chat_id=group.id, user_id=bob_id)["status"] == "member"
+        assert [a["user"]["id"] for a in bot_call(tg, "getChatAdministrators", chat_id=group.id)] == [alice_id]
+    shown = {chat["id"]: chat["owner"] for chat in bob.state()["chats"]}
+    assert shown == {bob_id: None, world.club.id: "Alice", world.forum.id: "Alice"}  # the page names her
+    alice.post("/api/say", {"chat": world.club.id, "text": "hi"})
+    bob.post("/api/say", {"chat": world.club.id, "text": "你好"})
+    assert [(m["from"], m["owner"]) for m in bob.chat(world.club.id)["messages"]] == [("Alice", True), ("Bob", False)]
 
 
 def test_the_page_and_the_bot_api_share_the_port(sandbox: tuple[FakeTelegram, World]) -> None:
