@@ -131,9 +131,8 @@ def test_two_people_in_two_browsers_at_one_table(tmp_path: Path) -> None:
         for browser, name in ((alice, "Alice"), (bob, "Bob")):
             browser.open(sandbox.url)
             browser.join(name, "en")
-        alice.say(
-            "group", "/newgame"
-        )  # in the shared club, which both see first: its owner's first table, her language
+        # In the shared club, which both see first: its owner opens its first table, and it takes her language.
+        alice.say("group", "/newgame")
         join, start = t("btn_join", "en"), t("btn_start", "en")
         lobby = bob.until(
             lambda: [m for m in bob.messages("group") if join in m["buttons"] and start in m["buttons"]],
