@@ -79,7 +79,8 @@ def follow_seats(application: BotApplication, world: World) -> None:
         world.seated_at = seated_at
 
     assert application.job_queue is not None, "install python-telegram-bot[job-queue]"
-    application.job_queue.run_once(connect, 0, name="the sandbox's seats")
+    # However late the start-up runs it (a job missed by over a second would be dropped otherwise).
+    application.job_queue.run_once(connect, 0, name="the sandbox's seats", job_kwargs={"misfire_grace_time": None})
 
 
 def _live_table(host: str) -> dict[str, str]:

@@ -24,6 +24,7 @@ from bot.handlers.chat_checks import (
     in_private,
     is_admin,
     is_member,
+    is_owner,
     reply,
     show_here,
     table_key,
@@ -93,10 +94,10 @@ async def newgame(update: Update, context: BotContext) -> None:
 
 
 async def _first_language(context: BotContext, chat_id: int, user_id: int, lang: str) -> None:
-    """A group that never chose its settings takes the language of the admin who first opens a table there: a
+    """A group that never chose its settings takes the language of its creator when they open a table there: a
     group made for a game (the sandbox's "Play against the bot") opens in its maker's language, no /settings."""
     settings = await context.db.chats.get(chat_id)
-    if settings.language != lang and settings == ChatSettings(chat_id) and await is_admin(context, chat_id, user_id):
+    if settings.language != lang and settings == ChatSettings(chat_id) and await is_owner(context, chat_id, user_id):
         await context.db.chats.update(chat_id, language=lang)
 
 

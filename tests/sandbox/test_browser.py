@@ -131,7 +131,8 @@ def test_two_people_in_two_browsers_at_one_table(tmp_path: Path) -> None:
         for browser, name in ((alice, "Alice"), (bob, "Bob")):
             browser.open(sandbox.url)
             browser.join(name, "en")
-        # In the shared club, which both see first: its owner opens its first table, and it takes her language.
+        # In the shared club, which both see first: Alice, the first to come, owns it, and her /newgame there
+        # gives it her language (a group that never chose one takes its creator's).
         alice.say("group", "/newgame")
         join, start = t("btn_join", "en"), t("btn_start", "en")
         lobby = bob.until(

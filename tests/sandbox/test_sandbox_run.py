@@ -81,6 +81,14 @@ def test_play_against_the_bot_through_the_page_api(tmp_path: Path) -> None:
         chats = [c["id"] for c in alice.state()["chats"]]
         assert alice.post("/api/play", {}) == {"seated": group}
         assert [c["id"] for c in alice.state()["chats"]] == chats
+        # The first to come owns the shared club: its settings are hers to change, not Bob's.
+        club = chats[1]
+        bob = PageClient(sandbox.url)
+        bob.join("Bob", "en")
+        for person in (alice, bob):
+            person.post("/api/say", {"chat": club, "text": "/settings"})
+        alice.wait_for(club, lambda m: m["text"].startswith("⚙️ 本群设置") and m["keyboard"] != [])  # the club's menu
+        alice.wait_for(club, lambda m: m["text"] == "Only group admins can change the settings.")
         button = next(b for row in hand["keyboard"] for b in row if "data" in b)
         answer = alice.post("/api/press", {"chat": me, "message": hand["id"], "data": button["data"]})
         assert answer == {"answer": {"text": None, "alert": False}}  # answered, no notice: the move was played
