@@ -13,10 +13,12 @@
     POST /api/topic             {"name"} -> {"chat", "topic"}: a new topic in the forum group
     POST /api/webapp            {"url"} -> {"url"}: a web_app button opened: its address with the person's
                                 initData signed as Telegram signs it (sandbox.web_apps)
-    GET  /api/photo/<file_id>   a picture the bot sent
+    GET  /api/photo/<file_id>?key=K   a picture the bot sent in one of the person's chats (the view gives its
+                                address; an <img> sends no header, so the key comes in the query)
 
 Bad requests answer 400 with {"error": "..."}; a request without a known key answers 401 (the page asks for a
-name again).
+name again); a picture of someone else's chats answers 404, as one that does not exist. A body is at most
+MAX_BODY bytes (sandbox.server refuses a longer one from its Content-Length).
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ Answer = tuple[int, bytes, str, str]
 STATIC = {"index.html": "text/html", "app.js": "text/javascript", "style.css": "text/css"}
 LONG_POLL_SECONDS = 20.0
 ANSWER_WAIT_SECONDS = 15.0  # Telegram shows a pressed button's spinner until the bot answers, at most this long
-IMMUTABLE = "max-age=31536000, immutable"  # a file_id names one picture forever
+IMMUTABLE = "private, max-age=31536000, immutable"  # a file_id names one picture forever; the person's own
+MAX_BODY = 64 * 1024  # bytes of a request's body: the biggest is a message of 4,096 characters
 
 
 def _json(status: int, value: JSON) -> Answer:
@@ -73,7 +76,10 @@ class Pages:
             content = resources.files("sandbox").joinpath("static", name).read_bytes()
             return 200, content, f"{STATIC[name]}; charset=utf-8", "no-cache"
         if method == "GET" and path.startswith("/api/photo/"):
-            photo = self.world.api.photo(path.removeprefix("/api/photo/"))
+            person = self.world.person(key or parse_qs(query).get("key", [""])[0])
+            if person is None:
+                return _json(401, {"error": "who are you?"})
+            photo = self.world.photo(person, path.removeprefix("/api/photo/"))
             return (200, photo.data, _image_type(photo.data), IMMUTABLE) if photo else _json(404, {"error": "no photo"})
         try:
             return self._api(method, path, query, body, key)

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sandbox.bot_api import BotApi
-from sandbox.records import JSON, Button, Chat, Message
+from sandbox.records import JSON, Button, Chat, Message, Photo
 from sandbox.users import SimUser
 
 LANGUAGE_CODES = {"zh": "zh-hans", "en": "en"}  # the page's choice -> the Telegram client's language_code
@@ -120,6 +120,14 @@ class World:
             raise SandboxError("not a chat of yours")
         return self.api.chat(chat_id)
 
+    def photo(self, person: Person, file_id: str) -> Photo | None:
+        """A picture shown in one of the person's chats (pictures are as private as the chats they are in)."""
+        for chat_id in self._chat_ids(person):
+            for message in self.api.messages(chat_id, from_bot=None):
+                if message.photo is not None and message.photo.file_id == file_id:
+                    return message.photo
+        return None
+
     def _chat_ids(self, person: Person) -> list[int]:
         return [person.user.id, self.club.id, self.forum.id, *person.own_groups]
 
@@ -155,7 +163,7 @@ class World:
             "mine": message.sender_id == person.user.id,
             "owner": not message.from_bot and message.sender_id == owner,  # Telegram marks the owner's messages
             "text": _shown_text(message),
-            "photo": f"/api/photo/{photo.file_id}" if photo else None,
+            "photo": f"/api/photo/{photo.file_id}?key={person.key}" if photo else None,  # <img src> sends no header
             "size": [photo.width, photo.height] if photo else None,
             "keyboard": [[_button_view(b) for b in row] for row in message.keyboard],
             "reply": {"id": replied.message_id, "text": replied.content[:80]} if replied else None,

@@ -142,26 +142,43 @@ class Browser:
         return True
 
     def overflowing_buttons(self) -> list[str]:
-        """The labels of the page's buttons whose text does not fit inside their bubble, or whose bubble sticks out
-        of its row (what a person sees as a label spilling out)."""
+        """The labels of the page's buttons whose text does not fit inside them, or which stick out of their row,
+        their message's bubble or the screen (what a person sees as a label spilling out)."""
         script = """
+            const inside = (a, b) => a.left >= b.left - 1 && a.right <= b.right + 1
+                && a.top >= b.top - 1 && a.bottom <= b.bottom + 1;
             return [...document.querySelectorAll('.keyboard button')].filter(b => {
-                const box = b.getBoundingClientRect(), row = b.parentElement.getBoundingClientRect();
-                return b.offsetParent !== null && (b.scrollWidth > b.clientWidth + 1
-                    || box.left < row.left - 1 || box.right > row.right + 1 || box.right > window.innerWidth);
+                if (b.offsetParent === null) return false;
+                const box = b.getBoundingClientRect(), label = document.createRange();
+                label.selectNodeContents(b);
+                return b.scrollWidth > b.clientWidth + 1 || !inside(label.getBoundingClientRect(), box)
+                    || !inside(box, b.parentElement.getBoundingClientRect())
+                    || !inside(box, b.closest('li.msg').getBoundingClientRect()) || box.right > window.innerWidth;
             }).map(b => b.textContent);"""
         return list(self.driver.execute_script(script))
 
-    def in_view(self, pane: str, message_id: int) -> bool:
-        """Whether the message's buttons and the bottom of its picture (a hand's tiles) are on the screen."""
+    def sideways(self) -> list[str]:
+        """What scrolls sideways, as nothing on the page should: the page itself, a chat shown."""
         script = """
+            const page = document.documentElement, lists = [...document.querySelectorAll('.messages')];
+            return [...(page.scrollWidth > page.clientWidth ? [`the page: ${page.scrollWidth} px`] : []),
+                ...lists.filter(l => l.offsetParent && l.scrollWidth > l.clientWidth).map(l => l.parentElement.id)];"""
+        return list(self.driver.execute_script(script))
+
+    def in_view(self, pane: str, message_id: int, *, open_tab: bool = False) -> bool:
+        """Whether the message's buttons and the bottom of its picture (a hand's tiles) are on the screen, within
+        its chat; ``open_tab``: as the person opens the chat's tab (pressed in the same script: nothing the page
+        does afterwards counts)."""
+        script = """
+            if (arguments[2]) document.querySelector(`#tabs [data-pane="${arguments[0]}"]`).click();
             const item = document.querySelector(`#${arguments[0]} li.msg[data-id="${arguments[1]}"]`);
             if (!item || item.offsetParent === null) return false;
             const picture = item.querySelector('img'), keys = item.querySelector('.keyboard');
-            const seen = (box) => box.bottom > 0 && box.bottom <= window.innerHeight;
-            return Boolean(picture && keys && picture.naturalWidth
-                && seen(picture.getBoundingClientRect()) && seen(keys.getBoundingClientRect()));"""
-        return bool(self.driver.execute_script(script, pane, message_id))
+            const chat = item.parentElement.getBoundingClientRect();
+            const seen = (box) => box.bottom > chat.top && box.bottom <= chat.bottom + 1;
+            return Boolean(picture && keys && picture.naturalWidth && seen(picture.getBoundingClientRect())
+                && seen(keys.getBoundingClientRect()) && keys.getBoundingClientRect().top >= chat.top - 1);"""
+        return bool(self.driver.execute_script(script, pane, message_id, open_tab))
 
     def until(self, check: Callable[[], T], timeout: float = 20, what: str = "the page") -> T:
         """``check()``'s first truthy value, retried (stale elements included) until ``timeout``."""

@@ -19,26 +19,6 @@ from tests.sandbox.page_client import SandboxProcess
 HAND_OVER = ("wins!", "Exhaustive draw")
 PHONE = {"width": 390, "height": 844}
 SMALL_PHONE = {"width": 360, "height": 780}
-# Whatever stays out of its place on a phone: the page or a chat scrolling sideways, a button's label beyond its
-# button, a button beyond its message's bubble (each named by its label).
-OUT_OF_PLACE = """
-    const inside = (a, b) => a.left >= b.left - 0.5 && a.right <= b.right + 0.5
-        && a.top >= b.top - 0.5 && a.bottom <= b.bottom + 0.5;
-    const out = [];
-    const page = document.documentElement;
-    if (page.scrollWidth > page.clientWidth) out.push(`the page: ${page.scrollWidth} > ${page.clientWidth}`);
-    for (const list of document.querySelectorAll('.messages')) {
-        if (list.offsetParent && list.scrollWidth > list.clientWidth) out.push(`#${list.parentElement.id}`);
-    }
-    for (const button of document.querySelectorAll('.keyboard button')) {
-        if (!button.offsetParent) continue;
-        const box = button.getBoundingClientRect();
-        const label = document.createRange();
-        label.selectNodeContents(button);
-        if (button.scrollWidth > button.clientWidth || !inside(label.getBoundingClientRect(), box)
-            || !inside(box, button.closest('li.msg').getBoundingClientRect())) out.push(button.textContent);
-    }
-    return out;"""
 # Every picture the chat's messages show, at every change of the list: whether each is loaded (a picture being
 # replaced must never be blank), and the pictures each message has shown.
 WATCH_PICTURES = """
@@ -57,27 +37,10 @@ WATCH_PICTURES = """
 
 
 def _out_of_place(browser: Browser, pane: str) -> list[str]:
-    """What is out of its place (OUT_OF_PLACE) with the chat ``pane`` shown (on a phone, its tab)."""
+    """With the chat ``pane`` shown (on a phone, its tab): the buttons whose label spills out, what scrolls
+    sideways."""
     browser.click(f'#tabs [data-pane="{pane}"]')
-    return list(browser.driver.execute_script(OUT_OF_PLACE))
-
-
-def _in_view(browser: Browser, message_id: int, *, open_tab: bool = False) -> bool:
-    """Whether the private chat is scrolled to its end and shows the message's buttons and the bottom of its
-    picture (the person's own tiles); ``open_tab``: as the person opens its tab (the tab pressed in the same
-    script: nothing the page does later counts)."""
-    script = """
-        if (arguments[1]) document.querySelector('#tabs [data-pane="private"]').click();
-        const list = document.querySelector('#private .messages'), item = list.querySelector(
-            `li.msg[data-id="${arguments[0]}"]`), view = list.getBoundingClientRect();
-        const within = (node) => {
-            const box = node.getBoundingClientRect();
-            return box.top >= view.top - 0.5 && box.bottom <= view.bottom + 0.5;
-        };
-        const picture = item.querySelector('img').getBoundingClientRect();
-        return list.scrollHeight - list.scrollTop - list.clientHeight < 2 && within(item.querySelector('.keyboard'))
-            && picture.bottom > view.top && picture.bottom <= view.bottom;"""
-    return bool(browser.driver.execute_script(script, message_id, open_tab))
+    return browser.overflowing_buttons() + browser.sideways()
 
 
 def _at_end(browser: Browser) -> bool:
@@ -208,14 +171,14 @@ def test_on_a_phone_the_private_chat_opens_on_the_new_hand_and_follows_it(tmp_pa
         alice.click("#play")  # her group's tab; her hand comes in the private chat's
         hand = alice.until(lambda: alice.prompt("private", set()), what="her hand with its buttons")
         alice.until(lambda: alice.prompt("private", set())["picture"], what="her hand's picture")  # type: ignore[index]
-        assert _in_view(alice, hand["id"], open_tab=True)
+        assert alice.in_view("private", hand["id"], open_tab=True)
         alice.screenshot("phone-private-en")
         alice.driver.execute_script(WATCH_PICTURES, "private")
         pressed: set[tuple[int, int]] = set()
         alice.press_first("private", pressed)  # her discard: the hand's message is edited, a new picture
         alice.until(lambda: _pictures_shown(alice, hand["id"]) >= 2, what="her hand redrawn")
         assert not _blank(alice)
-        assert alice.until(lambda: _in_view(alice, hand["id"]), what="her hand still in view")
+        assert alice.until(lambda: alice.in_view("private", hand["id"]), what="her hand still in view")
         # Scrolled up to read, she stays there while the bot writes below; back at the end, she follows it again.
         scrolled = "return document.querySelector('#private .messages').scrollTop"
         up = """const done = arguments[0], list = document.querySelector('#private .messages');

@@ -167,6 +167,34 @@ def test_the_first_person_owns_the_shared_groups(sandbox: tuple[FakeTelegram, Wo
     assert [(m["from"], m["owner"]) for m in bob.chat(world.club.id)["messages"]] == [("Alice", True), ("Bob", False)]
 
 
+def test_a_picture_is_seen_only_by_the_people_of_its_chat(sandbox: tuple[FakeTelegram, World]) -> None:
+    """/api/photo needs the person's key (the view's address carries it: an <img> sends no header), serves only
+    pictures of the person's own chats, and a picture's id cannot be guessed from another's."""
+    tg, _ = sandbox
+    bob, alice = PageClient(tg.url), PageClient(tg.url)
+    bob.join("Bob", "en")
+    alice.join("Alice", "en")
+    me = bob.state()["me"]["id"]
+    ids = []
+    for color in ("green", "blue"):
+        buffer = io.BytesIO()
+        Image.new("RGB", (30, 20), color).save(buffer, "PNG")
+        sent = tg.call(
+            tg.token, "sendPhoto", {"chat_id": me}, {"photo": Upload("p.png", "image/png", buffer.getvalue())}
+        )
+        assert sent is not None and sent[0] == 200
+        ids.append(sent[1]["result"]["photo"][-1]["file_id"])
+    shown = bob.wait_for(me, lambda m: m["photo"] is not None)
+    assert bob.request(shown["photo"]) == (200, buffer.getvalue())
+    path = shown["photo"].split("?")[0]
+    assert PageClient(tg.url).request(path)[0] == 401  # no key
+    assert alice.request(path)[0] == alice.request(f"{path}?key={alice.key}")[0] == 404  # not a chat of hers
+    assert bob.request(path)[0] == 200  # his key in the header works as well
+    for file_id in ids:  # no running number: 24 random bytes after Telegram's prefix
+        assert len(file_id.removeprefix("AgACAgIAAxkFAK")) == 32 and not file_id[-6:].isdigit()
+    assert ids[0][:-8] != ids[1][:-8]
+
+
 def test_the_page_and_the_bot_api_share_the_port(sandbox: tuple[FakeTelegram, World]) -> None:
     tg, _ = sandbox
     page = PageClient(tg.url)
@@ -176,6 +204,8 @@ def test_the_page_and_the_bot_api_share_the_port(sandbox: tuple[FakeTelegram, Wo
     assert page.request("/static/world.py")[0] == 404  # only the page's own files are served
     for name in ("/", "/static/app.js", "/static/style.css"):  # nothing from another host: no CDN, no network
         assert b"http" not in page.request(name)[1] and b"//cdn" not in page.request(name)[1]
+    assert page.request("/api/photo/nothing")[0] == 401  # no key
+    page.join("Alice", "en")
     assert page.request("/api/photo/nothing")[0] == 404
     status, me = page.request(f"/bot{tg.token}/getMe")
     assert status == 200 and me["result"]["username"] == "sandbox_test_bot"
