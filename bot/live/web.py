@@ -72,6 +72,7 @@ PAGE_TEXTS = ("live_title", "live_connecting", "live_left", "live_laizi", "live_
               "btn_back", "dealer_mark")  # fmt: skip
 
 MayWatch = Callable[[int, int], Awaitable[bool]]  # raises bot.handlers.chat_checks.Unanswered when it cannot say
+PROXY_HINT = "behind a reverse proxy? set MAHJONG_WEBAPP_PROXY=1 and have it send X-Real-IP"
 _too_many = Notices("live: too many sockets from one address, refusing more")
 _refused = Notices("live: requests refused")
 
@@ -141,7 +142,8 @@ class LiveSocket(tornado.websocket.WebSocketHandler):
 
     async def get(self, *args: Any, **kwargs: Any) -> None:
         if self.services.sockets.get(self.address, 0) >= self.services.config.webapp_per_address:
-            _too_many(self.address)
+            # Behind a reverse proxy that is not trusted, every page has the proxy's address: say how to fix it.
+            _too_many(self.address if self.services.config.webapp_proxy else f"{self.address}: {PROXY_HINT}")
             self.set_status(429)
             await self.finish()
             if isinstance(self.request.connection, HTTP1Connection):
