@@ -5,6 +5,7 @@ who polls Telegram, and the wake-ups of the update inbox. PostgreSQL only; nothi
     await coordinator.workers()         # the live workers: each holds a member lock while its connection lives
     await coordinator.take(7)           # True: shard 7 is this worker's until give_up(7) or the connection ends
     await coordinator.lead("poller")    # True: this worker is the one that polls (held until the connection ends)
+    await coordinator.mark("without redis", True); await coordinator.marked("without redis")   # how many say so
 
 Every lock is a session advisory lock of the dedicated connection, named per schema (several databases, and the
 tests' schemas, share one server): ``(hashtext('mahjong shard ' || schema), shard)``, ``(hashtext('mahjong
@@ -119,6 +120,16 @@ class Coordinator:
 
     async def give_up(self, shard: int) -> None:
         await self._query(f"SELECT pg_advisory_unlock({_KEY}, $2)", "mahjong shard ", shard)
+
+    async def mark(self, name: str, on: bool) -> None:
+        """Hold (``on``) or free this worker's lock ``name`` (e.g. "without redis"): what ``marked`` counts. Held
+        once: the caller keeps track of it."""
+        call = "pg_advisory_lock" if on else "pg_advisory_unlock"  # its own key (its pid): never waits
+        await self._query(f"SELECT {call}({_KEY}, pg_backend_pid())", f"mahjong {name} ")
+
+    async def marked(self, name: str) -> int:
+        """How many live workers hold their lock ``name``."""
+        return len(await self._query(_HELD, f"mahjong {name} "))
 
     async def lead(self, role: str) -> bool:
         """Hold the one lock of ``role`` (e.g. "poller"); True while this connection holds it."""

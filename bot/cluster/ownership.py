@@ -28,7 +28,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from bot.cluster.shards import SHARDS, shard_of
 from bot.table.key import TableKey
@@ -40,9 +40,13 @@ from storage.database import Database
 from storage.errors import StorageError, StorageUnavailableError
 from storage.fencing import Fences
 
+if TYPE_CHECKING:
+    from bot.cluster.shared_rate import RedisRate
+
 log = logging.getLogger(__name__)
 
 REBALANCE_S: Final = 2.0
+WITHOUT_REDIS: Final = "without redis"  # the mark of a worker Redis does not answer (bot.cluster.shared_rate)
 SHORT_OF_SHARE_S: Final = 0.25  # how often a worker below its share looks: the others free shards at their round
 
 
@@ -56,6 +60,7 @@ class Ownership:
         period: float = REBALANCE_S,
         fences: Fences[TableKey] | None = None,
         taken_up: Callable[[frozenset[int]], Awaitable[object]] | None = None,
+        rate: RedisRate | None = None,
     ) -> None:
         self._connect, self.tables, self.db, self.period = connect, tables, db, period
         self.coordinator: Coordinator | None = None
@@ -67,6 +72,8 @@ class Ownership:
         self._taken = taken  # set whenever shards were taken: the inbox's consumer looks at once
         self.short = False  # below its share after its last round: it looks again soon
         self._ended = asyncio.Event()  # the coordinator's connection ended: a round at once drops everything
+        self.rate = rate  # the overall write rate shared through Redis, told each round how it is shared
+        self._marked = False  # this worker's WITHOUT_REDIS mark is held (on its coordinator's connection)
 
     @property
     def owned(self) -> frozenset[int]:
@@ -97,12 +104,15 @@ class Ownership:
                 log.warning("no shard taken: %s", e)
                 return
             self._ended.clear()
+            self._marked = False
             self.coordinator.when_lost(self._ended.set)
             log.info("joined the workers (connection %d)", self.coordinator.pid)
         coordinator = self.coordinator
         await self._replace_dead()
         try:
-            target = math.ceil(SHARDS / max(await coordinator.workers(), 1))
+            workers = max(await coordinator.workers(), 1)
+            await self._share_rate(coordinator, workers)
+            target = math.ceil(SHARDS / workers)
             if len(self._owned) > target:
                 for shard in self._least_busy()[: len(self._owned) - target]:
                     await self._give_up(coordinator, shard)
@@ -111,6 +121,15 @@ class Ownership:
             self.short = len(self._owned) < target
         except StorageUnavailableError as e:
             await self._lose_all(str(e))
+
+    async def _share_rate(self, coordinator: Coordinator, workers: int) -> None:
+        """This worker marked as Redis answers it or not, and the rate told what the database says of all."""
+        if self.rate is None:
+            return
+        if self.rate.failing != self._marked:
+            await coordinator.mark(WITHOUT_REDIS, self.rate.failing)
+            self._marked = self.rate.failing
+        self.rate.shared(workers, await coordinator.marked(WITHOUT_REDIS), self._marked)
 
     async def _replace_dead(self) -> None:
         """The tables of owned shards whose runner died, resumed from storage as a new owner would."""
@@ -175,6 +194,8 @@ class Ownership:
         else's, so its tables stop here (every step taken, whatever one of them raises)."""
         lost, self._owned = self._owned, set()
         coordinator, self.coordinator = self.coordinator, None
+        if self.rate is not None:  # its mark goes with the connection
+            self.rate.unmarked()
         stopped = 0
         try:
             stopped = await self.tables.release(lambda key: shard_of(key) in lost)
