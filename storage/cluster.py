@@ -5,14 +5,21 @@ who polls Telegram, and the wake-ups of the update inbox. PostgreSQL only; nothi
     await coordinator.workers()         # the live workers: each holds a member lock while its connection lives
     await coordinator.take(7)           # True: shard 7 is this worker's until give_up(7) or the connection ends
     await coordinator.lead("poller")    # True: this worker is the one that polls (held until the connection ends)
+    await coordinator.mark("without redis", True); await coordinator.marked("without redis")   # how many say so
 
 Every lock is a session advisory lock of the dedicated connection, named per schema (several databases, and the
 tests' schemas, share one server): ``(hashtext('mahjong shard ' || schema), shard)``, ``(hashtext('mahjong
 worker ' || schema), backend pid)``, ``hashtext('mahjong <role> ' || schema)``. When a worker dies its connection
 ends and the server drops its locks: at once when its process is killed (the kernel closes the socket), within
 about 5 s when its machine or network goes (the server's TCP keepalives below: 2 s idle, 1 s apart, 3 probes).
-The connection's queries time out after ``CHECK_TIMEOUT_S``: a worker that cannot reach the server in that time
-must act as if it had lost every lock (bot.cluster.worker does).
+
+The locks are a lease: a worker must renew it by a query at least every ``LEASE_S``, which the connection does
+every ``RENEW_S``; the server ends a session silent for ``LEASE_S`` (idle_session_timeout), so a process that
+is alive but does not run (stopped by SIGSTOP, swapped out, its event loop stuck) loses its locks too, and the
+others take its shards in their next round. ``when_lost`` hears the connection end; from then on the worker owns
+nothing (storage.fencing refuses what it still tries to store). The connection's queries time out after
+``CHECK_TIMEOUT_S``: a worker that cannot reach the server in that time must act as if it had lost every lock
+(bot.cluster.ownership does).
 """
 
 from __future__ import annotations
@@ -25,12 +32,19 @@ import asyncpg
 
 from storage.errors import StorageUnavailableError
 from storage.inbox import CHANNEL
-from storage.postgres import CONNECT_TIMEOUT_S
+from storage.postgres import CONNECT_TIMEOUT_S, FAILURES
 
-_FAILURES = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, asyncio.TimeoutError)
-
-# The server notices a silent peer in 2 + 3 x 1 = 5 s and ends its session, freeing its locks.
-KEEPALIVES: Final = {"tcp_keepalives_idle": "2", "tcp_keepalives_interval": "1", "tcp_keepalives_count": "3"}
+# A stopped worker's tables move after at most LEASE_S and the others' next round (bot.cluster.ownership: 2 s).
+LEASE_S: Final = 5.0
+RENEW_S: Final = LEASE_S / 3
+# The server notices a silent peer in 2 + 3 x 1 = 5 s and ends its session, freeing its locks; a silent process
+# (its host still answering the keepalives) in LEASE_S.
+SESSION: Final = {
+    "tcp_keepalives_idle": "2",
+    "tcp_keepalives_interval": "1",
+    "tcp_keepalives_count": "3",
+    "idle_session_timeout": str(round(LEASE_S * 1000)),
+}
 CHECK_TIMEOUT_S: Final = 1.5
 
 _KEY = "hashtext($1 || current_schema())"
@@ -46,14 +60,15 @@ class Coordinator:
         self._conn = conn
         self._busy = asyncio.Lock()  # one query at a time on the one connection
         self.channel = f"{CHANNEL}_{schema}"
+        self._renewing = asyncio.create_task(self._renew(), name="lease")
 
     @classmethod
     async def connect(cls, dsn: str, on_notify: Callable[[str], None] | None = None) -> Coordinator:
         """The worker's connection, joined as a live worker (and listening to the inbox if on_notify is given);
         StorageUnavailableError when the server cannot be reached."""
         try:
-            conn = await asyncpg.connect(dsn, timeout=CONNECT_TIMEOUT_S, server_settings=KEEPALIVES)
-        except _FAILURES as e:
+            conn = await asyncpg.connect(dsn, timeout=CONNECT_TIMEOUT_S, server_settings=SESSION)
+        except FAILURES as e:
             raise StorageUnavailableError(f"the coordinator cannot connect ({type(e).__name__})") from e
         try:
             schema = await conn.fetchval("SELECT current_schema()")
@@ -63,7 +78,7 @@ class Coordinator:
                 await conn.add_listener(coordinator.channel, lambda *args: on_notify(str(args[-1])))
         except BaseException as e:
             conn.terminate()
-            if isinstance(e, _FAILURES):
+            if isinstance(e, FAILURES):
                 raise StorageUnavailableError(f"the coordinator cannot join ({type(e).__name__})") from e
             raise
         return coordinator
@@ -74,9 +89,22 @@ class Coordinator:
         try:
             async with self._busy:
                 return list(await self._conn.fetch(sql, *args, timeout=CHECK_TIMEOUT_S))
-        except _FAILURES as e:
+        except FAILURES as e:
             self._conn.terminate()
             raise StorageUnavailableError(f"the coordinator's connection failed ({type(e).__name__})") from e
+
+    async def _renew(self) -> None:
+        """Renew the lease until the connection ends (a failed query ends it)."""
+        while True:
+            await asyncio.sleep(RENEW_S)
+            try:
+                await self._query("SELECT 1")
+            except StorageUnavailableError:
+                return
+
+    def when_lost(self, lost: Callable[[], None]) -> None:
+        """Call ``lost`` once the connection has ended (the server ended it, or it failed, or ``close``)."""
+        self._conn.add_termination_listener(lambda _conn: lost())
 
     async def workers(self) -> int:
         """How many workers are alive (this one included)."""
@@ -92,6 +120,16 @@ class Coordinator:
 
     async def give_up(self, shard: int) -> None:
         await self._query(f"SELECT pg_advisory_unlock({_KEY}, $2)", "mahjong shard ", shard)
+
+    async def mark(self, name: str, on: bool) -> None:
+        """Hold (``on``) or free this worker's lock ``name`` (e.g. "without redis"): what ``marked`` counts. Held
+        once: the caller keeps track of it."""
+        call = "pg_advisory_lock" if on else "pg_advisory_unlock"  # its own key (its pid): never waits
+        await self._query(f"SELECT {call}({_KEY}, pg_backend_pid())", f"mahjong {name} ")
+
+    async def marked(self, name: str) -> int:
+        """How many live workers hold their lock ``name``."""
+        return len(await self._query(_HELD, f"mahjong {name} "))
 
     async def lead(self, role: str) -> bool:
         """Hold the one lock of ``role`` (e.g. "poller"); True while this connection holds it."""
@@ -109,5 +147,6 @@ class Coordinator:
 
     async def close(self) -> None:
         """End the connection: every lock of this worker is free at once."""
+        self._renewing.cancel()
         if not self._conn.is_closed():
             self._conn.terminate()

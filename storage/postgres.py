@@ -40,11 +40,24 @@ T = TypeVar("T")
 Connection: TypeAlias = "asyncpg.Connection[asyncpg.Record] | PoolConnectionProxy[asyncpg.Record]"
 POOL_SIZE = 8
 CONNECT_TIMEOUT_S = 10.0
+# A transaction its process left open (stopped by SIGSTOP, its event loop stuck) holds the writers' lock and its
+# shard's row (storage.fencing): the server ends it after this long, every other writer then goes on, and the
+# shard can change hands within its lease (storage.cluster.LEASE_S). No transaction here waits on anything else.
+IDLE_IN_TRANSACTION_S = 5
 # The writers' lock: one per schema, so databases sharing a server (and the tests' schemas) do not queue.
 _BEGIN_WRITE = "BEGIN; SELECT pg_advisory_xact_lock(hashtext('mahjong writes ' || current_schema()))"
 _BEGIN_READ = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 _MIGRATION_LOCK = "SELECT pg_advisory_xact_lock(hashtext('mahjong migrations ' || current_schema()))"
-_FAILURES = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, asyncio.TimeoutError)
+# Everything the driver raises: asyncpg's three roots (the server's refusals, misuse or a closed connection, its
+# protocol's own state, e.g. "cannot switch to state 12" when a connection is cut mid-statement), the socket's,
+# a timeout. Each is the storage's StorageUnavailableError: the core already takes that as a store refused.
+FAILURES = (
+    asyncpg.PostgresError,
+    asyncpg.InterfaceError,
+    asyncpg.exceptions.InternalClientError,
+    OSError,
+    asyncio.TimeoutError,
+)
 _COUNT = re.compile(r"(\d+)$")
 
 
@@ -65,8 +78,9 @@ class PostgresBackend:
                 timeout=CONNECT_TIMEOUT_S,
                 init=_prepare_connection,
                 reset=_end_any_transaction,
+                server_settings={"idle_in_transaction_session_timeout": str(IDLE_IN_TRANSACTION_S * 1000)},
             )
-        except _FAILURES as exc:
+        except FAILURES as exc:
             raise _unavailable(exc) from exc
         try:
             async with pool.acquire() as conn:
@@ -95,7 +109,7 @@ class PostgresBackend:
                     except BaseException:
                         conn.terminate()
                     raise
-        except _FAILURES as exc:
+        except FAILURES as exc:
             raise _unavailable(exc) from exc
 
     async def write(self, body: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
@@ -122,7 +136,7 @@ class PostgresBackend:
             self._trace(sql)
         try:
             return await call(postgres_sql(sql))
-        except _FAILURES as exc:
+        except FAILURES as exc:
             raise _unavailable(exc) from exc
 
     async def tables(self) -> list[str]:
@@ -244,5 +258,5 @@ async def migrate(
                 await conn.execute("UPDATE schema_version SET version = $1", migration.version)
         async with conn.transaction():
             return await schema_version(conn)
-    except _FAILURES as exc:
+    except FAILURES as exc:
         raise _unavailable(exc) from exc

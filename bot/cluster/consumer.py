@@ -59,6 +59,8 @@ class Consumer:
                     await self.round()
                 except StorageError as e:
                     log.warning("the inbox cannot be read (%s); trying again", e)
+                except Exception:  # whatever it is, the owned shards' updates must go on being handled
+                    log.exception("the inbox's round failed; trying again")
         finally:
             for task in self._tasks.values():
                 task.cancel()

@@ -13,9 +13,10 @@ stopped first, then the lock freed); below it, it takes free shards (a lock nobo
 (storage.fencing: from then on the writes of any worker that held them before are refused), then resumes their
 tables from storage (bot.table.resume) before it handles their updates; while still below, it looks again every
 ``SHORT_OF_SHARE_S``, so a worker that joins has its share as soon as the others' rounds free it. A worker
-killed frees its locks with its connection, and the others, now fewer, take its shards within a round or two.
-A worker that cannot reach PostgreSQL within the coordinator's timeout stops every table it runs at once: another
-may own them by then.
+killed frees its locks with its connection, and the others, now fewer, take its shards within a round or two;
+so does a worker that stops running (SIGSTOP) once its lease ends (storage.cluster.LEASE_S). A worker that
+cannot reach PostgreSQL within the coordinator's timeout, or whose connection ended (its lease gone), stops
+every table it runs at once: another may own them by then. A table whose runner died is resumed again.
 """
 
 from __future__ import annotations
@@ -27,20 +28,25 @@ import math
 import random
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from bot.cluster.shards import SHARDS, shard_of
 from bot.table.key import TableKey
 from bot.table.registry import Tables
 from bot.table.resume import resume_tables
+from bot.waits import set_or_timeout
 from storage.cluster import Coordinator
 from storage.database import Database
 from storage.errors import StorageError, StorageUnavailableError
 from storage.fencing import Fences
 
+if TYPE_CHECKING:
+    from bot.cluster.shared_rate import RedisRate
+
 log = logging.getLogger(__name__)
 
 REBALANCE_S: Final = 2.0
+WITHOUT_REDIS: Final = "without redis"  # the mark of a worker Redis does not answer (bot.cluster.shared_rate)
 SHORT_OF_SHARE_S: Final = 0.25  # how often a worker below its share looks: the others free shards at their round
 
 
@@ -54,6 +60,7 @@ class Ownership:
         period: float = REBALANCE_S,
         fences: Fences[TableKey] | None = None,
         taken_up: Callable[[frozenset[int]], Awaitable[object]] | None = None,
+        rate: RedisRate | None = None,
     ) -> None:
         self._connect, self.tables, self.db, self.period = connect, tables, db, period
         self.coordinator: Coordinator | None = None
@@ -64,6 +71,9 @@ class Ownership:
         self._handling: dict[int, asyncio.Lock] = {}
         self._taken = taken  # set whenever shards were taken: the inbox's consumer looks at once
         self.short = False  # below its share after its last round: it looks again soon
+        self._ended = asyncio.Event()  # the coordinator's connection ended: a round at once drops everything
+        self.rate = rate  # the overall write rate shared through Redis, told each round how it is shared
+        self._marked = False  # this worker's WITHOUT_REDIS mark is held (on its coordinator's connection)
 
     @property
     def owned(self) -> frozenset[int]:
@@ -82,7 +92,7 @@ class Ownership:
                 await self.rebalance()
             except Exception:
                 log.exception("rebalancing failed; trying again")
-            await asyncio.sleep(min(self.period, SHORT_OF_SHARE_S) if self.short else self.period)
+            await set_or_timeout(self._ended, min(self.period, SHORT_OF_SHARE_S) if self.short else self.period)
 
     async def rebalance(self) -> None:
         if self.coordinator is not None and self.coordinator.closed:
@@ -93,10 +103,16 @@ class Ownership:
             except StorageUnavailableError as e:
                 log.warning("no shard taken: %s", e)
                 return
+            self._ended.clear()
+            self._marked = False
+            self.coordinator.when_lost(self._ended.set)
             log.info("joined the workers (connection %d)", self.coordinator.pid)
         coordinator = self.coordinator
+        await self._replace_dead()
         try:
-            target = math.ceil(SHARDS / max(await coordinator.workers(), 1))
+            workers = max(await coordinator.workers(), 1)
+            await self._share_rate(coordinator, workers)
+            target = math.ceil(SHARDS / workers)
             if len(self._owned) > target:
                 for shard in self._least_busy()[: len(self._owned) - target]:
                     await self._give_up(coordinator, shard)
@@ -105,6 +121,22 @@ class Ownership:
             self.short = len(self._owned) < target
         except StorageUnavailableError as e:
             await self._lose_all(str(e))
+
+    async def _share_rate(self, coordinator: Coordinator, workers: int) -> None:
+        """This worker marked as Redis answers it or not, and the rate told what the database says of all."""
+        if self.rate is None:
+            return
+        if self.rate.failing != self._marked:
+            await coordinator.mark(WITHOUT_REDIS, self.rate.failing)
+            self._marked = self.rate.failing
+        self.rate.shared(workers, await coordinator.marked(WITHOUT_REDIS), self._marked)
+
+    async def _replace_dead(self) -> None:
+        """The tables of owned shards whose runner died, resumed from storage as a new owner would."""
+        dead = {key for key in self.tables.dead() if shard_of(key) in self._owned}
+        if dead:
+            resumed = await resume_tables(self.tables, self.db, lambda key: key in dead)
+            log.warning("%d table(s) whose runner had died resumed", resumed)
 
     async def _take(self, coordinator: Coordinator, wanted: int) -> None:
         free = sorted(set(range(SHARDS)) - await coordinator.taken())
@@ -150,20 +182,28 @@ class Ownership:
     async def _give_up(self, coordinator: Coordinator, shard: int) -> None:
         async with self._handling.setdefault(shard, asyncio.Lock()):
             self._owned.discard(shard)
-            stopped = await self.tables.release(lambda key: shard_of(key) == shard)
-            self.fences.drop([shard])
+            try:
+                stopped = await self.tables.release(lambda key: shard_of(key) == shard)
+            finally:  # whatever failed there, the shard is no longer this worker's: its lock goes back
+                self.fences.drop([shard])
         await coordinator.give_up(shard)
         log.info("shard %d given up (%d table(s) stopped); owning %d", shard, stopped, len(self._owned))
 
     async def _lose_all(self, why: str, level: int = logging.WARNING) -> None:
         """The connection is lost or silent (or the worker closes): its locks are, or soon will be, someone
-        else's, so its tables stop here."""
+        else's, so its tables stop here (every step taken, whatever one of them raises)."""
         lost, self._owned = self._owned, set()
-        stopped = await self.tables.release(lambda key: shard_of(key) in lost)
+        coordinator, self.coordinator = self.coordinator, None
+        if self.rate is not None:  # its mark goes with the connection
+            self.rate.unmarked()
+        stopped = 0
+        try:
+            stopped = await self.tables.release(lambda key: shard_of(key) in lost)
+        except Exception:
+            log.exception("stopping the tables of the shards dropped failed; dropping them all the same")
         self.fences.drop(lost)
-        if self.coordinator is not None:
-            await self.coordinator.close()
-            self.coordinator = None
+        if coordinator is not None:
+            await coordinator.close()
         log.log(level, "%s: %d shard(s) and %d table(s) dropped", why, len(lost), stopped)
 
     async def close(self) -> None:

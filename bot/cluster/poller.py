@@ -42,6 +42,8 @@ class Poller:
                     continue
             except (TelegramError, StorageError) as e:
                 log.warning("polling failed (%s); trying again", type(e).__name__)
+            except Exception:  # whatever it is, the worker that holds the lock must go on polling
+                log.exception("polling failed; trying again")
             await asyncio.sleep(IDLE_S)
 
     async def _lead(self) -> bool:

@@ -69,7 +69,7 @@ async def work(application: App, config: Config, stop: asyncio.Event) -> None:
         await nights.start(which=lambda chat: shard_of(TableKey(chat)) in shards)
 
     # The fences are the edge's: the tables' writes carry them.
-    ownership = Ownership(connect, tables, db, wake, fences=tables.edge.fences, taken_up=take_up)
+    ownership = Ownership(connect, tables, db, wake, fences=tables.edge.fences, taken_up=take_up, rate=data.shared_rate)
     consumer = Consumer(application, db, ownership, wake)
     poller = Poller(application.bot, db, ownership)
     tasks = [

@@ -29,7 +29,7 @@ from bot.table.core import absent
 from bot.table.edge import Edge
 from bot.table.key import TableKey
 from bot.table.one_table import seated_elsewhere
-from bot.table.runner import Hooks, Session, TableRunner
+from bot.table.runner import Hooks, Session, StepFailed, TableRunner
 from bot.table.state import Seat, Table
 from bot.waits import set_or_timeout
 from game.rules import Rules
@@ -124,6 +124,8 @@ class Tables:
         if isinstance(message, msg.Open | msg.Join):  # one table a person: the others are known here
             message = replace(message, elsewhere=seated_elsewhere(self.all(), key, message.user_id))
         runner = self._runners.get(key)
+        if runner is not None and runner.dead:  # taken up again from storage (bot.cluster): nothing taken now
+            raise StepFailed("the table's runner died")
         if runner is None and isinstance(message, msg.Open):
             runner = self._runner(Table(key=key, title=message.title, creator_id=0, creator_name="", state="new"))
         if runner is None:
@@ -171,14 +173,27 @@ class Tables:
 
     async def release(self, which: Callable[[TableKey], bool]) -> int:
         """Stop the runners of these tables without closing them, and drop what waits to be written to their
-        groups (another worker takes them up from storage: bot.cluster); what they stored stays; how many."""
+        groups (another worker takes them up from storage: bot.cluster); what they stored stays; how many.
+        Every one of them, whatever one of them raises: a table left running here would run on two workers."""
         keys = [key for key in self._runners if which(key)]
         for key in keys:
             runner = self._runners.pop(key)
-            self.scheduler.arm(key, None)
-            await runner.stop()
-            self.edge.outbox.drop(key.chat_id, for_good=False)
+            try:
+                self.scheduler.arm(key, None)
+                await runner.stop()
+                self.edge.outbox.drop(key.chat_id, for_good=False)
+            except Exception:
+                log.exception("table %s: releasing it failed; going on with the others", key.token)
         return len(keys)
+
+    def running(self, key: TableKey) -> bool:
+        """A live runner has the table (not one that died: ``dead``)."""
+        runner = self._runners.get(key)
+        return runner is not None and not runner.dead
+
+    def dead(self) -> list[TableKey]:
+        """The tables whose runner died (a bug got past its guards): resumed from storage again (bot.cluster)."""
+        return [key for key, runner in self._runners.items() if runner.dead]
 
     def _runner(self, table: Table, session: Session | None = None) -> TableRunner:
         runner = TableRunner(table, self.edge, self.config, self.clock, self._hooks, session)

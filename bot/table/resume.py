@@ -39,11 +39,12 @@ def _every(key: TableKey) -> bool:
 
 
 async def resume_tables(tables: Tables, db: Database, which: Callable[[TableKey], bool] = _every) -> int:
-    """Take up every table that was playing (``which``: only these, a worker's shards); how many resumed."""
+    """Take up every table that was playing (``which``: only these, a worker's shards), but those running here
+    (a runner that died is replaced); how many resumed."""
     resumed = 0
     for stored in await db.hands.unfinished():
         record, match_record = stored.hand, stored.match
-        if not which(_key(match_record)) or tables.get(_key(match_record)) is not None:
+        if not which(_key(match_record)) or tables.running(_key(match_record)):
             continue
         try:
             actions = [Action.from_json(a) for a in stored.actions]
@@ -55,7 +56,7 @@ async def resume_tables(tables: Tables, db: Database, which: Callable[[TableKey]
         await _adopt(tables, db, table)
         resumed += 1
     for match_record in await db.matches.all_running():
-        if not which(_key(match_record)) or tables.get(_key(match_record)) is not None:
+        if not which(_key(match_record)) or tables.running(_key(match_record)):
             continue
         try:
             waiting = await _between(tables, db, match_record)

@@ -13,7 +13,6 @@ due time goes to the scheduler (``bot.table.registry.Scheduler``), which posts `
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -90,13 +89,18 @@ class TableRunner:
         self.inbox.put_nowait(Envelope(message, answer))
         return await answer
 
+    @property
+    def dead(self) -> bool:
+        """Its task ended without its table closing (what nothing should do: the registry replaces it)."""
+        return self.task is not None and self.task.done() and not self.closed
+
     async def stop(self) -> None:
         """Stop taking messages; whoever still waits for an answer hears StepFailed (the table is gone from this
         process: another worker takes it up, bot.cluster), never waits for ever."""
         if self.task is not None:
             self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.task
+            # A task that had died is not raised again here: stopping it must not stop the caller's loop.
+            await asyncio.gather(self.task, return_exceptions=True)
         while not self.inbox.empty():
             _stopped(self.inbox.get_nowait().answer)
 
@@ -117,6 +121,13 @@ class TableRunner:
             except asyncio.CancelledError:
                 _stopped(answer)
                 raise
+            except Exception as e:  # a bug outside the core's steps: logged, its sender apologised to, tried again
+                log.exception("table %s: %s failed", self.table.key.token, type(envelope.message).__name__)
+                if answer is not None and not answer.done():
+                    answer.set_exception(StepFailed(f"{type(envelope.message).__name__} failed: {e}"))
+                if not self.closed:
+                    self.hooks.arm(self.table.key, self.clock() + RETRY_SECONDS)
+                continue
             if answer is not None and not answer.done():
                 answer.set_result(reply)
 
@@ -151,6 +162,12 @@ class TableRunner:
             except (StorageError, OSError) as e:
                 log.error("table %s: storage refused %s (%s)", self.table.key.token, type(effect).__name__, e)
                 refused = e
+            except Exception as e:  # a bug carrying it out: the message fails as one the core could not take
+                log.exception("table %s: %s failed; trying again in %.0f s", self.table.key.token,
+                              type(effect).__name__, RETRY_SECONDS)  # fmt: skip
+                self.table.not_before = now + RETRY_SECONDS
+                failed = StepFailed(f"{type(effect).__name__} failed: {e}")
+                break
         if not self.closed:
             self.hooks.arm(self.table.key, due_at(self.table, self.config))
         if failed is not None:
