@@ -20,6 +20,7 @@ from typing import Literal
 from bot.callbacks import Stamp
 from bot.config import Config
 from bot.table.key import TableKey
+from bot.views.public_view import Held
 from game.actions import Action
 from game.match import Match
 from game.table import Event, Hand
@@ -28,6 +29,7 @@ from storage.chats import ChatSettings
 
 State = Literal["new", "lobby", "playing", "between", "closed"]
 SEATS = 4
+CLAIM_PAUSES = 32  # the people's latest claim decisions a table remembers (the held draws' pauses are drawn from)
 MAX_NAME = 24  # characters of a player's name shown at the table (Telegram allows 129)
 
 
@@ -89,6 +91,8 @@ class Table:
     proof: tuple[str, str] | None = None  # (share code, reveal text) once the hand is settled
     tuoguan: list[int] = field(default_factory=lambda: [0] * SEATS)  # 托管 takeovers per seat this hand
     prompts: dict[int, Prompt] = field(default_factory=dict)
+    held: Held | None = None  # a draw made but not shown yet (bot.table.hand.hold): nobody is asked anything
+    claim_pauses: list[float] = field(default_factory=list)  # how long people took over their latest claims
     between_since: float = 0.0  # when the last hand ended
     not_before: float = 0.0  # the timer waits at least until then (a store refused: tried again later)
     session: bool = False  # a league night's: its session seats each hand and says when the night is over
@@ -160,7 +164,7 @@ class Table:
     def start_hand(self, hand: Hand, hand_id: int, now: float) -> set[int]:
         self.hand, self.hand_id = hand, hand_id
         self.state = "playing"
-        self.prompts = {}
+        self.prompts, self.held = {}, None
         self.proof, self.tuoguan = None, [0] * SEATS
         for s in self.seats:
             if s is not None:

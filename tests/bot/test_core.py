@@ -404,3 +404,66 @@ def test_nobody_but_the_seat_asked_learns_that_the_haidi_tile_could_win() -> Non
     assert hand.phase == "haidi" and hand.waiting_on() == [0]
     shown = list(publish(table, changed | {0, 1, 2, 3}))
     assert shown == [fx.ShowSeat(0, urgent=True)]  # the seat asked, and nobody else
+
+
+# --- what a pause tells (issue 40) --------------------------------------------------------------------------------
+def _play_two_people(world: World, table: Table, think: float, steps: int) -> list[tuple[float, float]]:
+    """Ann and Bob discard at once and take ``think`` seconds over each claim (then let it go); the automatic
+    players move when due. Every step checks what is shown while a draw is held back; the holds (from, until)."""
+    from bot.views.game_views import seat_content, spectator_content
+
+    holds: list[tuple[float, float]] = []
+    now = 1.0
+    for _ in range(steps):
+        hand = table.hand
+        if table.state != "playing" or hand is None or hand.finished:
+            break
+        person = next((seat for seat, s in table.humans() if seat in table.prompts), None)
+        before = len(world.effects)
+        if person is not None and hand.phase == "turn":
+            press(world, table, table.seat(person).user_id or 0, table.prompts[person].legal[-1], now)
+        elif person is not None:
+            now += think
+            press(world, table, table.seat(person).user_id or 0, Action(person, "pass"), now)
+        else:
+            when = due_at(table, CONFIG)
+            assert when is not None
+            now = max(now, when)
+            world.take(table, msg.Due(), now)
+        held = table.held
+        if held is None:
+            continue
+        holds.append((now, held.until))
+        drawer = hand.view(None).turn
+        assert drawer not in table.prompts and due_at(table, CONFIG) == held.until  # nobody is asked yet
+        assert f"余 {hand.wall.remaining + 1} 张" in spectator_content(table).text  # the draw not shown
+        for seat, _ in table.humans():  # nor to the one who drew: no drawn tile, no buttons
+            content = seat_content(table, seat)
+            assert content.markup is None and f"余 {hand.wall.remaining + 1} 张" in content.text
+        assert all(e.seat != drawer for e in world.of(fx.ShowSeat, since=before))  # shown only when it is drawn
+        now = held.until
+        shown = len(world.effects)
+        world.take(table, msg.Due(), now)
+        assert table.held is None and drawer in table.prompts and table.prompts[drawer].since == now
+        if table.seat(drawer).human:
+            assert fx.ShowSeat(drawer, urgent=True) in world.of(fx.ShowSeat, since=shown)
+    return holds
+
+
+def test_with_two_people_a_discard_nobody_deciding_could_claim_waits_as_a_claim_window_would() -> None:
+    world = World()
+    table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    holds = _play_two_people(world, table, think=5.0, steps=400)
+    assert len(holds) >= 10
+    pauses = [until - start for start, until in holds]
+    assert all(0.0 <= p <= CONFIG.claim_pause + 1e-9 for p in pauses)
+    # Before any claim of theirs, uniform over [0, claim_pause]; then drawn from how long they took over their
+    # claims (5 s, capped): the cap.
+    assert table.claim_pauses and set(table.claim_pauses) == {5.0}
+    assert pauses[-1] == pytest.approx(CONFIG.claim_pause) and min(pauses) < CONFIG.claim_pause
+
+
+def test_with_one_person_nothing_waits_for_nobody() -> None:
+    world = World()
+    table = dealt(world, (ANN, "Ann"))
+    assert _play_two_people(world, table, think=5.0, steps=300) == []

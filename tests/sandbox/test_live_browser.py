@@ -26,7 +26,8 @@ from urllib.parse import quote, urlsplit
 
 from bot.callbacks import PlayButton, Stamp, parse_action_code
 from bot.i18n import language_of_code, t
-from bot.views.public_view import shown_view
+from bot.table.hand import held_draw
+from bot.views.public_view import Held, shown_view
 from game.actions import Action
 from game.table import Hand
 from game.tiles import HIDDEN, tile_name
@@ -115,9 +116,8 @@ def _check_frames(views: list[dict[str, Any]]) -> None:
         assert view["seat"] == seat
         if view["phase"] != "over":
             assert view["revealed"] is None
-        own, size = len(view["hand"]) + (view["drawn"] is not None), view["hand_sizes"][seat]
-        # Not asked about a claim, the next seat sees the table as if its tile were drawn (bot.views.public_view).
-        assert own == size or (own == size - 1 and view["turn"] == seat and not view["actions"])
+        # No pretend draw (bot.views.public_view): a seat holds what the table says it holds.
+        assert len(view["hand"]) + (view["drawn"] is not None) == view["hand_sizes"][seat]
 
 
 def _seen(view: SeatView) -> dict[str, Any]:
@@ -154,11 +154,25 @@ def _engine_views(db_path: Path, hand_number: int) -> tuple[int, list[list[dict[
         ).fetchone()
         rows = raw.execute("SELECT action FROM actions WHERE hand_id = ? ORDER BY seq", (hand_id,)).fetchall()
     hand = Hand(load_rules(rules, "hand"), seed, dealer)
-    states = [[_seen(shown_view(hand, s)) for s in range(4)]]
-    for (action,) in rows:
-        hand.apply(Action.from_json(json.loads(action)))
-        states.append([_seen(shown_view(hand, s)) for s in range(4)])
+    states = [
+        [_seen(view) for view in views]
+        for views in replayed_views(hand, [Action.from_json(json.loads(a)) for (a,) in rows])
+    ]
     return seed, states
+
+
+def replayed_views(hand: Hand, actions: list[Action]) -> list[list[SeatView]]:
+    """Each seat's view (and the group's, last) after each action of ``hand``'s log, and before each draw the
+    table may have held back (bot.table.hand.held_draw): every state a chat may be shown, in order."""
+    seats = (0, 1, 2, 3, None)
+    states = [[shown_view(hand, s) for s in seats]]
+    for action in actions:
+        before = (hand.phase, hand.claim_by, hand.claim_tile)
+        held = held_draw(before, action, hand.apply(action))
+        if held is not None:
+            states.append([shown_view(hand, s, Held(*held, until=0.0)) for s in seats])
+        states.append([shown_view(hand, s) for s in seats])
+    return states
 
 
 def _check_against_engine(
