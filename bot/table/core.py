@@ -210,6 +210,7 @@ def _press(table: Table, press: msg.Press, now: float, config: Config) -> Answer
         yield from flow.play(table, action, config, now, update_id=press.update_id)
     except StorageError:
         return t("storage_busy", lang)
+    table.seat(seat).missed = 0  # a move of their own: the count of missed turns starts again
     return None
 
 
@@ -217,8 +218,9 @@ def _ready(table: Table, seat: int, lang: str, now: float, config: Config) -> An
     if table.state != "between":
         return t("press_stale", lang)
     s = table.seat(seat)
-    s.ready, s.auto, s.blocked = True, False, False  # pressing Ready is being back
-    if all(s.ready for _, s in table.humans() if not s.auto):
+    s.ready, s.auto, s.blocked, s.missed = True, False, False, 0  # pressing Ready is being back
+    # Everyone is waited for, 托管 or not (up to the usual pause): only one the bot cannot write to is not.
+    if all(s.ready for _, s in table.humans() if not s.blocked):
         yield from flow.start_hand(table, config, now)
     return t("press_ok", lang)
 
@@ -228,6 +230,7 @@ def _back(table: Table, seat: int, lang: str, now: float) -> Answer:
     if not s.auto:
         return t("press_stale", lang)
     s.auto = s.blocked = False
+    s.missed = 0
     if table.state == "playing":
         prompt = table.prompts.get(seat)
         if prompt is not None:

@@ -17,7 +17,7 @@ from bot.i18n import t
 from bot.table import effects as fx
 from bot.table import texts
 from bot.table.effects import Effect
-from bot.table.state import CLAIM_PAUSES, Seat, Table
+from bot.table.state import CLAIM_PAUSES, MISSED_TURNS, Seat, Table
 from bot.table.texts import automatic_name, seat_label, stopped_text
 from bot.views.public_view import Held
 from game.actions import Action
@@ -57,6 +57,11 @@ def start_hand(table: Table, config: Config, now: float) -> Steps:
                                 "dealer": hand.dealer, "rules": hand.rules.preset})  # fmt: skip
     yield from learn_languages(table)
     table.start_hand(hand, record.id, now)
+    for seat, s in table.humans():  # not carried into a new hand silently: said to the group and to them
+        if s.auto:
+            yield announce(table, "announce_tuoguan_stays", seat=seat_label(table, seat))
+            if not s.blocked:
+                yield fx.Announce(t("tuoguan_stays", s.lang), user_id=s.user_id)
     yield from publish(table, set(range(4)), new_hand=True)
 
 
@@ -201,12 +206,17 @@ def play_due(table: Table, config: Config, now: float) -> Steps:
         due = table.next_due(config.bot_delay)
         if due is None or due[0] > now + SLACK:
             return
+        if table.warning(due[1]) is not None:  # once, before the timer runs out: in the person's caption
+            table.prompts[due[1]].warned = True
+            yield fx.ShowSeat(due[1], urgent=True)
+            return
         action, urgent = yield from due_action(table, due[1])
         yield from play(table, action, config, now, urgent)
 
 
 def due_action(table: Table, seat: int) -> Generator[Effect, Any, tuple[Action, tuple[int, ...]]]:
-    """What a due seat plays: the automatic player's choice, a timed-out claim's pass, or 托管."""
+    """What a due seat plays: the automatic player's choice, a timed-out claim's pass, or a timed-out turn's
+    one move (托管 from the ``MISSED_TURNS``-th in a row on)."""
     hand = table.hand
     assert hand is not None
     s = table.seat(seat)
@@ -214,10 +224,12 @@ def due_action(table: Table, seat: int) -> Generator[Effect, Any, tuple[Action, 
         return Action(seat, "pass"), ()
     urgent: tuple[int, ...] = ()
     if not s.automatic:
-        s.auto = True
-        table.tuoguan[seat] += 1
-        yield announce(table, "announce_tuoguan", seat=seat_label(table, seat))
-        urgent = (seat,)
+        s.missed += 1
+        urgent = (seat,)  # their picture says what was played for them
+        if s.missed >= MISSED_TURNS:
+            s.auto = True
+            table.tuoguan[seat] += 1
+            yield announce(table, "announce_tuoguan", seat=seat_label(table, seat))
     # 托管 plays at the group's level too.
     action = yield fx.Decide(hand.view(seat), table.auto_level, hand.seed ^ len(hand.actions))
     return action, urgent

@@ -44,6 +44,7 @@ class Seat:
     user_id: int | None  # None = an automatic player
     name: str
     auto: bool = False  # 托管: the automatic player plays for this human until they press "I'm back"
+    missed: int = 0  # turns in a row whose timer ran out (the automatic player played each): two start 托管
     ready: bool = False  # pressed Ready after a hand
     blocked: bool = False  # their private chat refused the bot (403) since they last pressed a button
     lang: str = "zh"  # the player's own language (storage players.language): their private messages speak it
@@ -60,11 +61,16 @@ class Seat:
         return self.user_id is None or self.auto
 
 
+WARN_SECONDS = 10.0  # a person is warned once this long before their turn's timer runs out (half of a shorter one)
+MISSED_TURNS = 2  # turns in a row whose timer ran out before 托管 plays on for the person
+
+
 @dataclass
 class Prompt:
     counter: int  # len(hand.actions) when this decision was first offered
     since: float  # monotonic time it was offered
     legal: tuple[Action, ...]
+    warned: bool = False  # the person was told their timer is about to run out
 
 
 @dataclass
@@ -225,9 +231,20 @@ class Table:
         window = self.turn_seconds if self._hand().phase == "turn" else self.claim_seconds
         return prompt.since + window
 
+    def warning(self, seat: int) -> float | None:
+        """When a person is to be warned that their turn's timer runs out soon (once; None: not, or done)."""
+        prompt = self.prompts.get(seat)
+        if prompt is None or prompt.warned or self.seat(seat).automatic or self._hand().phase != "turn":
+            return None
+        return prompt.since + self.turn_seconds - min(WARN_SECONDS, self.turn_seconds / 2)
+
     def next_due(self, bot_delay: float) -> tuple[float, int] | None:
-        """The earliest (deadline, seat) among the seats asked now."""
-        due = [(d, seat) for seat in self.prompts if (d := self.deadline(seat, bot_delay)) is not None]
+        """The earliest (time, seat) among the seats asked now: a person's warning, else its deadline."""
+        due = [
+            (d, seat)
+            for seat in self.prompts
+            if (d := self.warning(seat) or self.deadline(seat, bot_delay)) is not None
+        ]
         return min(due) if due else None
 
     def _hand(self) -> Hand:

@@ -16,7 +16,7 @@ from bot.callbacks import PlayButton, Stamp, code_of, review_data
 from bot.i18n import pick, t
 from bot.outbox import Content
 from bot.table.key import TableKey
-from bot.table.state import Table
+from bot.table.state import MISSED_TURNS, WARN_SECONDS, Table
 from bot.table.texts import seat_label, seat_names
 from bot.views.public_view import shown_view
 from game.actions import Action
@@ -96,6 +96,8 @@ def _prompt_line(table: Table, seat: int, lang: str) -> str:
     claim_seconds, turn_seconds = table.claim_seconds, table.turn_seconds
     if seat not in table.prompts:  # refreshed lazily: whom the table waits for would soon be out of date
         return ""
+    if hand.phase == "turn" and table.prompts[seat].warned:
+        return t("your_turn_hurry", lang, seconds=round(min(WARN_SECONDS, turn_seconds / 2)))
     if hand.phase == "turn":
         return t("your_turn", lang, seconds=round(turn_seconds))
     view_discard = hand.view(seat).last_discard
@@ -143,6 +145,8 @@ def seat_content(
         rows.append([command_button(table, "back", "btn_back", lang)])
     else:
         lines.append(_prompt_line(table, seat, lang))
+        if s.missed:  # the automatic player played their last turn: one more in a row and it plays on
+            lines.append(t("missed_turn", lang, turns=MISSED_TURNS))
         rows = action_keyboard(table, seat, lang)
     names, scores = seat_names(table, lang), list(table.totals)
     return Content(

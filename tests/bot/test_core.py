@@ -18,7 +18,7 @@ from bot.table import messages as msg
 from bot.table.core import absent, step
 from bot.table.hand import RETRY_SECONDS, due_at
 from bot.table.key import TableKey
-from bot.table.state import MAX_NAME, Table
+from bot.table.state import MAX_NAME, WARN_SECONDS, Table
 from game.actions import Action
 from game.automatic import choose
 from game.tiles import parse_tile
@@ -212,18 +212,79 @@ def test_a_refused_store_leaves_the_table_as_it_was_and_the_timer_tries_again() 
     assert len(hand.actions) >= 1 and world.of(fx.ShowSeat, since=shown)
 
 
-def test_a_silent_player_is_played_for_then_takes_the_seat_back() -> None:
+def _until_anns_turn(world: World, table: Table, now: float) -> float:
+    """Bob discards at once, the automatic players move when due, Ann lets every claim of hers time out: until
+    Ann is to discard. The time then."""
+    while not (0 in table.prompts and table.hand is not None and table.hand.phase == "turn"):
+        assert table.state == "playing"
+        if 1 in table.prompts:
+            bob = table.prompts[1].legal
+            press(world, table, BOB, bob[-1] if Action(1, "pass") not in bob else Action(1, "pass"), now)
+            continue
+        when = due_at(table, CONFIG)
+        assert when is not None
+        now = max(now, when)
+        missed = table.seat(0).missed
+        world.take(table, msg.Due(), now)
+        assert table.seat(0).missed == missed and not table.seat(0).auto  # a claim's silence is a pass, no miss
+    return now
+
+
+def test_a_turn_timed_out_is_played_once_after_a_warning_and_two_in_a_row_start_tuoguan() -> None:
     world = World()
     table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    from bot.views.game_views import seat_content
+
+    start = table.prompts[0].since
+    warn = start + table.turn_seconds - WARN_SECONDS
+    assert due_at(table, CONFIG) == warn  # Ann deals; she is warned 10 s before her turn's time runs out
+    shown = len(world.effects)
+    world.take(table, msg.Due(), warn)
+    assert world.effects[shown:] == [fx.ShowSeat(0, urgent=True)]  # her caption says so, nothing is played
+    assert t("your_turn_hurry", "zh", seconds=10) in seat_content(table, 0).text
+    assert due_at(table, CONFIG) == start + table.turn_seconds
+    world.take(table, msg.Due(), start + table.turn_seconds)  # once only: now the time is up
+    assert [e.action.seat for e in world.of(fx.AppendAction, since=shown)][:1] == [0]  # one move played for her
+    assert not table.seat(0).auto and table.seat(0).missed == 1 and table.tuoguan[0] == 0
+    assert not [e for e in world.of(fx.Announce, since=shown) if e.user_id is None]  # the group hears nothing
+    assert t("missed_turn", "zh", turns=2) in seat_content(table, 0).text
+    # Her next turn she plays herself: the count starts again.
+    now = _until_anns_turn(world, table, start + table.turn_seconds)
+    press(world, table, ANN, table.prompts[0].legal[-1], now)
+    assert table.seat(0).missed == 0 and t("missed_turn", "zh", turns=2) not in seat_content(table, 0).text
+    # Two turns in a row timed out: 托管, said in the group.
+    for missed in (1, 2):
+        now = _until_anns_turn(world, table, now)
+        for _ in range(2):  # the warning, then the time up
+            now = due_at(table, CONFIG) or now
+            world.take(table, msg.Due(), now)
+        assert table.seat(0).missed == missed and table.seat(0).auto == (missed == 2)
+    assert fx.Announce(t("announce_tuoguan", "zh", seat="东 Ann")) in world.effects and table.tuoguan[0] == 1
+    back = world.take(table, msg.Press(ANN, Stamp(), "back", "en"), now + 1)
+    assert back == fx.Reply(t("back_ok", "en")) and not table.seat(0).auto and table.seat(0).missed == 0
+    assert world.take(table, msg.Press(ANN, Stamp(), "back", "en"), now + 2) == fx.Reply(t("press_stale", "en"))
+
+
+def test_a_person_in_tuoguan_is_waited_for_at_the_next_hand_then_played_for_with_a_notice() -> None:
+    world = World()
+    table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    play_out(world, table)  # both away (托管) to the end of the hand
+    assert world.take(table, msg.Press(BOB, Stamp(), "ready", "zh"), 500.0) == fx.Reply(t("press_ok", "zh"))
+    assert table.state == "between"  # Ann, still in 托管, is waited for as anyone
+    shown = len(world.effects)
     when = due_at(table, CONFIG)
-    assert when == pytest.approx(table.turn_seconds)  # Ann deals and has her turn's time
-    world.take(table, msg.Due(), when)
-    assert table.seat(0).auto and table.tuoguan[0] == 1
-    assert fx.Announce(t("announce_tuoguan", "zh", seat="东 Ann")) in world.effects
-    assert len(world.of(fx.AppendAction)) >= 1  # the automatic player discarded for her
-    back = world.take(table, msg.Press(ANN, Stamp(), "back", "en"), when + 1)
-    assert back == fx.Reply(t("back_ok", "en")) and not table.seat(0).auto
-    assert world.take(table, msg.Press(ANN, Stamp(), "back", "en"), when + 2) == fx.Reply(t("press_stale", "en"))
+    assert when == table.between_since + CONFIG.next_hand_seconds
+    world.take(table, msg.Due(), when)  # the usual pause is over: the hand starts, the automatic player for her
+    assert table.state == "playing" and table.hand_number == 2 and table.seat(0).auto and not table.seat(1).auto
+    notices = world.of(fx.Announce, since=shown)
+    assert fx.Announce(t("announce_tuoguan_stays", "zh", seat="东 Ann")) in notices
+    assert fx.Announce(t("tuoguan_stays", "zh"), user_id=ANN) in notices
+    assert not [n for n in notices if "Bob" in n.text or n.user_id == BOB]
+    # Her Ready ends it: a hand later, pressed in time, she plays herself.
+    play_out(world, table)
+    world.take(table, msg.Press(BOB, Stamp(), "ready", "zh"), 2000.0)
+    assert world.take(table, msg.Press(ANN, Stamp(), "ready", "zh"), 2001.0) == fx.Reply(t("press_ok", "zh"))
+    assert table.state == "playing" and table.hand_number == 3 and not table.seat(0).auto
 
 
 def test_every_claim_window_is_decided_at_once_by_automatic_players() -> None:
