@@ -43,13 +43,14 @@ class Deliberating(Players):
         return super()._looked_at(user, message)
 
 
-def _captions(tg: FakeTelegram, chat_id: int) -> list[tuple[float, str]]:
-    """Every picture's caption written to the chat, in the order written: (server time, first line)."""
+def _captions(tg: FakeTelegram, chat_id: int, *, whole: bool = False) -> list[tuple[float, str]]:
+    """Every picture's caption written to the chat, in the order written: (server time, its first line, or the
+    ``whole`` caption)."""
     out = []
     for call in tg.calls(chat_id=chat_id):
         caption = _caption(call)
         if call.ok and caption is not None:
-            out.append((call.at, caption.split("\n")[0]))
+            out.append((call.at, caption if whole else caption.split("\n")[0]))
     return out
 
 
