@@ -214,6 +214,18 @@ def _press(table: Table, press: msg.Press, now: float, config: Config) -> Answer
     return None
 
 
+def _pressed(table: Table, press: msg.Press, now: float, config: Config) -> Steps:
+    """A press answered; one on the chat's picture, taken or stale, brings that picture up to date at once (it
+    lags behind while the person's live page is open: one table on two screens)."""
+    answer = yield from _press(table, press, now, config)
+    seat = table.seat_of(press.user_id)
+    in_play = table.state == "playing" and table.hand is not None and not table.hand.finished
+    a_move = press.code not in ("start", "ready", "back")
+    if not press.from_page and seat is not None and in_play and a_move and not table.hidden_from(seat):
+        yield fx.ShowSeat(seat, urgent=True, chat=True)
+    yield fx.Reply(answer)
+
+
 def _ready(table: Table, seat: int, lang: str, now: float, config: Config) -> Answer:
     if table.state != "between":
         return t("press_stale", lang)
@@ -313,7 +325,7 @@ _TAKES: Final[dict[type, Callable[[Table, Any, float, Config], Steps]]] = {
     msg.Join: lambda table, m, now, config: _join_answered(table, m),
     msg.Leave: lambda table, m, now, config: _replying(_leave(table, m.user_id, m.flee, now, config)),
     msg.Begin: lambda table, m, now, config: _replying(_begin(table, m.user_id, table.lang, now, config)),
-    msg.Press: lambda table, m, now, config: _replying(_press(table, m, now, config)),
+    msg.Press: lambda table, m, now, config: _pressed(table, m, now, config),
     msg.Due: _due,
     msg.Stop: lambda table, m, now, config: _replying(_stop(table, m.user_id, m.is_admin)),
     msg.FollowSettings: _follow,
