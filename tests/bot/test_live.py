@@ -381,35 +381,55 @@ def test_the_mini_app_is_off_unless_its_https_address_is_set() -> None:
 
 
 async def test_one_table_on_two_screens(fake_telegram: FakeTelegram, bot: Bot, tmp_path: Path) -> None:
-    """The real registry, edge and outbox over the loopback Bot API: while Alice's page is open her chat's picture
-    follows lazily (a player with nothing to decide's pace, PASSIVE s); a press on it is the same table's press,
-    taken when legal now, and either way the picture is brought up to date at once; so is it when she leaves."""
+    """The real registry, edge, outbox and live server, over the loopback Bot API and a WebSocket: while Alice's
+    page is open her chat's picture follows lazily (a player with nothing to decide's pace, PASSIVE s); a press on
+    it is the same table's press, taken when legal now, and either way the picture is brought up to date at once;
+    so is it when she closes the page."""
     tg = fake_telegram
     alice = tg.add_user("Alice")
     group = tg.add_group("g", members=[alice])
     db = await Database.open(tmp_path / "db.sqlite3")
+    port = _free_port()
     config = Config(token=tg.token, api_base_url=tg.base_url, match_seed=852, bot_delay=0.3, private_interval=0.0,
-                    group_interval=0.0, webapp_url="https://x.org/m/", webapp_name="table")  # fmt: skip
+                    group_interval=0.0, webapp_url="https://x.org/m/", webapp_name="table",
+                    webapp_listen=("127.0.0.1", port))  # fmt: skip
     hub = Hub(config, time.monotonic)
     outbox = Outbox(bot, private_interval=0.0, group_interval=0.0, passive_interval=PASSIVE)
     tables = Tables(config, Edge(config, db, outbox, bot, hub=hub))
     hub.on_leave = lambda key, user: tables.post(key, msg.Refresh(user))
     key = TableKey(group.id)
-    page = FakePage(key, alice.id)
+
+    async def may_watch(chat_id: int, user_id: int) -> bool:
+        return True
+
+    live = LiveServer(Services(config, tables, hub, db, may_watch))
+    live.start()
+    frames: list[dict[str, Any]] = []
+
+    async def read(ws: WebSocketClientConnection) -> None:
+        while (text := await ws.read_message()) is not None:
+            frames.append(json.loads(text))
+
+    def view() -> dict[str, Any]:
+        return next(f for f in reversed(frames) if f["type"] == "view")
 
     def pictures() -> list[Message]:
         return [m for m in tg.messages(alice.id) if m.photo is not None]
 
     try:
         await tables.ask(key, msg.Open(alice.id, "Alice", "g"))
-        hub.join(page, tables.get(key))
+        ws, frames[:] = await _hello(
+            f"ws://127.0.0.1:{port}/ws", init_data(alice.id, token=tg.token), table_token(key, tg.token)
+        )
+        assert [f["type"] for f in frames] == ["hello", "waiting"], frames  # the lobby
+        reader = asyncio.create_task(read(ws))
         await tables.ask(key, msg.Begin(alice.id))
-        view = page.frames[-1]
-        assert view["seat"] == 0 and view["actions"]  # her first decision, on the page at once
+        first_view = await tg.wait_until_async(lambda: frames[-1].get("actions") and frames[-1], timeout=10)
+        assert first_view["seat"] == 0  # her first decision, on the page at once
         # In the chat, lazily: the same decision, its buttons the page's.
         chat = await tg.wait_until_async(lambda: pictures() and pictures()[-1], timeout=PASSIVE + 15)
         first = PlayButton.decode(game_buttons(chat, group)[-1].callback_data or "")
-        assert first.stamp.encode() == view["stamp"]
+        assert first.stamp.encode() == first_view["stamp"]
         # A legal press in the chat while the page is open is taken, and the chat shows it at once.
         taken = msg.Press(alice.id, first.stamp, first.code, "en")
         assert (await tables.ask(key, taken)).text is None
@@ -418,12 +438,15 @@ async def test_one_table_on_two_screens(fake_telegram: FakeTelegram, bot: Bot, t
         assert not game_buttons(shown, group)  # her discard made: nothing for her to press
         # Her next decision comes to the page; she plays it there; the chat lags behind.
         frame = await tg.wait_until_async(
-            lambda: (f := page.frames[-1]).get("actions") and f["stamp"] != view["stamp"] and f, timeout=30
+            lambda: (f := view()).get("actions") and f["stamp"] != first_view["stamp"] and f, timeout=30
         )
         edits = pictures()[-1].edits
-        code = frame["actions"][-1]["code"]
-        from_page = msg.Press(alice.id, Stamp.decode(frame["stamp"]), code, "en", from_page=True)
-        assert (await tables.ask(key, from_page)).text is None
+        played = len(frames)
+        await ws.write_message(
+            json.dumps({"type": "press", "stamp": frame["stamp"], "code": frame["actions"][-1]["code"]})
+        )
+        await tg.wait_until_async(lambda: len(frames) > played and view()["stamp"] != frame["stamp"], timeout=10)
+        assert not [f for f in frames[played:] if f["type"] == "notice"]  # taken
         # A stale press in the chat is answered so, and followed at once by the table as it is now.
         assert (await tables.ask(key, taken)).text == t("press_stale", "en")
         now = tables.get(key)
@@ -432,10 +455,19 @@ async def test_one_table_on_two_screens(fake_telegram: FakeTelegram, bot: Bot, t
         await tg.wait_until_async(
             lambda: (m := pictures()[-1]).edits > edits and wall in (m.caption or "") and m, timeout=PASSIVE / 2
         )
-        hub.leave(page)  # leaving the page: at once too, with the page's button
-        picture = await tg.wait_for_message_async(alice.id, lambda m: m.photo is not None)
+        # Her next decision, on the page; closing it brings the chat's picture to it at once, with the page's button.
+        later = await tg.wait_until_async(
+            lambda: (f := view()).get("actions") and f["stamp"] != frame["stamp"] and f, timeout=30
+        )
+        ws.close()
+        await reader
+        picture = await tg.wait_until_async(
+            lambda: (m := pictures()[-1]) and game_buttons(m, group) and m, timeout=PASSIVE / 2
+        )
+        assert PlayButton.decode(game_buttons(picture, group)[0].callback_data or "").stamp.encode() == later["stamp"]
         assert picture.buttons[-1].web_app == f"https://x.org/m/?table={table_token(key, tg.token)}"
     finally:
+        live.stop()
         await tables.close()
         await outbox.close()
         await db.close()
