@@ -145,16 +145,17 @@ def hold(table: Table, held: tuple[Literal["claim", "rob"], int, int], config: C
     """With two or more people at the table, the draw that just followed a discard (or a 蓄杠) no person could
     claim is held back for a moment, the table shown as during a claim window nobody is asked about: so a claim
     window's pause alone says little (README, "How to play"). The moment is drawn from the table's people's
-    latest claim decisions (uniform over [0, ``claim_pause``] before any), never longer than ``claim_pause``.
-    Whether it is held."""
+    latest claim decisions (uniform up to the cap before any), capped at ``claim_pause`` and the claim window
+    (a decision never takes longer). Whether it is held."""
     hand = table.hand
     assert hand is not None
     if len(table.humans()) < 2 or config.claim_pause <= 0:
         return False  # nobody for a pause to tell anything to (the one person is the one deciding)
     # Pure: the hand's own secret seed decides, so a test replays it and nobody can foresee it.
     rng = random.Random(hand.seed * 1_000_003 + len(hand.actions))
-    seconds = rng.choice(table.claim_pauses) if table.claim_pauses else rng.uniform(0.0, config.claim_pause)
-    table.held = Held(*held, until=now + min(seconds, config.claim_pause))
+    cap = min(config.claim_pause, table.claim_seconds)
+    seconds = rng.choice(table.claim_pauses) if table.claim_pauses else rng.uniform(0.0, cap)
+    table.held = Held(*held, until=now + min(seconds, cap))
     table.prompts.pop(hand.view(None).turn, None)  # the seat that drew is asked nothing until it is shown
     return True
 
