@@ -37,6 +37,7 @@ from telegram.request import HTTPXRequest
 
 from bot import i18n
 from bot.callbacks import (
+    FLEE_PATTERN,
     LANGUAGE_PATTERN,
     LEAGUE_PATTERN,
     PLAY_PATTERN,
@@ -45,7 +46,6 @@ from bot.callbacks import (
     SETTINGS_PATTERN,
     STANDINGS_PATTERN,
 )
-from bot.cluster.serve import serve_workers
 from bot.cluster.shards import shard_of
 from bot.config import Config, ConfigError, check_config, load_dotenv
 from bot.context import CONTEXT_TYPES, BotApplication, BotContext, BotData
@@ -64,13 +64,13 @@ from bot.league.nights import LeagueNights
 from bot.limits import CONNECTIONS, SharedRate
 from bot.live.hub import Hub
 from bot.live.web import LiveServer, Services
-from bot.local_sandbox import banner, open_sandbox
+from bot.local_sandbox import banner, follow_seats, open_sandbox
 from bot.logs import setup_logging
 from bot.outbox import Outbox
 from bot.ratelimit import ChatRateLimiter
 from bot.review_queue import Reviews
 from bot.search_pool import SearchPool
-from bot.startup import StartingApplication, cancel_all, in_background, publish_commands
+from bot.startup import StartingApplication, cancel_all, in_background, publish_commands, stop_once
 from bot.table import messages as msg
 from bot.table.edge import Edge
 from bot.table.key import TableKey
@@ -137,6 +137,7 @@ HANDLERS: list[BaseHandler[Any, BotContext, Any]] = [
     CallbackQueryHandler(info_commands.lang_press, pattern=LANGUAGE_PATTERN),
     CallbackQueryHandler(replay_commands.replay_press, pattern=REPLAY_PATTERN),
     CallbackQueryHandler(review_commands.review_press, pattern=REVIEW_PATTERN),
+    CallbackQueryHandler(table_commands.flee_press, pattern=FLEE_PATTERN),
     CallbackQueryHandler(table_commands.stale_press),
 ]
 
@@ -205,6 +206,7 @@ async def _start(application: BotApplication) -> None:
         name = application.bot.username
         log.info("bot @%s started as one of several workers (%d search processes)", name, pool.workers)
         return
+    stop_once(asyncio.get_running_loop())  # PTB's own loop (bot.cluster.serve has its own stop)
     resumed = await resume_tables(tables, db)  # from storage alone: no request to Telegram before polling
     in_background(data, fill_titles(tables, db, application.bot), "the titles of older tables")
     log.info("bot @%s started; %d unfinished hand(s) resumed", application.bot.username, resumed)
@@ -291,7 +293,11 @@ def main() -> None:
         print(banner(local[0]), flush=True)
     i18n.load()
     application = build_application(config)
+    if local:
+        follow_seats(application, local[0].world)  # "Play against the bot" knows where its person sits
     if config.workers:
+        from bot.cluster.serve import serve_workers  # asyncpg (the `workers` extra) is needed only here
+
         serve_workers(application, config)  # one of several sharing PostgreSQL: bot.cluster
     else:
         serve(application, config)

@@ -9,6 +9,7 @@
 | language  | ``ln1|<lang>``                          | ``LANGUAGE_PATTERN``    |
 | replay    | ``rp1|<code>|<move>|<seat>`` · ``rp1|<code>|gif|<seat>`` | ``REPLAY_PATTERN`` |
 | review    | ``rv1|<code>``                          | ``REVIEW_PATTERN``      |
+| flee      | ``fl1|<table>|<hand>|<user>|yes`` · ``…|no`` | ``FLEE_PATTERN``   |
 
 ``bot.app`` routes each kind with ``CallbackQueryHandler(pattern=...)``; a press matching none is stale.
 Play buttons are ``PlayButton``s: ``table`` is the table's key (``bot.table.key``: the group chat id, with
@@ -45,6 +46,7 @@ LEAGUE_PREFIX: Final = "lg1"
 LANGUAGE_PREFIX: Final = "ln1"
 REPLAY_PREFIX: Final = "rp1"
 REVIEW_PREFIX: Final = "rv1"
+FLEE_PREFIX: Final = "fl1"
 MAX_BYTES: Final = 64
 _SEP: Final = "|"
 
@@ -55,6 +57,8 @@ LEAGUE_PATTERN: Final = rf"^{LEAGUE_PREFIX}\|\d{{1,18}}\|(in|out)$"
 LANGUAGE_PATTERN: Final = rf"^{LANGUAGE_PREFIX}\|({'|'.join(LANGUAGES)})$"
 # A share code, a step (or gif) and a seat: 0-3, or a for all hands open.
 REVIEW_PATTERN: Final = rf"^{REVIEW_PREFIX}\|[{SHARE_ALPHABET}]{{{SHARE_CODE_LEN}}}$"
+# /flee's Confirm or Cancel: the table, the hand it would leave, who asked.
+FLEE_PATTERN: Final = rf"^{FLEE_PREFIX}\|-?\d{{1,18}}(_\d{{1,12}})?\|\d{{1,18}}\|\d{{1,18}}\|(yes|no)$"
 # A replay move: ``<step>`` goes there (⏮ ⏭, a new replay); ``<step>+1`` / ``<step>-1`` / ``<step>=`` move one on,
 # one back or stay (a seat) from the step the message shows now (``<step>``: what it showed when drawn).
 REPLAY_PATTERN: Final = rf"^{REPLAY_PREFIX}\|[{SHARE_ALPHABET}]{{{SHARE_CODE_LEN}}}\|(\d{{1,4}}([+-]1|=)?|gif)\|[0-3a]$"
@@ -149,6 +153,26 @@ def replay_data(code: str, step: int | str, seat: int | None) -> str:
 
 def review_data(code: str) -> str:
     return _checked(_SEP.join((REVIEW_PREFIX, code)))
+
+
+@dataclass(frozen=True)
+class FleeButton:
+    """/flee's Confirm (``confirm``) or Cancel: only ``user_id`` may press it, for hand ``hand_id`` of ``table``."""
+
+    table: TableKey
+    hand_id: int
+    user_id: int
+    confirm: bool
+
+    def encode(self) -> str:
+        choice = "yes" if self.confirm else "no"
+        return _checked(_SEP.join((FLEE_PREFIX, self.table.token, str(self.hand_id), str(self.user_id), choice)))
+
+    @classmethod
+    def decode(cls, data: str | None) -> FleeButton:
+        """The button ``data`` names (it matched ``FLEE_PATTERN``)."""
+        table, hand, user, choice = fields(data)
+        return cls(TableKey.parse(table), int(hand), int(user), choice == "yes")
 
 
 def fields(data: str | None) -> list[str]:

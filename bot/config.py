@@ -15,6 +15,7 @@ Telegram (``python -m bot --check-config``): exit status 0, or 2 with the reason
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 from collections.abc import Mapping, MutableMapping
@@ -100,6 +101,13 @@ def _optional_number(env: Mapping[str, str], key: str, minimum: float = 0.0) -> 
     if value < minimum:
         raise ConfigError(f"{key} must be at least {minimum}, got {raw!r}")
     return value
+
+
+def _flag(env: Mapping[str, str], key: str, meaning: str) -> bool:
+    raw = env.get(key, "").strip().lower()
+    if raw not in ("", "0", "1", "false", "true", "no", "yes", "off", "on"):
+        raise ConfigError(f"{key} must be 1 ({meaning}) or 0, got {raw!r}")
+    return raw in ("1", "true", "yes", "on")
 
 
 def _optional_count(env: Mapping[str, str], key: str) -> int | None:
@@ -198,7 +206,7 @@ class Config:
     review_samples: int = DEFAULT_SAMPLES  # sampled worlds per reviewed decision (fewer: faster, noisier)
     # Webhook mode (bot.webhook) when webhook_url is set; else long polling.
     webhook_url: str | None = None
-    webhook_listen: tuple[str, int] = ("0.0.0.0", 8443)
+    webhook_listen: tuple[str, int] = ("127.0.0.1", 8443)  # loopback: behind the TLS reverse proxy
     webhook_secret: str | None = None
     admin_ids: frozenset[int] = frozenset()  # the bot's operators: /status
     # The Mini App (bot.live): its public address (None: off, no Mini App buttons), where its server listens in
@@ -206,6 +214,12 @@ class Config:
     webapp_url: str | None = None
     webapp_listen: tuple[str, int] = ("127.0.0.1", 8090)
     webapp_name: str | None = None
+    # The live table's caps (bot.listeners): open connections in all (never more than half the process's file
+    # descriptors) and WebSockets from one address; whether X-Forwarded-For / X-Real-IP name that address (only
+    # behind a reverse proxy that sets them: otherwise anyone could write any address into the logs).
+    webapp_connections: int = 1000
+    webapp_per_address: int = 20
+    webapp_proxy: bool = False
     # Several workers sharing one PostgreSQL (bot.cluster): off by default; the overall write rate shared through
     # Redis (None: each worker keeps global_rate / workers_expected to itself).
     workers: bool = False
@@ -244,6 +258,7 @@ class Config:
         if lang not in LANGUAGES:
             raise ConfigError(f"MAHJONG_LANG must be {' or '.join(LANGUAGES)}, got {lang!r}")
         workers, redis_url, workers_expected = _workers(env)
+        _require_extras(env, workers=workers, redis=redis_url is not None)
         level = (env.get("MAHJONG_LOG_LEVEL", "INFO").strip() or "INFO").upper()
         if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
             raise ConfigError(f"MAHJONG_LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, got {level!r}")
@@ -271,6 +286,9 @@ class Config:
             webapp_url=_webapp_url(env),
             webapp_listen=host_port(env, "MAHJONG_WEBAPP_LISTEN", cls.webapp_listen),
             webapp_name=_webapp_name(env),
+            webapp_connections=_optional_count(env, "MAHJONG_WEBAPP_CONNECTIONS") or cls.webapp_connections,
+            webapp_per_address=_optional_count(env, "MAHJONG_WEBAPP_PER_ADDRESS") or cls.webapp_per_address,
+            webapp_proxy=_flag(env, "MAHJONG_WEBAPP_PROXY", "behind a reverse proxy that sets X-Real-IP"),
             workers=workers,
             redis_url=redis_url,
             workers_expected=workers_expected,
@@ -280,19 +298,31 @@ class Config:
 
 def _workers(env: Mapping[str, str]) -> tuple[bool, str | None, int]:
     """MAHJONG_WORKERS=1 (PostgreSQL, long polling), MAHJONG_REDIS=redis://…, MAHJONG_WORKERS_EXPECTED=N."""
-    raw = env.get("MAHJONG_WORKERS", "").strip().lower()
-    if raw not in ("", "0", "1", "false", "true", "no", "yes", "off", "on"):
-        raise ConfigError(f"MAHJONG_WORKERS must be 1 (several workers share the tables) or 0, got {raw!r}")
-    on = raw in ("1", "true", "yes", "on")
+    on = _flag(env, "MAHJONG_WORKERS", "several workers share the tables")
     if on and not is_postgres(env.get("MAHJONG_DB", "")):
         raise ConfigError("MAHJONG_WORKERS=1 needs MAHJONG_DB=postgresql://… (the workers share it)")
     if on and env.get("MAHJONG_WEBHOOK_URL", "").strip():
         raise ConfigError("MAHJONG_WORKERS=1 polls (one worker at a time): unset MAHJONG_WEBHOOK_URL")
+    if on and env.get("MAHJONG_WEBAPP_URL", "").strip():
+        raise ConfigError("MAHJONG_WORKERS=1 does not serve the Mini App yet: unset MAHJONG_WEBAPP_URL")
     redis = env.get("MAHJONG_REDIS", "").strip() or None
     if redis is not None and urlsplit(redis).scheme not in ("redis", "rediss", "unix"):
         raise ConfigError(f"MAHJONG_REDIS must be a redis:// URL, got {redis!r}")
     expected = round(_number(env, "MAHJONG_WORKERS_EXPECTED", 1, 1))
     return on, redis, expected
+
+
+def _require_extras(env: Mapping[str, str], *, workers: bool, redis: bool) -> None:
+    """An optional backend that is configured needs its package, which `make run` (``pip install -e .``) does not
+    install: say which extra brings it, instead of a ModuleNotFoundError once the bot is under way."""
+    needs = (
+        (workers, "MAHJONG_WORKERS=1", "asyncpg", "workers"),
+        (redis, "MAHJONG_REDIS", "redis", "workers"),
+        (is_postgres(env.get("MAHJONG_DB", "")), "MAHJONG_DB=postgresql://…", "asyncpg", "postgres"),
+    )
+    for wanted, setting, module, extra in needs:
+        if wanted and importlib.util.find_spec(module) is None:
+            raise ConfigError(f"{setting} needs the {module} package: pip install -e '.[{extra}]'")
 
 
 def check_config(env: Mapping[str, str] | None = None, dotenv: str | Path = ".env") -> tuple[int, str]:

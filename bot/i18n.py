@@ -10,9 +10,10 @@ files are the source, edited by hand or with any PO editor). A message id is a s
     t("btn_peng", "zh", tile="五万")      # -> "碰 五万"
     language_of_code("en-GB")            # -> "en"; "zh-hans" or no code -> "zh"
 
-Which language: in a group, the group's setting (``/settings``); in a private chat, the player's own
+Which language: a group's own messages (its lobby, pictures, results), the group's setting (``/settings``); an
+answer to a person (to their command, in a group too, or to their press) and their private chat, the person's own
 choice (``/lang``), which starts as their Telegram language code the first time the bot meets them
-(``private_language``). ``commands(lang)`` is the command menu, also the BotFather list.
+(``private_language``, asked through ``language_for``). ``commands(lang)`` is the command menu, also the BotFather list.
 """
 
 from __future__ import annotations
@@ -132,7 +133,8 @@ async def private_language(db: Database, user: User) -> str:
 
 
 async def language_for(db: Database, chat_id: int, user: User | None) -> str:
-    """The language to answer in: a group's setting, or the player's own in a private chat."""
-    if chat_id > 0 and user is not None:
+    """The language of an answer to what ``user`` sent, wherever they sent it: theirs (an English player's /me
+    in a Chinese group is English); the chat's setting only when no person sent it (a command sent as a chat)."""
+    if user is not None:
         return await private_language(db, user)
     return (await db.chats.get(chat_id)).language

@@ -19,6 +19,7 @@ from telegram.warnings import PTBDeprecationWarning
 
 MAX_TEXT: Final = 4096  # Telegram's limits, counted in UTF-16 code units
 MAX_CAPTION: Final = 1024
+MAX_BUTTONS_PER_ROW: Final = 8  # of an inline keyboard
 # Connections to the Bot API at once. The outbox uses all but ANSWER_CONNECTIONS of them, so an answer to a press
 # never waits for a free connection behind the pictures being uploaded. httpcore walks the whole pool on every
 # request: 32 answered presses under load faster than 64 (bench/RESULTS.md) and still carry 30 writes a second.

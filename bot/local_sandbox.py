@@ -11,6 +11,7 @@ environment sets win over all of these but the token and the address.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import shutil
 import socket
@@ -19,7 +20,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bot.config import ConfigError, host_port
+from bot.context import BotApplication, BotContext
+from bot.table.one_table import table_of
 from sandbox.launch import LocalSandbox, start_sandbox
+from sandbox.world import World
+
+SEATS_ANSWER_SECONDS = 5.0  # how long the page's "Play against the bot" waits to learn where its person sits
 
 DEFAULT_LISTEN = ("127.0.0.1", 8080)
 # Fast mode: the outbox's pauses between writes (Telegram's: 3.1 s a group, 1 s a private chat, 4 s a
@@ -54,6 +60,27 @@ def open_sandbox(env: Mapping[str, str]) -> tuple[LocalSandbox, dict[str, str]] 
         defaults = defaults | {"MAHJONG_DB": str(Path(directory) / "sandbox.sqlite3")}
     environment = {**defaults, **env, **sandbox.environment}
     return sandbox, environment
+
+
+def follow_seats(application: BotApplication, world: World) -> None:
+    """The page's "Play against the bot" asks the bot where its person sits (one table a person): the registry
+    answers, read in the bot's loop (the page's requests come on the sandbox's threads)."""
+
+    async def connect(context: BotContext) -> None:
+        loop, tables = asyncio.get_running_loop(), context.tables
+
+        async def where(user_id: int) -> int | None:
+            table = table_of(tables.all(), user_id)
+            return None if table is None else table.key.chat_id
+
+        def seated_at(user_id: int) -> int | None:
+            return asyncio.run_coroutine_threadsafe(where(user_id), loop).result(SEATS_ANSWER_SECONDS)
+
+        world.seated_at = seated_at
+
+    assert application.job_queue is not None, "install python-telegram-bot[job-queue]"
+    # However late the start-up runs it (a job missed by over a second would be dropped otherwise).
+    application.job_queue.run_once(connect, 0, name="the sandbox's seats", job_kwargs={"misfire_grace_time": None})
 
 
 def _live_table(host: str) -> dict[str, str]:

@@ -3,7 +3,8 @@ is retried with backoff instead of ending the process, and nothing that can wait
 
 ``StartingApplication`` (the application's class) retries its ``initialize`` (getMe) until Telegram answers;
 a refusal that will not change (a wrong token: 401) still ends the process at once. ``in_background`` runs what
-may come later (the command menu, the titles of older tables) as a task the stop cancels.
+may come later (the command menu, the titles of older tables) as a task the stop cancels. ``stop_once`` makes a
+stop signal (Ctrl-C, SIGTERM) that comes again while the bot stops wait for the stop under way.
 
     await retried(lambda: bot.set_my_commands(commands), "the command menu")
 """
@@ -12,8 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, Final, TypeVar
+from typing import Any, Final, NoReturn, TypeVar
 
 from telegram import Bot, BotCommand
 from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
@@ -29,6 +31,24 @@ T = TypeVar("T")
 
 FIRST_WAIT: Final = 1.0  # seconds before the first retry; doubled each time
 MOST_WAIT: Final = 60.0  # the longest wait between two tries
+STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)  # PTB's run_polling and run_webhook stop on these
+
+
+def stop_once(loop: asyncio.AbstractEventLoop) -> None:
+    """The first stop signal stops the bot as PTB's own handler does (SystemExit out of the loop, then PTB's
+    orderly stop); another one during that stop is only logged. PTB's handler would raise again in the middle of
+    its stop, which then never closed the database: the database's threads kept the process alive for good."""
+
+    def again() -> None:
+        log.warning("already stopping: the tables, the outbox and the database close first (SIGKILL: at once)")
+
+    def first() -> NoReturn:
+        for sig in STOP_SIGNALS:
+            loop.add_signal_handler(sig, again)
+        raise SystemExit
+
+    for sig in STOP_SIGNALS:
+        loop.add_signal_handler(sig, first)
 
 
 def transient(e: BaseException) -> bool:

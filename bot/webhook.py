@@ -2,9 +2,11 @@
 
     serve(application, config)       # blocks until SIGINT/SIGTERM
 
-Webhook mode listens on ``MAHJONG_WEBHOOK_LISTEN`` (host:port, default 0.0.0.0:8443) at the URL's path and
+Webhook mode listens on ``MAHJONG_WEBHOOK_LISTEN`` (host:port, default 127.0.0.1:8443) at the URL's path and
 registers ``MAHJONG_WEBHOOK_URL`` with Telegram (setWebhook). Telegram only posts to https on ports 443, 80,
-88 or 8443, so the URL is usually a TLS-terminating reverse proxy forwarding that path to the listener.
+88 or 8443, so the URL is usually a TLS-terminating reverse proxy on the same host forwarding that path to the
+listener. The listener holds to ``bot.listeners.WEBHOOK``: a body of at most 256 KB (an update is a few KB),
+headers and body within 10 s each, at most 100 connections.
 Telegram sends a secret in the ``X-Telegram-Bot-Api-Secret-Token`` header and PTB refuses any request without
 it (403): ``MAHJONG_WEBHOOK_SECRET``, or one generated at every start (and registered with setWebhook) when
 none is configured, so forged updates from the network never reach the bot.
@@ -22,6 +24,7 @@ from telegram import Update
 from telegram.ext import Application
 
 from bot.config import Config
+from bot.listeners import WEBHOOK, bound_http_servers
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +38,7 @@ def serve(application: Application[Any, Any, Any, Any, Any, Any], config: Config
     if secret is None:
         secret = secrets.token_urlsafe(32)
         log.info("no MAHJONG_WEBHOOK_SECRET: registering a secret generated for this run")
+    bound_http_servers(WEBHOOK)  # PTB makes its tornado HTTPServer without limits
     application.run_webhook(
         listen=host,
         port=port,

@@ -33,6 +33,8 @@ HONOR_CN: Final = ("东", "南", "西", "北", "白", "发", "中")
 HONOR_EN: Final = ("East", "South", "West", "North", "White", "Green", "Red")
 SUIT_EN: Final = {"m": "Character", "p": "Dot", "s": "Bamboo"}  # one tile: "5 Character"
 SUIT_EN_PLURAL: Final = {"m": "Characters", "p": "Dots", "s": "Bamboo"}  # several: "2 4 4 Characters"
+# On a button, where a phone's row must hold several: "5 Crak", "3-4-5 Bam" (the English sets' own short names).
+SUIT_EN_SHORT: Final = {"m": "Crak", "p": "Dot", "s": "Bam"}
 
 # 赖子 order for honors (§3): 东→南→西→北→发→白→东, and 中→发.
 _HONOR_NEXT: Final = {EAST: SOUTH, SOUTH: WEST, WEST: NORTH, NORTH: GREEN, GREEN: WHITE, WHITE: EAST, RED: GREEN}
@@ -94,6 +96,17 @@ def tile_label(t: Tile, lang: str) -> str:
     ('Red', '九条')
     """
     return tile_cn(t) if lang == "zh" else tile_en(t)
+
+
+def tile_short(t: Tile, lang: str) -> str:
+    """A tile on a button: as ``tile_label`` says it, the English suit shorter (5 Crak · 6 Dot · 7 Bam).
+
+    >>> tile_short(parse_tile("5m"), "en"), tile_short(parse_tile("1z"), "en"), tile_short(parse_tile("5m"), "zh")
+    ('5 Crak', 'East', '五万')
+    """
+    if lang == "zh" or is_honor(t):
+        return tile_label(t, lang)
+    return f"{rank_of(t)} {SUIT_EN_SHORT[suit_of(t)]}"
 
 
 def tiles_label(tiles: Iterable[Tile], lang: str) -> str:

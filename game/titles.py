@@ -6,6 +6,8 @@
 '幼儿园'
 >>> title_named("教授").min_skill
 34000
+>>> START_SKILL, title_for(START_SKILL).en
+(3200, 'Undergraduate')
 """
 
 from __future__ import annotations
@@ -13,9 +15,6 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Final
-
-# Every player starts here (§10) and moves by their net points after each hand.
-START_SKILL: Final = 2400
 
 
 @dataclass(frozen=True)
@@ -43,6 +42,18 @@ TITLES: Final[tuple[Title, ...]] = (
     Title("大师", "Master", 78000),
     Title("宗师", "Grandmaster", 150000),
 )
+
+
+def _band_middle(zh: str) -> int:
+    """The middle of a title's band: a skill there keeps the title through a first hand's win or loss."""
+    index = next(i for i, title in enumerate(TITLES) if title.zh == zh)
+    low, high = TITLES[index].min_skill, TITLES[index + 1].min_skill
+    assert low is not None and high is not None
+    return (low + high) // 2
+
+
+# Every player starts here (§10), a 本科生 well inside the band, and moves by their net points after each hand.
+START_SKILL: Final = _band_middle("本科生")
 
 # Thresholds of every title after 幼儿园, ascending, for the bisection below.
 _THRESHOLDS: Final = tuple(t.min_skill for t in TITLES[1:] if t.min_skill is not None)

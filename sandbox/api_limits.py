@@ -22,6 +22,9 @@ MAX_CAPTION = 1024
 MAX_CALLBACK_DATA_BYTES = 64
 MAX_CALLBACK_ANSWER = 200
 MAX_PHOTO_BYTES = 10 * 1024 * 1024
+# A request's body: the biggest a bot sends is one photo with its caption and keyboard (multipart); a bigger body
+# is refused from its Content-Length, before it is read.
+MAX_REQUEST_BYTES = MAX_PHOTO_BYTES + 1024 * 1024
 MAX_PHOTO_SIDES = 10000
 MAX_PHOTO_RATIO = 20
 MAX_BUTTONS = 100

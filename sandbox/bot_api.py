@@ -11,6 +11,7 @@ import asyncio
 import itertools
 import json
 import math
+import secrets
 import threading
 import time
 from collections import defaultdict
@@ -238,11 +239,6 @@ class BotApi:
         with self._changed:
             chat.member_ids.add(user.id)
             self._notify()
-
-    def photo(self, file_id: str) -> Photo | None:
-        """A picture the bot uploaded, by its file_id."""
-        with self._lock:
-            return self._files.get(file_id)
 
     def user_name(self, user_id: int) -> str:
         with self._lock:
@@ -763,7 +759,8 @@ class BotApi:
             return known
         width, height = api_limits.photo_size(upload.data)
         number = next(self._file_numbers)
-        photo = Photo(f"AgACAgIAAxkFAK{number:010d}", f"AQAD{number:06d}", upload.data, width, height)
+        # A file_id fetches the picture (the page's /api/photo): unguessable, unlike the running number.
+        photo = Photo(f"AgACAgIAAxkFAK{secrets.token_urlsafe(24)}", f"AQAD{number:06d}", upload.data, width, height)
         self._files[photo.file_id] = photo
         return photo
 

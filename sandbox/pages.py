@@ -4,16 +4,21 @@
     POST /api/join              {"name", "lang"} -> {"key"}: a new person (the key goes in X-Sandbox-Key)
     GET  /api/state?since=N     what the person's Telegram shows, once the world changed after version N
     POST /api/say               {"chat", "text", "topic"?, "reply_to"?}: a message from the person
-    POST /api/press             {"chat", "message", "data"} -> {"answer": {"text", "alert"} | null}
+    POST /api/press             {"chat", "message", "data"} -> {"answer": {"text", "alert"} | null}: the data of
+                                a button as the page drew it, whatever the message shows now (a Telegram client
+                                sends the button it shows: a quick tap after an edit is still a press)
     POST /api/link              {"url"}: a t.me link to the bot opened (a deep link starts the private chat)
-    POST /api/play              -> {"chat"}: "Play against the bot"
+    POST /api/play              -> {"chat"}: "Play against the bot"; {"seated": chat} instead when the person
+                                sits at a table already (nothing is made: the page offers the way back)
     POST /api/topic             {"name"} -> {"chat", "topic"}: a new topic in the forum group
     POST /api/webapp            {"url"} -> {"url"}: a web_app button opened: its address with the person's
                                 initData signed as Telegram signs it (sandbox.web_apps)
-    GET  /api/photo/<file_id>   a picture the bot sent
+    GET  /api/photo/<file_id>?key=K   a picture the bot sent in one of the person's chats (the view gives its
+                                address; an <img> sends no header, so the key comes in the query)
 
 Bad requests answer 400 with {"error": "..."}; a request without a known key answers 401 (the page asks for a
-name again).
+name again); a picture of someone else's chats answers 404, as one that does not exist. A body is at most
+MAX_BODY bytes (sandbox.server refuses a longer one from its Content-Length).
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs
 
-from sandbox.records import JSON, ApiError
+from sandbox.api_limits import MAX_CALLBACK_DATA_BYTES
+from sandbox.records import JSON, ApiError, Button
 from sandbox.web_apps import launch_url
 from sandbox.world import Person, SandboxError, World
 
@@ -33,7 +39,8 @@ Answer = tuple[int, bytes, str, str]
 STATIC = {"index.html": "text/html", "app.js": "text/javascript", "style.css": "text/css"}
 LONG_POLL_SECONDS = 20.0
 ANSWER_WAIT_SECONDS = 15.0  # Telegram shows a pressed button's spinner until the bot answers, at most this long
-IMMUTABLE = "max-age=31536000, immutable"  # a file_id names one picture forever
+IMMUTABLE = "private, max-age=31536000, immutable"  # a file_id names one picture forever; the person's own
+MAX_BODY = 64 * 1024  # bytes of a request's body: the biggest is a message of 4,096 characters
 
 
 def _json(status: int, value: JSON) -> Answer:
@@ -69,7 +76,10 @@ class Pages:
             content = resources.files("sandbox").joinpath("static", name).read_bytes()
             return 200, content, f"{STATIC[name]}; charset=utf-8", "no-cache"
         if method == "GET" and path.startswith("/api/photo/"):
-            photo = self.world.api.photo(path.removeprefix("/api/photo/"))
+            person = self.world.person(key or parse_qs(query).get("key", [""])[0])
+            if person is None:
+                return _json(401, {"error": "who are you?"})
+            photo = self.world.photo(person, path.removeprefix("/api/photo/"))
             return (200, photo.data, _image_type(photo.data), IMMUTABLE) if photo else _json(404, {"error": "no photo"})
         try:
             return self._api(method, path, query, body, key)
@@ -111,7 +121,10 @@ class Pages:
     def _press(self, person: Person, fields: JSON) -> JSON:
         chat = self.world.chat_of(person, int(fields["chat"]))
         shown = self.world.api.message(chat.id, int(fields["message"]))
-        query = person.user.press(shown, str(fields["data"]))
+        data = str(fields.get("data", ""))
+        if not 1 <= len(data.encode()) <= MAX_CALLBACK_DATA_BYTES:
+            raise SandboxError("not a button's data")
+        query = self.world.api.press_button(person.user, shown, Button("", callback_data=data))
         try:
             answer = self.world.api.wait_for_callback_answer(query, timeout=ANSWER_WAIT_SECONDS)
         except TimeoutError:
@@ -123,7 +136,8 @@ class Pages:
         return {"chat": person.user.id}
 
     def _play(self, person: Person, fields: JSON) -> JSON:
-        return {"chat": self.world.play_against_bot(person)}
+        made, seated = self.world.play_against_bot(person)
+        return {"chat": made} if seated is None else {"seated": seated}
 
     def _topic(self, person: Person, fields: JSON) -> JSON:
         topic = self.world.new_topic(person, str(fields.get("name", "")))

@@ -8,7 +8,10 @@
 Requests are `/bot<token>/<method>` (GET or POST; query, urlencoded, JSON or multipart bodies) and
 `/file/bot<token>/<file_path>` for downloads; with `start(pages=...)` every other path is the sandbox's web
 page and its JSON API (sandbox.pages). Each connection gets a thread, so a long poll never blocks the bot's
-other requests.
+other requests. A connection that sends nothing for `request_seconds` (a request's headers or body stopping
+half-way, a kept-alive connection left idle) is closed, ending its thread; a body longer than the route takes
+(the Bot API's `api_limits.MAX_REQUEST_BYTES`, the page's `pages.MAX_BODY`) or a Content-Length that is not a
+number is refused before any of the body is read, and the connection closed.
 """
 
 from __future__ import annotations
@@ -23,14 +26,18 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from urllib.parse import unquote, urlsplit
 
+from sandbox import api_limits
 from sandbox.bot_api import BotApi
-from sandbox.pages import Pages
+from sandbox.pages import MAX_BODY, Pages
 from sandbox.records import JSON, ApiError
 from sandbox.request_body import decode_request
 
 API_PATH = re.compile(r"/bot([^/]+)/([A-Za-z]+)/?")
 FILE_PATH = re.compile(r"/file/bot([^/]+)/(.+)")
 NOT_FOUND = ApiError(404, "Not Found")
+# Seconds a connection may send nothing: the bot's own idle connections are dropped by its HTTP client after 5 s,
+# a browser's long poll (sandbox.pages) asks again at once.
+REQUEST_SECONDS = 60.0
 
 
 class _Server(ThreadingHTTPServer):
@@ -40,10 +47,11 @@ class _Server(ThreadingHTTPServer):
     # The bot opens up to 64 connections at once (a burst of presses): a backlog of 5 would reset some of them.
     request_queue_size = 256
 
-    def __init__(self, api: BotApi, address: tuple[str, int], pages: Pages | None) -> None:
+    def __init__(self, api: BotApi, address: tuple[str, int], pages: Pages | None, request_seconds: float) -> None:
         super().__init__(address, _Handler)
         self.api = api
         self.pages = pages
+        self.request_seconds = request_seconds
         self.connections: set[socket.socket] = set()
         self.connections_lock = threading.Lock()
 
@@ -74,6 +82,10 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
 
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.request_seconds)
+
     def do_GET(self) -> None:
         self._serve()
 
@@ -86,8 +98,16 @@ class _Handler(BaseHTTPRequestHandler):
     def _serve(self) -> None:
         api = self.server.api
         url = urlsplit(self.path)
-        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         path = unquote(url.path)  # PTB percent-encodes download paths (the token's colon)
+        length = self.headers.get("Content-Length", "0").strip()
+        limit = api_limits.MAX_REQUEST_BYTES if path.startswith(("/bot", "/file/")) else MAX_BODY
+        number = length.isascii() and length.isdigit()
+        if not number or int(length) > limit:
+            status, reason = (413, "Request Entity Too Large") if number else (400, "Bad Content-Length")
+            self.close_connection = True  # the body is not read
+            self._send_json(status, ApiError(status, reason).to_api())
+            return
+        body = self.rfile.read(int(length))
         pages = self.server.pages
         page = (
             pages.answer(self.command, path, url.query, body, self.headers.get("X-Sandbox-Key") or "")
@@ -138,12 +158,18 @@ class FakeTelegram(BotApi):
     _httpd: _Server | None = None
     _thread: threading.Thread | None = None
 
-    def start(self, address: tuple[str, int] = ("127.0.0.1", 0), pages: Pages | None = None) -> FakeTelegram:
-        """Serves on `address` (a free loopback port by default); `pages`: the web pages served beside the API."""
+    def start(
+        self,
+        address: tuple[str, int] = ("127.0.0.1", 0),
+        pages: Pages | None = None,
+        request_seconds: float = REQUEST_SECONDS,
+    ) -> FakeTelegram:
+        """Serves on `address` (a free loopback port by default); `pages`: the web pages served beside the API;
+        `request_seconds`: how long a connection may send nothing."""
         if self._httpd is not None:
             raise RuntimeError("the fake Telegram server is already running")
         self._stopping = False  # long polls wait again after a stop() / start() cycle
-        self._httpd = _Server(self, address, pages)
+        self._httpd = _Server(self, address, pages, request_seconds)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-telegram", daemon=True
         )

@@ -56,7 +56,7 @@ class Players:
         self._db = db
 
     async def upsert(self, player_id: int, display_name: str, language: str | None = None) -> Player:
-        """Register a player (skill 2400) or refresh their display name; language only changes when given."""
+        """Register a player (``START_SKILL``) or refresh their display name; language only changes when given."""
         check_int(player_id, "player id", 1, SQLITE_INT_MAX)
         check_text(display_name, "display name")
         if language is not None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from game.titles import START_SKILL, Title, title_named
+from game.titles import Title, title_named
 from storage.codec import check_int, load_json, parse_timestamp, timestamp
 from storage.errors import NotFoundError
 from storage.gateway import Gateway, Row
@@ -180,14 +180,14 @@ class Standings:
             player = player_from_row(rows[0])
             series = list(
                 await tx.execute_fetchall(
-                    """SELECT ended_at, skill_after FROM settlements WHERE player_id = ?
+                    """SELECT ended_at, skill_before, skill_after FROM settlements WHERE player_id = ?
                    ORDER BY ended_at DESC, hand_id DESC LIMIT ?""",
                     (player_id, history_points),
                 )
             )
         points = [SkillPoint(parse_timestamp(r["ended_at"]), r["skill_after"]) for r in reversed(series)]
-        if len(series) == player.hands:  # the whole history fits: start it at registration
-            points.insert(0, SkillPoint(player.created_at, START_SKILL))
+        if len(series) == player.hands:  # the whole history fits: start it at registration, where they started
+            points.insert(0, SkillPoint(player.created_at, series[-1]["skill_before"] if series else player.skill))
         return PlayerCard(player, tuple(points))
 
     async def history(self, player_id: int, limit: int = 10) -> list[HistoryEntry]:

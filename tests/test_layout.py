@@ -173,3 +173,45 @@ def test_no_object_gets_a_callback_assigned_after_it_is_built() -> None:
         and node.value.value is None
     ]
     assert slots == []
+
+
+# What `make run` does not install (pyproject's extras): the bot must start without them unless configured.
+EXTRAS_ONLY = ("asyncpg", "redis", "selenium")
+_WITHOUT_EXTRAS = "import sys\n" + "".join(f"sys.modules[{name!r}] = None\n" for name in EXTRAS_ONLY)
+
+
+def _without_extras(code: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``code`` in a fresh interpreter where importing any extra's package fails, as after `pip install -e .`."""
+    return subprocess.run(
+        [sys.executable, "-c", _WITHOUT_EXTRAS + code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_the_bot_imports_without_the_extras() -> None:
+    """`make run` installs only the base package: the bot's entry point imports none of the extras' packages."""
+    done = _without_extras("import bot.__main__, bot.app, sandbox.launch; print('imported')")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "imported"
+
+
+def test_a_configured_backend_without_its_extra_says_which_to_install(tmp_path: Path) -> None:
+    """Configured but missing: one line naming the extra, exit status 2 (not a traceback mid-start)."""
+    import os
+
+    cases = {
+        "MAHJONG_WORKERS": ("1", "MAHJONG_WORKERS=1 needs the asyncpg package: pip install -e '.[workers]'"),
+        "MAHJONG_REDIS": (
+            "redis://127.0.0.1:6379",
+            "MAHJONG_REDIS needs the redis package: pip install -e '.[workers]'",
+        ),
+        "MAHJONG_DB": ("postgresql://root@127.0.0.1/test", "needs the asyncpg package: pip install -e '.[postgres]'"),
+    }
+    for key, (value, said) in cases.items():
+        env = {**os.environ, "TELEGRAM_BOT_TOKEN": "123456:" + "A" * 35, "MAHJONG_DB": str(tmp_path / "x.sqlite3")}
+        env[key] = value
+        if key == "MAHJONG_WORKERS":
+            env["MAHJONG_DB"] = "postgresql://root@127.0.0.1/test"
+        done = _without_extras("sys.argv = ['bot']\nfrom bot.app import main\nmain()", env)
+        assert done.returncode == 2, (key, done.stderr)
+        assert done.stderr.strip().splitlines() == [done.stderr.strip()] and said in done.stderr, (key, done.stderr)
+        assert not (tmp_path / "x.sqlite3").exists()  # nothing was started

@@ -58,6 +58,12 @@ async def is_admin(context: BotContext, chat_id: int, user_id: int) -> bool:
     return member is not None and member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
 
 
+async def is_owner(context: BotContext, chat_id: int, user_id: int) -> bool:
+    """Whether the user created the group (Telegram's "creator")."""
+    member = await _chat_member(context, chat_id, user_id)
+    return member is not None and member.status == ChatMemberStatus.OWNER
+
+
 def topic_of(update: Update) -> int | None:
     """The forum topic a command was sent in, or the message a button was pressed on is in; None in a forum's
     General topic and in every group without topics (a reply thread there is no topic)."""

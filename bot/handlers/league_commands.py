@@ -30,11 +30,11 @@ async def league_command(update: Update, context: BotContext) -> None:
     words = message.text.split(maxsplit=2)
     sub = words[1].lower() if len(words) > 1 else ""
     rest = words[2] if len(words) > 2 else ""
-    nights = context.nights
+    nights, lang = context.nights, await private_language(context.db, user)  # the answer speaks the asker's
     if sub in ADMIN_SUBCOMMANDS and not await is_admin(context, chat.id, user.id):
-        notice: str | None = t("league_admin_only", await nights.lang(chat.id))
+        notice: str | None = t("league_admin_only", lang)
     else:
-        notice = await run_subcommand(nights, chat.id, sub, rest, lambda text: reply(update, context, text))
+        notice = await run_subcommand(nights, chat.id, sub, rest, lambda text: reply(update, context, text), lang)
     if notice:
         reply(update, context, notice)
 

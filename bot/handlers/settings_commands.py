@@ -36,10 +36,10 @@ async def settings_command(update: Update, context: BotContext) -> None:
     if not in_group(update):
         reply(update, context, t("settings_group_only", await language_for(context.db, chat.id, user)))
         return
-    settings = await context.db.chats.get(chat.id)
     if not await is_admin(context, chat.id, user.id):
-        reply(update, context, t("settings_admins_only", settings.language))
+        reply(update, context, t("settings_admins_only", await language_for(context.db, chat.id, user)))
         return
+    settings = await context.db.chats.get(chat.id)
     show_here(update, context, SLOT, replace(menu(settings, "main"), reply_to=command_id(update)), fresh=True)
 
 

@@ -1,6 +1,6 @@
-"""The table's commands and buttons: /newgame, /join, /leave, /begin, /flee, /stop, the join deep link, and
-every play button (``v1|…``). Each is a thin ``async def`` that posts a message (``bot.table.messages``) to the
-table through the registry (``context.tables``) and says the answer.
+"""The table's commands and buttons: /newgame, /join, /leave, /begin, /flee (and its Flee/Stay, ``fl1|…``),
+/stop, the join deep link, and every play button (``v1|…``). Each is a thin ``async def`` that posts a message
+(``bot.table.messages``) to the table through the registry (``context.tables``) and says the answer.
 
 Every write to a chat goes through the outbox (paced and coalesced); only the answers to button presses are
 sent here directly. A press that no handler claims gets ``stale_press``: a short notice, nothing changes.
@@ -9,11 +9,12 @@ sent here directly. A press that no handler claims gets ``stale_press``: a short
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Final
 
 from telegram import ChatMember, Update
 
-from bot.callbacks import BadCallback, PlayButton
+from bot.callbacks import BadCallback, FleeButton, PlayButton
 from bot.context import BotContext
 from bot.handlers.chat_checks import (
     Unanswered,
@@ -23,15 +24,20 @@ from bot.handlers.chat_checks import (
     in_private,
     is_admin,
     is_member,
+    is_owner,
     reply,
+    show_here,
     table_key,
     table_title,
     topic_of,
 )
 from bot.i18n import language_for, private_language, t
+from bot.outbox import Content
 from bot.table import messages as msg
 from bot.table.key import TableKey
 from bot.table.registry import Answer
+from bot.views.game_views import flee_question
+from storage.chats import ChatSettings
 
 log = logging.getLogger(__name__)
 
@@ -81,9 +87,18 @@ async def newgame(update: Update, context: BotContext) -> None:
         return
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
-    await private_language(context.db, user)  # someone new sits down speaking their Telegram language
-    opening = msg.Open(user.id, user.full_name, table_title(update), command_id(update))
+    lang = await private_language(context.db, user)  # someone new sits down speaking their Telegram language
+    await _first_language(context, chat.id, user.id, lang)
+    opening = msg.Open(user.id, user.full_name, table_title(update), command_id(update), lang=lang)
     _say(update, context, await context.tables.ask(table_key(update), opening))
+
+
+async def _first_language(context: BotContext, chat_id: int, user_id: int, lang: str) -> None:
+    """A group that never chose its settings takes the language of its creator when they open a table there: a
+    group made for a game (the sandbox's "Play against the bot") opens in its maker's language, no /settings."""
+    settings = await context.db.chats.get(chat_id)
+    if settings.language != lang and settings == ChatSettings(chat_id) and await is_owner(context, chat_id, user_id):
+        await context.db.chats.update(chat_id, language=lang)
 
 
 async def join(update: Update, context: BotContext) -> None:
@@ -91,41 +106,76 @@ async def join(update: Update, context: BotContext) -> None:
         return
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
-    await private_language(context.db, user)
-    _say(update, context, await context.tables.ask(table_key(update), msg.Join(user.id, user.full_name)))
+    lang = await private_language(context.db, user)
+    _say(update, context, await context.tables.ask(table_key(update), msg.Join(user.id, user.full_name, lang=lang)))
 
 
-async def _group_caller(update: Update, context: BotContext) -> tuple[TableKey, int] | None:
-    """(table, user id) of a group command; None (and the reason said) anywhere else."""
+async def _group_caller(update: Update, context: BotContext) -> tuple[TableKey, int, str] | None:
+    """(table, user id, their language) of a group command; None (and the reason said) anywhere else."""
     if not await _group_only(update, context):
         return None
-    assert update.effective_user is not None
-    return table_key(update), update.effective_user.id
+    user = update.effective_user
+    assert user is not None
+    return table_key(update), user.id, await private_language(context.db, user)
 
 
 async def leave(update: Update, context: BotContext) -> None:
-    if ids := await _group_caller(update, context):
-        _say(update, context, await context.tables.ask(ids[0], msg.Leave(ids[1])))
+    if caller := await _group_caller(update, context):
+        key, user_id, lang = caller
+        _say(update, context, await context.tables.ask(key, msg.Leave(user_id, lang=lang)))
+
+
+def _flee_slot(user_id: int) -> str:
+    return f"flee{user_id}"
 
 
 async def flee(update: Update, context: BotContext) -> None:
-    if ids := await _group_caller(update, context):
-        _say(update, context, await context.tables.ask(ids[0], msg.Leave(ids[1], flee=True)))
+    """/flee during a hand asks first (Flee / Stay: ``flee_press``); anywhere else the table answers at once (no
+    penalty to charge: not seated, or no hand running, when it frees the seat as /leave does)."""
+    if not (caller := await _group_caller(update, context)):
+        return
+    key, user_id, lang = caller
+    table = context.tables.get(key)
+    if table is None or table.seat_of(user_id) is None or table.state != "playing" or table.hand_id is None:
+        _say(update, context, await context.tables.ask(key, msg.Leave(user_id, flee=True, lang=lang)))
+        return
+    question = replace(flee_question(table, user_id, lang), reply_to=command_id(update))
+    show_here(update, context, _flee_slot(user_id), question, fresh=True)
+
+
+async def flee_press(update: Update, context: BotContext) -> None:
+    """Flee or Stay under /flee's question: only its asker's press counts; Flee charges the penalty only while
+    they still sit in the hand it was asked in (the table checks: ``Leave.hand_id``)."""
+    query = update.callback_query
+    if query is None:
+        return
+    lang = await private_language(context.db, query.from_user)  # the answer speaks the presser's language
+    button = FleeButton.decode(query.data)
+    if query.from_user.id != button.user_id:
+        await _answer(update, t("press_foreign", lang))
+        return
+    if button.confirm:
+        leaving = msg.Leave(button.user_id, flee=True, lang=lang, hand_id=button.hand_id)
+        notice = (await context.tables.ask(button.table, leaving)).text
+    else:
+        notice = t("flee_cancelled", lang)
+    # The question loses its buttons and says what happened (the group is told of a flight by the table).
+    show_here(update, context, _flee_slot(button.user_id), Content(notice or t("flee_done", lang)))
+    await _answer(update, notice)
 
 
 async def begin(update: Update, context: BotContext) -> None:
-    if ids := await _group_caller(update, context):
-        _say(update, context, await context.tables.ask(ids[0], msg.Begin(ids[1])))
+    if caller := await _group_caller(update, context):
+        key, user_id, lang = caller
+        _say(update, context, await context.tables.ask(key, msg.Begin(user_id, lang)))
 
 
 async def stop(update: Update, context: BotContext) -> None:
-    if not await _group_only(update, context):
-        return
-    user, key = update.effective_user, table_key(update)
-    assert user is not None
-    table = context.tables.get(key)
-    admin = table is not None and table.creator_id != user.id and await is_admin(context, key.chat_id, user.id)
-    _say(update, context, await context.tables.ask(key, msg.Stop(user.id, admin)))
+    if caller := await _group_caller(update, context):
+        key, user_id, lang = caller
+        table = context.tables.get(key)
+        admin = table is not None and table.creator_id != user_id and await is_admin(context, key.chat_id, user_id)
+        _say(update, context, await context.tables.ask(key, msg.Stop(user_id, admin, lang)))
 
 
 async def _answer(update: Update, notice: str | None) -> None:

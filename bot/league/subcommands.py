@@ -27,12 +27,18 @@ Subcommand = Callable[[LeagueNights, League, str, str], Awaitable[str | None]]
 
 
 async def run_subcommand(
-    nights: LeagueNights, chat_id: int, sub: str, rest: str, say: Callable[[str], None] | None = None
+    nights: LeagueNights,
+    chat_id: int,
+    sub: str,
+    rest: str,
+    say: Callable[[str], None] | None = None,
+    lang: str | None = None,
 ) -> str | None:
-    """Run ``/league <sub> <rest>``; the reply (None when a picture says it all, or when ``say`` was given it).
+    """Run ``/league <sub> <rest>``; the reply (None when a picture says it all, or when ``say`` was given it), in
+    ``lang``, the asker's (None: the group's).
 
     A night the command made due (created late, say) is announced after the reply has been handed to ``say``."""
-    answer = await _answer(nights, chat_id, sub, rest)
+    answer = await _answer(nights, chat_id, sub, rest, lang or await nights.lang(chat_id))
     if say is not None and answer:
         say(answer)
         answer = None
@@ -41,8 +47,7 @@ async def run_subcommand(
     return answer
 
 
-async def _answer(nights: LeagueNights, chat_id: int, sub: str, rest: str) -> str | None:
-    lang = await nights.lang(chat_id)
+async def _answer(nights: LeagueNights, chat_id: int, sub: str, rest: str, lang: str) -> str | None:
     usage = t("league_usage", lang)
     league = await nights.current(chat_id)
     if sub == "table" and (rest.strip() or league is None):  # any league of the group, a closed one too

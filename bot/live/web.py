@@ -12,6 +12,13 @@ anyone else is refused with a short reason in their language, and the socket clo
 same registry and core as a button in a chat (``Tables.ask(key, Press(...))``): stale or foreign presses get
 the same answers (``{"type": "notice", "text": ...}``).
 
+No socket may exhaust the process: one that sends no hello within ``HELLO_SECONDS`` is closed; one address has
+at most ``MAHJONG_WEBAPP_PER_ADDRESS`` sockets open (more are refused with 429: its address is the client's, or
+what the reverse proxy says it is with ``MAHJONG_WEBAPP_PROXY=1``, never a header anyone may send); a socket
+sending frames faster than ``FRAME_RATE`` a second (after a burst of ``FRAME_BURST``) is told so and closed; a
+frame nested deeper than ``MAX_BRACKETS`` is refused before it is parsed. The server itself holds to
+``bot.listeners`` (timeouts, a small body, ``MAHJONG_WEBAPP_CONNECTIONS`` in all, EMFILE survived).
+
     server = LiveServer(config, tables, hub, db, may_watch); await server.start(); ...; server.stop()
 """
 
@@ -32,11 +39,14 @@ from urllib.parse import urlsplit
 
 import tornado.web
 import tornado.websocket
-from tornado.httpserver import HTTPServer
+from tornado.http1connection import HTTP1Connection
+from tornado.ioloop import IOLoop
 
 from bot.callbacks import BadCallback, Stamp
 from bot.config import Config
+from bot.handlers.chat_checks import Unanswered
 from bot.i18n import language_of_code, t
+from bot.listeners import BoundedHTTPServer, Limits, Notices
 from bot.live.auth import InitDataError, WebAppUser, check_init_data, table_of
 from bot.live.hub import Hub
 from bot.table import messages as msg
@@ -52,12 +62,18 @@ log = logging.getLogger(__name__)
 STATIC = Path(__file__).with_name("static")
 TILE_WIDTH = 96  # pixels of a served tile face: sharp on a phone at 3x, shown 30-40 px wide
 MAX_FRAME = 16 * 1024  # bytes of one frame from a page: a hello's initData is well under 4 KB
+MAX_BRACKETS = 16  # [ and { in one frame: a page's frames are flat objects; json.loads recurses on each
+HELLO_SECONDS = 10.0  # a socket that has not said hello by then is closed
+FRAME_RATE, FRAME_BURST = 10.0, 30  # frames a second a page may send on average, and at once (a person: ~3)
+MAX_BODY = 16 * 1024  # bytes of a request's body: the server takes GETs and the WebSocket only
 # The page's own words, sent with the hello in the person's language (the rest comes in each view).
 PAGE_TEXTS = ("live_title", "live_connecting", "live_left", "live_laizi", "live_hand", "live_waits",
               "live_spectator", "live_result_close", "live_closed", "live_offline", "live_waiting", "btn_ready",
               "btn_back", "dealer_mark")  # fmt: skip
 
-MayWatch = Callable[[int, int], Awaitable[bool]]
+MayWatch = Callable[[int, int], Awaitable[bool]]  # raises bot.handlers.chat_checks.Unanswered when it cannot say
+_too_many = Notices("live: too many sockets from one address, refusing more")
+_refused = Notices("live: requests refused")
 
 
 @functools.cache
@@ -74,6 +90,7 @@ class Services:
 
     def __init__(self, config: Config, tables: Tables, hub: Hub, db: Database, may_watch: MayWatch) -> None:
         self.config, self.tables, self.hub, self.db, self.may_watch = config, tables, hub, db, may_watch
+        self.sockets: dict[str, int] = {}  # open sockets by address
 
 
 class PageHandler(tornado.web.RequestHandler):
@@ -117,6 +134,40 @@ class LiveSocket(tornado.websocket.WebSocketHandler):
         self.services = services
         self.page: Page | None = None  # who, at which table: set by a good hello
         self.lang = services.config.lang
+        self.address = self.request.remote_ip or ""
+        self.counted = False  # among its address's open sockets
+        self.deadline: object | None = None  # the hello's, until one comes
+        self.allowance, self.allowance_at = float(FRAME_BURST), time.monotonic()
+
+    async def get(self, *args: Any, **kwargs: Any) -> None:
+        if self.services.sockets.get(self.address, 0) >= self.services.config.webapp_per_address:
+            _too_many(self.address)
+            self.set_status(429)
+            await self.finish()
+            if isinstance(self.request.connection, HTTP1Connection):
+                self.request.connection.close()  # not kept alive: its file descriptor is what the cap saves
+            return
+        await super().get(*args, **kwargs)
+
+    def open(self, *args: str, **kwargs: str) -> None:
+        sockets = self.services.sockets
+        sockets[self.address] = sockets.get(self.address, 0) + 1
+        self.counted = True
+        self.deadline = IOLoop.current().call_later(HELLO_SECONDS, self._no_hello)
+
+    def _no_hello(self) -> None:
+        self.deadline = None
+        self.close(1008, "no hello")
+
+    def _end_deadline(self) -> None:
+        """No deadline any more: a hello came (its own checks end it: Telegram's getChatMember may take seconds),
+        or the socket closed."""
+        if self.deadline is not None:
+            IOLoop.current().remove_timeout(self.deadline)
+            self.deadline = None
+
+    def _gone(self) -> bool:
+        return self.ws_connection is None or self.ws_connection.is_closing()
 
     def check_origin(self, origin: str) -> bool:
         """The page's own origin: its public address (behind a proxy that may not pass the Host on), or this host.
@@ -129,14 +180,18 @@ class LiveSocket(tornado.websocket.WebSocketHandler):
             self.write_message(text)
 
     async def on_message(self, message: str | bytes) -> None:
-        try:
-            frame = json.loads(message)
-            kind = frame["type"]
-        except (ValueError, KeyError, TypeError):
+        frame = _frame(message)
+        if frame is None:
             self.close(1003, "bad frame")
             return
+        if not self._within_rate():
+            self.send(json.dumps({"type": "notice", "text": t("live_too_fast", self.lang)}, ensure_ascii=False))
+            self.close(1008, "too fast")
+            return
+        kind = frame["type"]
         if self.page is None:
             if kind == "hello":
+                self._end_deadline()
                 await self._hello(frame)
             else:
                 self.close(1008, "hello first")
@@ -158,8 +213,19 @@ class LiveSocket(tornado.websocket.WebSocketHandler):
         if key is None or table is None:
             self._refuse("live_no_table")
             return
-        if table.seat_of(user.user_id) is None and not await services.may_watch(key.chat_id, user.user_id):
+        try:
+            seated_or_member = table.seat_of(user.user_id) is not None or await services.may_watch(
+                key.chat_id, user.user_id
+            )
+        except Unanswered as e:  # Telegram could not say now (a 429, a 500): the page tries again by itself
+            log.info("live: %s", e)
+            self.send(json.dumps({"type": "notice", "text": t("check_later", self.lang)}, ensure_ascii=False))
+            self.close(1013, "try again")
+            return
+        if not seated_or_member:
             self._refuse("live_not_at_table")
+            return
+        if self._gone():  # closed while it was being checked (its hello came too late): nothing to join
             return
         self.page = Page(key, user.user_id, self.lang, self)
         texts = {k: t(k, self.lang) for k in PAGE_TEXTS}
@@ -194,15 +260,49 @@ class LiveSocket(tornado.websocket.WebSocketHandler):
         if text:
             self.send(json.dumps({"type": "notice", "text": text}, ensure_ascii=False))
 
+    def _within_rate(self) -> bool:
+        """One frame more within FRAME_RATE a second (a bucket of FRAME_BURST)."""
+        now = time.monotonic()
+        self.allowance = min(FRAME_BURST, self.allowance + (now - self.allowance_at) * FRAME_RATE) - 1
+        self.allowance_at = now
+        return self.allowance >= 0
+
     def on_close(self) -> None:
+        self._end_deadline()
+        if self.counted:
+            sockets = self.services.sockets
+            sockets[self.address] -= 1
+            if not sockets[self.address]:
+                del sockets[self.address]
         if self.page is not None:
             self.services.hub.leave(self.page)
+
+
+def _frame(message: str | bytes) -> dict[str, Any] | None:
+    """A page's frame, a JSON object with a type; None for anything else (its nesting bounded before parsing)."""
+    if not isinstance(message, str) or message.count("[") + message.count("{") > MAX_BRACKETS:
+        return None
+    try:
+        frame = json.loads(message)
+    except ValueError:
+        return None
+    return frame if isinstance(frame, dict) and isinstance(frame.get("type"), str) else None
+
+
+class _Application(tornado.web.Application):
+    def log_request(self, handler: tornado.web.RequestHandler) -> None:
+        """What a client may make the server refuse a thousand times a second is logged as its count."""
+        if handler.get_status() < 400:
+            super().log_request(handler)
+        else:
+            request = handler.request
+            _refused(f"{handler.get_status()} {request.method} {request.path} from {request.remote_ip}")
 
 
 class LiveServer:
     def __init__(self, services: Services) -> None:
         self.services = services
-        self.app = tornado.web.Application(
+        self.app = _Application(
             [
                 (r"/", PageHandler),
                 (r"/ws", LiveSocket, {"services": services}),
@@ -212,11 +312,14 @@ class LiveServer:
             websocket_max_message_size=MAX_FRAME,
             websocket_ping_interval=20,
         )
-        self.http: HTTPServer | None = None
+        self.http: BoundedHTTPServer | None = None
 
     def start(self) -> None:
-        host, port = self.services.config.webapp_listen
-        self.http = self.app.listen(port, host, xheaders=True)
+        config = self.services.config
+        host, port = config.webapp_listen
+        limits = Limits(max_body=MAX_BODY, connections=config.webapp_connections)
+        self.http = BoundedHTTPServer(self.app, limits=limits, xheaders=config.webapp_proxy)
+        self.http.listen(port, host)
         log.info("Mini App listening on %s:%s for %s", host, port, self.services.config.webapp_url)
 
     def stop(self) -> None:

@@ -66,8 +66,8 @@ def absent(message: msg.Message, config: Config) -> str | None:
             return t("press_stale", lang)
         case msg.Join(from_private=True, lang=lang):
             return t("start_no_table", lang or config.lang)
-        case msg.Join() | msg.Leave() | msg.Begin() | msg.Stop():
-            return t("no_table", config.lang)
+        case msg.Join(lang=lang) | msg.Leave(lang=lang) | msg.Begin(lang=lang) | msg.Stop(lang=lang):
+            return t("no_table", lang or config.lang)
     return None
 
 
@@ -76,14 +76,14 @@ def _open(table: Table, opening: msg.Open, config: Config) -> Steps:
     """/newgame: the table of a group (or of its forum topic), its creator seated if the bot can reach them; the
     lobby is the command's answer."""
     if table.state != "new":
-        yield fx.Reply(t("table_exists", table.lang))
+        yield fx.Reply(t("table_exists", opening.lang or table.lang))
         return
     user_id, name = opening.user_id, opening.name
     settings = yield fx.ReadSettings(table.chat_id)
     table.creator_id, table.creator_name, table.command_id = user_id, short_name(name), opening.command_id
     table.hands_planned, table.state = settings.hands_per_game, "lobby"
     table.follow(settings, config)
-    answer = yield from _join(table, msg.Join(user_id, name, elsewhere=opening.elsewhere))
+    answer = yield from _join(table, msg.Join(user_id, name, lang=opening.lang, elsewhere=opening.elsewhere))
     # The creator sits down first, which the group sees in the lobby: only a refusal is said.
     yield answer if table.seat_of(user_id) is None else fx.Reply(None)
     yield fx.ShowGroup("lobby")
@@ -91,11 +91,11 @@ def _open(table: Table, opening: msg.Open, config: Config) -> Steps:
 
 def _join(table: Table, joining: msg.Join) -> Generator[Effect, Any, fx.Reply]:
     """Seat a player; the answer. From the group, only once a private message reached them (else: how to start
-    me). From a private chat (``from_private``), the answer is in the player's own language."""
-    user_id, name, from_private, lang = joining.user_id, joining.name, joining.from_private, joining.lang
+    me). A refusal speaks the sender's language; "X sits down", the group's."""
+    user_id, name, from_private = joining.user_id, joining.name, joining.from_private
     languages = yield fx.ReadLanguages((user_id,))  # the handler registered them with their own language
     own = languages.get(user_id, table.lang)
-    lang = own if from_private else table.lang  # a private reply speaks theirs, a group's reply the group's
+    lang = joining.lang or table.lang
     if table.seat_of(user_id) is not None:
         return fx.Reply(t("already_seated", lang))
     if joining.elsewhere is not None:  # one running table a person (their private chat is one)
@@ -113,18 +113,22 @@ def _join(table: Table, joining: msg.Join) -> Generator[Effect, Any, fx.Reply]:
     seat = table.sit(user_id, name)
     assert seat is not None
     yield fx.ShowGroup("lobby")
-    return fx.Reply(None if from_private else t("joined", lang, name=name, wind=t(f"wind_{seat}", lang)))
+    group = table.lang
+    return fx.Reply(None if from_private else t("joined", group, name=name, wind=t(f"wind_{seat}", group)))
 
 
 def _join_answered(table: Table, m: msg.Join) -> Steps:
     yield (yield from _join(table, m))
 
 
-def _leave(table: Table, user_id: int, flee: bool, now: float, config: Config) -> Answer:
+def _leave(table: Table, leaving: msg.Leave, now: float, config: Config) -> Answer:
     """/leave frees a seat when no hand is running; /flee leaves even a running hand, with the flee penalty."""
+    user_id, lang = leaving.user_id, leaving.lang or table.lang
     seat = table.seat_of(user_id)
     if seat is None:
-        return t("not_seated", table.lang)
+        return t("not_seated", lang)
+    if leaving.hand_id is not None and (table.state != "playing" or leaving.hand_id != table.hand_id):
+        return t("flee_stale", lang)  # confirmed for a hand that is over: no penalty, and no leaving either
     if table.state != "playing":  # no penalty: RULES.md §10 charges leaving a running hand
         name = table.seat(seat).name
         if table.state == "lobby":
@@ -134,9 +138,9 @@ def _leave(table: Table, user_id: int, flee: bool, now: float, config: Config) -
             yield from flow.replace_seat(table, seat, None, "left")
             yield from flow.end_if_no_humans(table)
         return t("left", table.lang, name=name)
-    if not flee or table.hand_id is None or table.match is None:
+    if not leaving.flee or table.hand_id is None or table.match is None:
         penalty = table.match.rules.flee_penalty if table.match else 0
-        return t("hand_running", table.lang, penalty=penalty)
+        return t("hand_running", lang, penalty=penalty)
     yield from flow.flee(table, seat, config, now)
     return None
 
@@ -251,9 +255,9 @@ def _back(table: Table, seat: int, lang: str, now: float) -> Answer:
     return t("back_ok", lang)
 
 
-def _stop(table: Table, user_id: int, is_admin: bool) -> Answer:
-    if user_id != table.creator_id and not is_admin:
-        return t("stop_denied", table.lang)
+def _stop(table: Table, stopping: msg.Stop) -> Answer:
+    if stopping.user_id != table.creator_id and not stopping.is_admin:
+        return t("stop_denied", stopping.lang or table.lang)
     yield from flow.finish(table, "abandoned" if table.state == "playing" else "done")
     return None
 
@@ -323,11 +327,11 @@ _TAKES: Final[dict[type, Callable[[Table, Any, float, Config], Steps]]] = {
     msg.Open: lambda table, m, now, config: _open(table, m, config),
     msg.OpenSession: _open_session,
     msg.Join: lambda table, m, now, config: _join_answered(table, m),
-    msg.Leave: lambda table, m, now, config: _replying(_leave(table, m.user_id, m.flee, now, config)),
-    msg.Begin: lambda table, m, now, config: _replying(_begin(table, m.user_id, table.lang, now, config)),
+    msg.Leave: lambda table, m, now, config: _replying(_leave(table, m, now, config)),
+    msg.Begin: lambda table, m, now, config: _replying(_begin(table, m.user_id, m.lang or table.lang, now, config)),
     msg.Press: lambda table, m, now, config: _pressed(table, m, now, config),
     msg.Due: _due,
-    msg.Stop: lambda table, m, now, config: _replying(_stop(table, m.user_id, m.is_admin)),
+    msg.Stop: lambda table, m, now, config: _replying(_stop(table, m)),
     msg.FollowSettings: _follow,
     msg.Migrated: lambda table, m, now, config: _migrate(table, m.new),
     msg.Unreachable: lambda table, m, now, config: _unreachable_player(table, m.user_id),

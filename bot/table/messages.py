@@ -23,6 +23,7 @@ class Open:
     title: str
     command_id: int | None = None  # the /newgame message: the lobby replies to it
     elsewhere: str | None = None  # the table the person sits at already (the registry knows): they may not sit
+    lang: str | None = None  # the sender's language, which a refusal speaks (None: the table's)
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,8 @@ class OpenSession:
 
 @dataclass(frozen=True)
 class Join:
-    """/join in the group, or the Join link's /start in private (``from_private``: answered in ``lang``)."""
+    """/join in the group, or the Join link's /start in private; a refusal is said in ``lang``, the sender's
+    (None: the table's), and so is the answer in private (``from_private``)."""
 
     user_id: int
     name: str
@@ -48,15 +50,18 @@ class Join:
 
 @dataclass(frozen=True)
 class Leave:
-    """/leave (no hand running) or /flee (``flee``: even a running hand, with its penalty)."""
+    """/leave (no hand running) or /flee (``flee``: even a running hand, with its penalty, once confirmed)."""
 
     user_id: int
     flee: bool = False
+    lang: str | None = None  # the sender's language, which a refusal speaks (None: the table's)
+    hand_id: int | None = None  # a confirmed /flee: the hand it was confirmed for (another one: nothing happens)
 
 
 @dataclass(frozen=True)
 class Begin:
     user_id: int
+    lang: str | None = None  # the sender's language, which a refusal speaks (None: the table's)
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,7 @@ class Due:
 class Stop:
     user_id: int
     is_admin: bool
+    lang: str | None = None  # the sender's language, which a refusal speaks (None: the table's)
 
 
 @dataclass(frozen=True)

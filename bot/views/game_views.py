@@ -12,20 +12,20 @@ from collections.abc import Sequence
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.callbacks import PlayButton, Stamp, code_of, review_data
+from bot.callbacks import FleeButton, PlayButton, Stamp, code_of, review_data
 from bot.i18n import pick, t
 from bot.outbox import Content
 from bot.table.key import TableKey
 from bot.table.state import MISSED_TURNS, WARN_SECONDS, Table
 from bot.table.texts import seat_label, seat_names
 from bot.views.public_view import shown_view
+from bot.views.rows import rows_by_width
 from game.actions import Action
-from game.tiles import HONGZHONG, SUIT_EN_PLURAL, Tile, parse_tile, rank_of, suit_of, tile_cn, tile_label
+from game.tiles import HONGZHONG, SUIT_EN_SHORT, Tile, parse_tile, rank_of, suit_of, tile_cn, tile_label, tile_short
 from game.view import SeatView
 from rendering import render_exhausted, render_result, render_spectator_view, render_table_view
 from rendering.labels import Lang
 
-DISCARDS_PER_ROW = 6
 # Action buttons in the order they are offered, before the discard buttons.
 _ORDER = ("hu", "chong_gang", "peng", "chi", "an_gang", "xu_gang", "hongzhong_gang", "laizi_gang", "pass")
 
@@ -39,11 +39,11 @@ def action_label(action: Action, lang: str) -> str:
     tile = action.tile
     if action.kind == "chi" and tile is not None:
         ranks = "".join(str(rank_of(tile) + k) for k in range(3))
-        suit = tile_cn(tile)[-1] if lang == "zh" else SUIT_EN_PLURAL[suit_of(tile)]
+        suit = tile_cn(tile)[-1] if lang == "zh" else SUIT_EN_SHORT[suit_of(tile)]
         return t("btn_chi", lang, tiles=ranks + suit if lang == "zh" else f"{'-'.join(ranks)} {suit}")
     if tile is None:
         return t(f"btn_{action.kind}", lang)
-    return t(f"btn_{action.kind}", lang, tile=tile_label(tile, lang))
+    return t(f"btn_{action.kind}", lang, tile=tile_short(tile, lang))
 
 
 def ordered_actions(legal: Sequence[Action]) -> list[Action]:
@@ -54,7 +54,8 @@ def ordered_actions(legal: Sequence[Action]) -> list[Action]:
 
 
 def action_keyboard(table: Table, seat: int, lang: str) -> list[list[InlineKeyboardButton]]:
-    """One button per legal action of the seat's current prompt: special actions first, then the discards."""
+    """One button per legal action of the seat's current prompt: special actions first, then the discards, each
+    in rows sized by their labels."""
     prompt = table.prompts.get(seat)
     if prompt is None:
         return []
@@ -67,9 +68,7 @@ def action_keyboard(table: Table, seat: int, lang: str) -> list[list[InlineKeybo
     actions = ordered_actions(prompt.legal)
     special = [button(a, button_label(a, table.hand.laizi, lang)) for a in actions if a.kind != "discard"]
     discards = [button(a, button_label(a, table.hand.laizi, lang)) for a in actions if a.kind == "discard"]
-    rows = [special[i : i + 3] for i in range(0, len(special), 3)]
-    rows += [discards[i : i + DISCARDS_PER_ROW] for i in range(0, len(discards), DISCARDS_PER_ROW)]
-    return rows
+    return rows_by_width(special) + rows_by_width(discards)
 
 
 def button_label(action: Action, laizi: Tile, lang: str) -> str:
@@ -82,7 +81,7 @@ def button_label(action: Action, laizi: Tile, lang: str) -> str:
 
 def discard_label(tile: int, thrown: Sequence[int], lang: str) -> str:
     """A discard's button: the tile, or for a 红中 or 赖子 a throw that counts ×2 (RULES.md §4)."""
-    return t("btn_throw", lang, tile=tile_label(tile, lang)) if tile in thrown else tile_label(tile, lang)
+    return t("btn_throw", lang, tile=tile_short(tile, lang)) if tile in thrown else tile_short(tile, lang)
 
 
 def command_button(table: Table, code: str, label_key: str, lang: str | None = None) -> InlineKeyboardButton:
@@ -290,3 +289,13 @@ def join_link(bot_username: str, key: TableKey) -> str:
 def join_markup(table: Table, bot_username: str) -> InlineKeyboardMarkup:
     url = join_link(bot_username, table.key)
     return InlineKeyboardMarkup([[InlineKeyboardButton(t("btn_join_private", table.lang), url=url)]])
+
+
+def flee_question(table: Table, user_id: int, lang: str) -> Content:
+    """/flee asks first (a tap in the command menu must not cost the penalty): Flee or Stay, for this hand."""
+    assert table.match is not None and table.hand_id is not None
+    buttons = [
+        InlineKeyboardButton(t(label, lang), callback_data=FleeButton(table.key, table.hand_id, user_id, yes).encode())
+        for label, yes in (("btn_flee_confirm", True), ("btn_flee_cancel", False))
+    ]
+    return Content(t("flee_confirm", lang, penalty=table.match.rules.flee_penalty), InlineKeyboardMarkup([buttons]))

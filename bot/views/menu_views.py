@@ -11,6 +11,7 @@ from bot.callbacks import settings_data
 from bot.i18n import t
 from bot.outbox import Content
 from bot.settings_options import OPTIONS, RULE_OPTIONS, TABLE_OPTIONS, Option, choice_shown, current, marked, shown
+from bot.views.rows import rows_by_width
 from storage.chats import ChatSettings
 
 
@@ -41,7 +42,7 @@ def menu(settings: ChatSettings, page: str) -> Content:
     buttons = [
         _button(("✓ " if ticks[c] else "") + choice_shown(option, c, lang), "s", option.key, c) for c in option.choices
     ]
-    rows = [buttons[i : i + 3] for i in range(0, len(buttons), 3)]
+    rows = rows_by_width(buttons)
     rows.append([_button(t("settings_back", lang), "p", "rules" if option.rule else "main")])
     text = t(
         "settings_pick",

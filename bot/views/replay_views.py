@@ -21,6 +21,7 @@ from bot.i18n import t
 from bot.outbox import Content
 from bot.table.texts import automatic_name
 from bot.views.game_views import picture_lang
+from bot.views.rows import rows_by_width
 from game.actions import Action
 from game.replay import replay_views
 from game.tiles import laizi_of, tile_label
@@ -57,8 +58,8 @@ def _keyboard(code: str, step: int, total: int, seat: int | None, lang: str) -> 
     seats: list[int | None] = [0, 1, 2, 3, None]
     return InlineKeyboardMarkup([
         [InlineKeyboardButton(label, callback_data=replay_data(code, to, seat)) for label, to in moves],
-        [InlineKeyboardButton(("✓ " if s == seat else "") + _seat_word(s, lang),
-                              callback_data=replay_data(code, f"{step}=", s)) for s in seats],
+        *rows_by_width([InlineKeyboardButton(("✓ " if s == seat else "") + _seat_word(s, lang),
+                                             callback_data=replay_data(code, f"{step}=", s)) for s in seats]),
         [InlineKeyboardButton(t("btn_replay_gif", lang), callback_data=replay_data(code, "gif", seat))],
     ])  # fmt: skip
 

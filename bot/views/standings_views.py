@@ -16,6 +16,7 @@ from bot.callbacks import replay_data, standings_data
 from bot.i18n import pick, t
 from bot.outbox import Content
 from bot.views.game_views import picture_lang
+from bot.views.rows import rows_by_width
 from game.patterns import PATTERNS
 from game.table import Event, Hand
 from game.tiles import parse_tile, parse_tiles, tile_label, tiles_label
@@ -47,17 +48,12 @@ def card_content(card: CardData, stats: StatsCard, lang: str) -> Content:
         tuple(point.skill for point in card.skill_history),
         stats=figures,
     )
-    caption = t(
-        "me_caption",
-        lang,
-        name=p.display_name,
-        title=pick(p.title, lang),
-        skill=p.skill,
-        hands=p.hands,
-        wins=p.wins,
-        rate=round(100 * p.win_rate),
-        best=p.biggest_win,
+    record = (
+        t("me_record", lang, hands=p.hands, wins=p.wins, rate=round(100 * p.win_rate), best=p.biggest_win)
+        if p.hands
+        else t("me_no_hand", lang)  # not "best hand +0"
     )
+    caption = t("me_caption", lang, name=p.display_name, title=pick(p.title, lang), skill=p.skill, record=record)
     return Content(caption, render=lambda: render_player_card(picture, picture_lang(lang)))
 
 
@@ -82,7 +78,7 @@ def top_content(entries: Sequence[LeaderboardEntry], group_title: str, period: s
     ]
     caption = t("top_caption", lang, period=t(f"top_period_{period}", lang), count=len(entries))
     heading = f"{group_title} · {t(f'top_period_{period}', lang)}"
-    return board_content(entries, lang, heading, caption, InlineKeyboardMarkup([buttons]))
+    return board_content(entries, lang, heading, caption, InlineKeyboardMarkup(rows_by_width(buttons)))
 
 
 def pattern_board_text(entries: Sequence[PatternBoardEntry], pattern: str, lang: str) -> str:
@@ -141,7 +137,7 @@ def history_markup(entries: Sequence[HistoryEntry]) -> InlineKeyboardMarkup | No
         )
         for n, e in enumerate(entries, 1)
     ]
-    return InlineKeyboardMarkup([buttons[i : i + 5] for i in range(0, len(buttons), 5)]) if buttons else None
+    return InlineKeyboardMarkup(rows_by_width(buttons)) if buttons else None
 
 
 def replay_text(hand: Hand, viewer: int | None, names: Sequence[str], number: int, lang: str) -> str:

@@ -5,9 +5,11 @@
 const $ = (selector, root = document) => root.querySelector(selector);
 const TEXTS = {
   en: { play: "Play against the bot", group: "Group", private: "Private chat", topic: "New topic", send: "Send",
-        message: "Message", general: "General", edited: "edited", topicName: "The topic's name" },
+        message: "Message", general: "General", edited: "edited", topicName: "The topic's name", owner: "owner",
+        seated: "You are playing at a table already.", back: "Back to it" },
   zh: { play: "和机器人打一局", group: "群聊", private: "私聊", topic: "新话题", send: "发送",
-        message: "消息", general: "综合", edited: "已编辑", topicName: "话题名称" },
+        message: "消息", general: "综合", edited: "已编辑", topicName: "话题名称", owner: "群主",
+        seated: "你已经在一张桌上打牌了。", back: "回到那张桌" },
 };
 let key = sessionStorage.getItem("sandbox-key"); // per tab: each tab can be another person
 let state = null; // the last /api/state answer
@@ -78,7 +80,11 @@ async function poll() {
 }
 
 function showPane(name) {
-  for (const pane of document.querySelectorAll(".pane")) pane.classList.toggle("on", pane.id === name);
+  for (const pane of document.querySelectorAll(".pane")) {
+    pane.classList.toggle("on", pane.id === name);
+    const list = $(".messages", pane); // a hidden tab's chat could not scroll: it opens where the person left it
+    if (pane.id === name) list.scrollTop = list.stick ? list.scrollHeight : list.top;
+  }
   for (const tab of document.querySelectorAll("#tabs button")) {
     tab.classList.toggle("on", tab.dataset.pane === name);
     if (tab.dataset.pane === name) tab.classList.remove("unread");
@@ -103,6 +109,7 @@ function render() {
   if (!groups.some((chat) => chat.id === groupId)) groupId = groups[0].id;
   const group = groups.find((chat) => chat.id === groupId);
   fillSelect($("#groups"), groups.map((chat) => [chat.id, chat.title]), groupId);
+  $("#owner").textContent = group.owner ? `${texts.owner}: ${group.owner}` : ""; // its creator, an admin
   $("#topics").hidden = $("#newtopic").hidden = !group.topics;
   if (group.topics) {
     fillSelect($("#topics"), [["", texts.general], ...group.topics.map((t) => [t.id, t.name])], topicId ?? "");
@@ -138,9 +145,7 @@ function renderMessages(list, chat, keep, view) {
       if (list.dataset.shown && list.offsetParent === null) { // news in the other tab (on a phone): a dot on it
         $(`#tabs [data-pane="${list.parentElement.id}"]`).classList.add("unread");
       }
-      const fresh = messageItem(chat, message, list);
-      if (item) item.replaceWith(fresh);
-      item = fresh;
+      item = messageItem(chat, message, list, item);
     }
     const next = previous ? previous.nextSibling : list.firstChild;
     if (next !== item) list.insertBefore(item, next);
@@ -151,49 +156,82 @@ function renderMessages(list, chat, keep, view) {
   if (list.stick) list.scrollTop = list.scrollHeight;
 }
 
-function messageItem(chat, message, list) {
-  const item = el("li", message.mine ? "msg mine" : "msg");
+function messageItem(chat, message, list, item = el("li")) {
+  // An edit changes the item shown in place: its picture stays until the new one is loaded, and its buttons
+  // stay under a finger tapping again (a node taken out of the page, even for a moment, loses a tap under way).
+  item.className = message.mine ? "msg mine" : "msg";
   item.dataset.id = message.id;
   item.dataset.edits = message.edits;
-  if (chat.type !== "private" && !message.mine) item.append(el("div", "from", message.from));
-  if (message.reply) item.append(el("div", "reply", message.reply.text));
-  if (message.photo) {
-    const picture = Object.assign(el("img"), { src: message.photo, width: message.size[0], height: message.size[1] });
-    picture.alt = message.text.split("\n")[0];
-    picture.onload = () => { if (list.stick) list.scrollTop = list.scrollHeight; };
-    item.append(picture);
+  const parts = [];
+  if (chat.type !== "private" && !message.mine) {
+    const from = el("div", "from", message.from);
+    if (message.owner) from.append(el("span", "badge", TEXTS[state.me.lang].owner)); // as Telegram marks them
+    parts.push(from);
   }
-  if (message.text) item.append(el("div", "text", message.text));
-  if (message.keyboard.length) item.append(keyboard(chat, message));
+  if (message.reply) parts.push(el("div", "reply", message.reply.text));
+  if (message.photo) parts.push(picture(message, list, item));
+  if (message.text) parts.push(el("div", "text", message.text));
+  if (message.keyboard.length) parts.push(keyboard(chat, message, $(".keyboard", item)));
   const time = new Date(message.date * 1000).toTimeString().slice(0, 5);
-  item.append(el("div", "meta", message.edits ? `${TEXTS[state.me.lang].edited} ${time}` : time));
+  parts.push(el("div", "meta", message.edits ? `${TEXTS[state.me.lang].edited} ${time}` : time));
+  for (const child of [...item.children]) if (!parts.includes(child)) child.remove();
+  parts.forEach((part, n) => { if (item.children[n] !== part) item.insertBefore(part, item.children[n] ?? null); });
   return item;
 }
 
-function keyboard(chat, message) {
-  const box = el("div", "keyboard");
-  for (const row of message.keyboard) {
-    const line = el("div", "row");
-    for (const button of row) {
-      const node = el("button", button.web_app ? "url web-app" : button.url ? "url" : "", button.text);
+function picture(message, list, item) {
+  // A new picture replaces the one shown once it is loaded and decoded (an edit never flashes blank); the newest
+  // wanted wins, whichever loads first.
+  const shown = $("img", item);
+  const alt = message.text.split("\n")[0];
+  const follow = () => { if (list.stick) list.scrollTop = list.scrollHeight; };
+  item.dataset.photo = message.photo;
+  if (shown && shown.getAttribute("src") === message.photo) return Object.assign(shown, { alt });
+  const fresh = Object.assign(el("img"), { alt, width: message.size[0], height: message.size[1] });
+  fresh.src = message.photo;
+  if (!shown) {
+    fresh.onload = follow;
+    return fresh;
+  }
+  fresh.decode().catch(() => {}).then(() => {
+    const now = $("img", item);
+    if (item.dataset.photo !== message.photo || !now || now === fresh) return;
+    now.replaceWith(fresh);
+    follow();
+  });
+  return shown;
+}
+
+function keyboard(chat, message, shown) {
+  // The keyboard shown is relabelled in place when the edit keeps its shape (a replay's, a hand's).
+  const rows = message.keyboard;
+  const same = shown && shown.children.length === rows.length
+    && rows.every((row, n) => shown.children[n].children.length === row.length);
+  const box = same ? shown : el("div", "keyboard");
+  rows.forEach((row, n) => {
+    const line = same ? box.children[n] : box.appendChild(el("div", "row"));
+    row.forEach((button, m) => {
+      const node = same ? line.children[m] : line.appendChild(el("button"));
+      node.className = button.web_app ? "url web-app" : button.url ? "url" : "";
+      node.textContent = button.text;
       node.type = "button";
       node.onclick = () => (button.web_app ? openWebApp(button.web_app)
-        : button.url ? openLink(button.url) : press(chat, message, button, box));
-      line.append(node);
-    }
-    box.append(line);
-  }
+        : button.url ? openLink(button.url) : press(chat, message, button, node));
+    });
+  });
   return box;
 }
 
-async function press(chat, message, button, box) {
-  const buttons = box.querySelectorAll("button");
-  buttons.forEach((node) => { node.disabled = true; }); // Telegram's spinner: until the bot answers
+async function press(chat, message, button, node) {
+  // Telegram's spinner until the bot answers; a tap meanwhile is sent too (quick taps on ▶ add up).
+  node.presses = (node.presses ?? 0) + 1;
+  node.classList.add("pending");
   try {
     const { answer } = await api("/api/press", { chat: chat.id, message: message.id, data: button.data });
     if (answer && answer.text) toast(answer.text, answer.alert);
   } finally {
-    buttons.forEach((node) => { node.disabled = false; });
+    node.presses -= 1;
+    node.classList.toggle("pending", node.presses > 0);
   }
 }
 
@@ -241,11 +279,21 @@ $("#welcome").addEventListener("submit", async (event) => {
   sessionStorage.setItem("sandbox-key", key);
   poll();
 });
-$("#play").onclick = async () => {
-  const { chat } = await api("/api/play", {});
+function openGroup(chat) { // shown from the next state on (a group just made is in none yet)
   groupId = chat;
   topicId = null;
   showPane("group");
+}
+$("#play").onclick = async () => {
+  const { chat, seated } = await api("/api/play", {});
+  if (!seated) { openGroup(chat); return; }
+  // One table a person: nothing was made; the way back to the table they sit at.
+  const texts = TEXTS[state.me.lang];
+  toast(texts.seated, true);
+  const back = el("button", "back", texts.back);
+  back.type = "button";
+  back.onclick = () => { $("#toast").hidden = true; openGroup(seated); render(); };
+  $("#toast").append(" ", back);
 };
 $("#newtopic").onclick = async () => {
   const name = prompt(TEXTS[state.me.lang].topicName);
@@ -260,7 +308,12 @@ for (const tab of document.querySelectorAll("#tabs button")) tab.onclick = () =>
 for (const pane of document.querySelectorAll(".pane")) {
   const list = $(".messages", pane);
   list.stick = true;
-  list.onscroll = () => { list.stick = list.scrollHeight - list.scrollTop - list.clientHeight < 60; };
+  list.top = 0;
+  list.onscroll = () => {
+    if (!list.clientHeight) return; // a hidden tab's
+    list.stick = list.scrollHeight - list.scrollTop - list.clientHeight < 60;
+    list.top = list.scrollTop;
+  };
   $(".menu", pane).onclick = (event) => commandMenu(pane.id, event.target);
   $(".composer", pane).addEventListener("submit", async (event) => {
     event.preventDefault();

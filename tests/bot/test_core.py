@@ -342,8 +342,13 @@ def test_a_flight_stores_its_penalty_first_and_the_last_human_leaving_ends_the_t
     table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
     penalty = table.match.rules.flee_penalty if table.match else 0
     assert world.take(table, msg.Leave(BOB)) == fx.Reply(t("hand_running", "zh", penalty=penalty))
+    assert world.take(table, msg.Leave(BOB, lang="en")) == fx.Reply(t("hand_running", "en", penalty=penalty))
+    # A flight confirmed for another hand (one that is over) charges nothing, and leaves nothing either.
+    assert table.hand_id is not None
+    over = msg.Leave(BOB, flee=True, lang="en", hand_id=table.hand_id - 1)
+    assert world.take(table, over) == fx.Reply(t("flee_stale", "en")) and table.seat_of(BOB) == 1
     start = len(world.effects)
-    assert world.take(table, msg.Leave(BOB, flee=True)) == fx.Reply(None)
+    assert world.take(table, msg.Leave(BOB, flee=True, hand_id=table.hand_id)) == fx.Reply(None)
     flight = world.effects[start:]
     assert isinstance(flight[0], fx.StoreFlee) and flight[0].seat == 1  # stored before anyone is told
     assert fx.ShowSeat(1, user_id=BOB, lang="zh", left=True) in flight  # his picture: he left, no buttons

@@ -5,6 +5,7 @@ in-process: who is let in, who is refused, and a press going to the table as a b
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import time
@@ -19,7 +20,9 @@ from tornado.websocket import WebSocketClientConnection, websocket_connect
 
 from bot.callbacks import PlayButton, Stamp
 from bot.config import Config, ConfigError
+from bot.handlers.chat_checks import Unanswered
 from bot.i18n import t
+from bot.live import web
 from bot.live.auth import InitDataError, check_init_data, table_of, table_token
 from bot.live.frames import seat_frame, spectator_frame
 from bot.live.hub import Hub
@@ -256,14 +259,20 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture
-async def server(tmp_path: Any) -> AsyncIterator[tuple[str, FakeTables]]:
+UNANSWERED = 51  # a group member whom Telegram cannot confirm now (getChatMember answered 429 or 500)
+
+
+@contextlib.asynccontextmanager
+async def serving(tmp_path: Any, **settings: Any) -> AsyncIterator[tuple[str, FakeTables]]:
+    """The live server on a free loopback port (``settings``: Config's), with a seated table; its /ws address."""
     port = _free_port()
-    config = Config(token=TOKEN, webapp_url="http://127.0.0.1/", webapp_listen=("127.0.0.1", port))
+    config = Config(token=TOKEN, webapp_url="http://127.0.0.1/", webapp_listen=("127.0.0.1", port), **settings)
     tables = FakeTables(seated_table())
     db = await Database.open(str(tmp_path / "live.sqlite3"))
 
     async def may_watch(chat_id: int, user_id: int) -> bool:
+        if user_id == UNANSWERED:
+            raise Unanswered(f"getChatMember {chat_id}: Internal Server Error")
         return user_id == 50  # a member of the group
 
     live = LiveServer(Services(config, tables, Hub(config, time.monotonic), db, may_watch))  # type: ignore[arg-type]
@@ -273,6 +282,12 @@ async def server(tmp_path: Any) -> AsyncIterator[tuple[str, FakeTables]]:
     finally:
         live.stop()
         await db.close()
+
+
+@pytest.fixture
+async def server(tmp_path: Any) -> AsyncIterator[tuple[str, FakeTables]]:
+    async with serving(tmp_path) as served:
+        yield served
 
 
 async def _hello(url: str, data: str, table: str | None) -> tuple[WebSocketClientConnection, list[dict[str, Any]]]:
@@ -364,6 +379,128 @@ async def test_the_page_and_its_tiles_are_served_by_the_bot(server: tuple[str, F
     assert tile.headers["Content-Type"] == "image/png" and tile.body.startswith(b"\x89PNG")
     with pytest.raises(HTTPClientError):
         await client.fetch(base + "tile/8z.png")
+
+
+async def _closed(ws: WebSocketClientConnection, seconds: float = 5) -> list[dict[str, Any]]:
+    """The frames a socket gets until the server closes it (within ``seconds``)."""
+    frames = []
+    while (text := await asyncio.wait_for(ws.read_message(), seconds)) is not None:
+        frames.append(json.loads(text))
+    return frames
+
+
+async def test_a_socket_that_never_says_hello_is_closed(
+    server: tuple[str, FakeTables], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(web, "HELLO_SECONDS", 0.5)
+    ws = await websocket_connect(server[0])
+    assert await _closed(ws) == [] and ws.close_code == 1008
+
+
+async def test_a_page_pressing_faster_than_anyone_plays_is_answered_then_cut_off(
+    server: tuple[str, FakeTables],
+) -> None:
+    url, tables = server
+    ws, frames = await _hello(url, init_data(1), table_token(KEY, TOKEN))
+    press = json.dumps({"type": "press", "stamp": frames[1]["stamp"], "code": frames[1]["actions"][0]["code"]})
+    for _ in range(300):  # at once, as a client pressing 900 times a second
+        await ws.write_message(press)
+    answers = await _closed(ws)
+    assert answers[0] == {"type": "notice", "text": t("press_stale", "en")}  # the first ones are answered
+    assert answers[-1] == {"type": "notice", "text": t("live_too_fast", "en")} and ws.close_code == 1008
+    assert len(tables.asked) <= web.FRAME_BURST
+
+
+async def test_a_frame_nested_thousands_deep_is_refused_before_it_is_parsed(server: tuple[str, FakeTables]) -> None:
+    ws = await websocket_connect(server[0])
+    await ws.write_message("[" * 3000 + "]" * 3000)
+    assert await _closed(ws) == [] and ws.close_code == 1003  # refused, not an uncaught RecursionError
+
+
+async def test_a_member_telegram_cannot_confirm_now_is_asked_to_try_again(server: tuple[str, FakeTables]) -> None:
+    """getChatMember answered 429 or 500 (chat_checks raises Unanswered): the page is told to try again and the
+    socket closed cleanly (1013: the page reconnects by itself), not dropped by an uncaught exception."""
+    url, _ = server
+    start = table_token(KEY, TOKEN)
+    ws, frames = await _hello(url, init_data(UNANSWERED, start_param=start), None)
+    assert frames == [{"type": "notice", "text": t("check_later", "en")}] and ws.close_code == 1013  # closed
+
+
+async def test_sockets_from_one_address_are_capped_whatever_address_a_header_claims(tmp_path: Path) -> None:
+    """Three sockets from one address at most; X-Forwarded-For names no other address (no proxy configured), so
+    a client cannot write addresses into the logs or get round the cap."""
+    from tornado.httpclient import HTTPClientError, HTTPRequest
+
+    async with serving(tmp_path, webapp_per_address=3) as (url, _):
+
+        def claiming(n: int) -> HTTPRequest:
+            return HTTPRequest(url, headers={"X-Forwarded-For": f"203.0.113.{n}", "X-Real-IP": f"198.51.100.{n}"})
+
+        sockets = [await websocket_connect(claiming(n)) for n in range(3)]
+        with pytest.raises(HTTPClientError, match="429"):
+            await websocket_connect(claiming(3))
+        sockets.pop().close()
+        await asyncio.sleep(0.2)  # its close reaches the server
+        sockets.append(await websocket_connect(claiming(4)))  # a place again
+        for ws in sockets:
+            ws.close()
+
+
+async def test_a_proxy_named_address_counts_when_the_proxy_is_trusted(tmp_path: Path) -> None:
+    """Behind a reverse proxy (MAHJONG_WEBAPP_PROXY=1) every page comes from the proxy's address: the cap counts
+    the address the proxy names."""
+    from tornado.httpclient import HTTPRequest
+
+    async with serving(tmp_path, webapp_per_address=1, webapp_proxy=True) as (url, _):
+        sockets = [
+            await websocket_connect(HTTPRequest(url, headers={"X-Real-IP": f"198.51.100.{n}"})) for n in range(3)
+        ]
+        for ws in sockets:
+            ws.close()
+
+
+async def test_open_connections_in_all_are_capped(tmp_path: Path) -> None:
+    """MAHJONG_WEBAPP_CONNECTIONS=5: a sixth connection is accepted and closed at once; one closed, there is room
+    for another (and the page is served on it)."""
+    async with serving(tmp_path, webapp_connections=5) as (url, _):
+        port = int(url.split(":")[2].split("/")[0])
+        held = [_raw_request(port, b"GET / HTTP/1.1\r\nHost: x\r\n") for _ in range(5)]  # headers half-sent
+        await asyncio.sleep(0.2)
+        sixth = _raw_request(port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        with contextlib.suppress(ConnectionResetError):  # closed unanswered (reset: its request was never read)
+            assert await asyncio.to_thread(sixth.recv, 1000) == b""
+        held.pop().close()
+        await asyncio.sleep(0.2)
+        again = _raw_request(port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert (await asyncio.to_thread(again.recv, 1000)).startswith(b"HTTP/1.1 200")
+        for sock in (*held, sixth, again):
+            sock.close()
+
+
+def _raw_request(port: int, head: bytes) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", port))
+    sock.sendall(head)
+    sock.settimeout(20)
+    return sock
+
+
+async def test_a_huge_body_is_refused_from_its_headers_and_half_sent_requests_are_closed(tmp_path: Path) -> None:
+    """A 100 MB body is refused (400) as soon as its headers arrive, before any of it is sent; a request whose
+    headers or body stop half-way is closed after the listener's timeouts."""
+    async with serving(tmp_path) as (url, _):
+        port = int(url.split(":")[2].split("/")[0])
+        huge = _raw_request(port, b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 104857600\r\n\r\n")
+        half_headers = _raw_request(port, b"GET / HTTP/1.1\r\nHost: x\r\n")
+        half_body = _raw_request(port, b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345")
+        answer = await asyncio.to_thread(huge.recv, 1000)
+        assert answer.startswith(b"HTTP/1.1 400")
+        assert await asyncio.to_thread(huge.recv, 1000) == b""  # and closed
+        started = time.monotonic()
+        for sock in (half_headers, half_body):  # closed, without an answer, by the timeouts (10 s each)
+            assert await asyncio.to_thread(sock.recv, 1000) == b""
+        assert time.monotonic() - started < 15
+        for sock in (huge, half_headers, half_body):
+            sock.close()
 
 
 def test_the_mini_app_is_off_unless_its_https_address_is_set() -> None:

@@ -96,7 +96,7 @@ def test_automatic_players_are_named_in_the_readers_language() -> None:
 
 def test_chows_are_named_in_words() -> None:
     chow = Action(0, "chi", parse_tile("3m"))
-    assert action_label(chow, "en") == t("btn_chi", "en", tiles="3-4-5 Characters")
+    assert action_label(chow, "en") == t("btn_chi", "en", tiles="3-4-5 Crak")
     assert action_label(chow, "zh") == t("btn_chi", "zh", tiles="345万")
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import check_config
+from bot.config import Config, check_config
 from bot.logs import log_action, log_event
 from game.actions import Action
 from game.tiles import parse_tile
@@ -59,6 +59,26 @@ def test_webhook_configuration_is_summarised(tmp_path: Path) -> None:
     )
     assert status == 0
     assert "webhook https://bot.example.org/tg (listening on 127.0.0.1:8443)" in text
+
+
+def test_workers_with_the_mini_app_are_refused_in_one_line() -> None:
+    """Not supported together (a page must reach the worker that owns its table): refused, not started half-way."""
+    status, text = check_config(
+        {
+            "TELEGRAM_BOT_TOKEN": TOKEN,
+            "MAHJONG_DB": "postgresql://mahjong@db.example/mahjong",
+            "MAHJONG_WORKERS": "1",
+            "MAHJONG_WEBAPP_URL": "https://bot.example.org/mahjong/",
+        }
+    )
+    assert (status, text) == (
+        2,
+        "configuration error: MAHJONG_WORKERS=1 does not serve the Mini App yet: unset MAHJONG_WEBAPP_URL",
+    )
+
+
+def test_the_webhook_listens_on_loopback_unless_configured() -> None:
+    assert Config.from_env({"TELEGRAM_BOT_TOKEN": TOKEN}).webhook_listen == ("127.0.0.1", 8443)
 
 
 def test_a_database_path_under_a_file_is_refused(tmp_path: Path) -> None:

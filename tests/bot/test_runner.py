@@ -22,6 +22,7 @@ from bot.table.key import TableKey
 from bot.table.registry import Tables
 from bot.table.resume import resume_tables
 from bot.table.runner import CATCH_UP_POLL, CATCH_UP_SECONDS, StepFailed
+from game.titles import START_SKILL
 from sandbox import FakeTelegram
 from storage.database import Database
 
@@ -71,8 +72,8 @@ async def test_a_flight_then_stop_settles_the_penalty(fake_telegram: FakeTelegra
     bob_now, alice_now = await db.players.get(bob.id), await db.players.get(alice.id)
     await db.close()
     assert bob_now is not None and alice_now is not None
-    assert bob_now.skill == 2400 - penalty
-    assert alice_now.skill > 2400  # her share of the penalty
+    assert bob_now.skill == START_SKILL - penalty
+    assert alice_now.skill > START_SKILL  # her share of the penalty
 
 
 async def test_a_flight_survives_a_crash_before_its_hand_ends(
@@ -100,7 +101,7 @@ async def test_a_flight_survives_a_crash_before_its_hand_ends(
     await tables.edge.outbox.close()
     bob_now = await db.players.get(bob.id)
     await db.close()
-    assert bob_now is not None and bob_now.skill == 2400 - 400
+    assert bob_now is not None and bob_now.skill == START_SKILL - 400
 
 
 async def test_a_settlement_that_fails_is_retried_until_it_is_stored(

@@ -1,19 +1,26 @@
-"""bot.views.game_views: each player's buttons are exactly their legal actions, and each picture comes from the view its
-chat may see (the group's from the spectator view, which holds no hidden tile)."""
+"""bot.views.game_views: each player's buttons are exactly their legal actions, in rows whose labels fit a phone, and
+each picture comes from the view its chat may see (the group's from the spectator view, which holds no hidden
+tile)."""
 
 from __future__ import annotations
+
+from itertools import pairwise
+
+from telegram import InlineKeyboardButton
 
 from bot.callbacks import PlayButton, parse_action_code
 from bot.i18n import t
 from bot.table.key import TableKey
 from bot.table.state import Table
 from bot.table.texts import seat_label, seat_names
-from bot.views.game_views import seat_content, spectator_content
+from bot.views.game_views import button_label, seat_content, spectator_content
 from bot.views.public_view import shown_view
+from bot.views.rows import BUTTON_MARGIN, ROW_WIDTH, fits, label_width, rows_by_width
+from bot.views.standings_views import top_content
 from game.actions import Action
 from game.match import Match
 from game.rules import Rules
-from game.tiles import HONGZHONG, tile_label
+from game.tiles import HONGZHONG, NUM_KINDS, is_honor, tile_label, tile_short
 from rendering import render_spectator_view, render_table_view
 from tests.e2e.policy import pick
 
@@ -62,9 +69,47 @@ def test_a_throw_of_hongzhong_or_laizi_is_a_button_that_says_so() -> None:
             for b in row
         }
         for tile in (HONGZHONG, hand.laizi):
-            assert labels[Action(0, "discard", tile)] == t("btn_throw", lang, tile=tile_label(tile, lang))
+            assert labels[Action(0, "discard", tile)] == t("btn_throw", lang, tile=tile_short(tile, lang))
         plain = next(a for a in labels if a.kind == "discard" and a.tile not in (HONGZHONG, hand.laizi))
-        assert labels[plain] == tile_label(plain.tile or 0, lang)
+        assert labels[plain] == tile_short(plain.tile or 0, lang)
+
+
+def _too_wide(rows: list[list[InlineKeyboardButton]]) -> list[list[str]]:
+    """The rows some label of which does not fit its equal share of a phone's row (as Telegram shares it out)."""
+    return [
+        [b.text for b in row]
+        for row in rows
+        if len(row) * (max(label_width(b.text) for b in row) + BUTTON_MARGIN) > ROW_WIDTH
+    ]
+
+
+def test_each_row_of_buttons_fits_a_phone_in_both_languages() -> None:
+    laizi = 0  # 一万: its discard a throw ×2, as 红中's
+    for lang in ("zh", "en"):
+        discards = [button_label(Action(0, "discard", tile), laizi, lang) for tile in range(NUM_KINDS)]
+        specials = [button_label(Action(0, kind), laizi, lang) for kind in ("hu", "pass", "laizi_gang")]
+        specials += [button_label(Action(0, "hongzhong_gang", HONGZHONG), laizi, lang)]
+        for tile in range(NUM_KINDS):
+            kinds = ("peng", "chong_gang", "an_gang", "xu_gang") + (() if is_honor(tile) or tile % 9 > 6 else ("chi",))
+            specials += [button_label(Action(0, kind, tile), laizi, lang) for kind in kinds]
+        labels = discards + specials  # every label a hand can show, the widest of both languages among them
+        assert all(label_width(label) + BUTTON_MARGIN <= ROW_WIDTH for label in labels), lang
+        rows = rows_by_width([InlineKeyboardButton(label, callback_data="x") for label in labels])
+        assert _too_wide(rows) == []
+        plain = rows_by_width([InlineKeyboardButton(label, callback_data="x") for label in discards[1:27]])
+        assert not any(fits(row + below) for row, below in pairwise(plain))  # as few rows as the labels allow
+        assert min(len(row) for row in plain) >= (5 if lang == "zh" else 4)  # and even: no lone button
+        top = top_content([], "g", "season", lang).markup
+        assert top is not None and _too_wide(list(map(list, top.inline_keyboard))) == []
+    # The keyboard of a hand as dealt (seed 21: the dealer may throw 红中 or the 赖子), in both languages.
+    table = Table(key=TableKey(-100), title="g", creator_id=1, creator_name="A")
+    for user in range(1, 5):
+        table.sit(user, f"P{user}")
+    table.match = Match(Rules(), 21)
+    table.start_hand(table.match.new_hand(), hand_id=3, now=0.0)
+    for lang in ("zh", "en"):
+        markup = seat_content(table, 0, lang=lang).markup
+        assert markup is not None and _too_wide(list(map(list, markup.inline_keyboard))) == []
 
 
 def test_each_picture_is_drawn_from_the_view_its_chat_may_see() -> None:

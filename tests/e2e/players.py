@@ -32,12 +32,12 @@ from typing import Any, TypeVar
 
 import asyncpg
 
-from bot.callbacks import BadCallback, PlayButton, Stamp, parse_action_code
+from bot.callbacks import FLEE_PREFIX, BadCallback, PlayButton, Stamp, parse_action_code
 from bot.config import Config
 from bot.table.key import TableKey
 from game.actions import Action
 from sandbox import FakeTelegram
-from sandbox.records import Button, Chat, Message
+from sandbox.records import Button, CallbackAnswer, Chat, Message
 from sandbox.users import SimUser
 from tests.e2e.forked import ROOT, ForkedBot
 from tests.e2e.policy import pick
@@ -331,6 +331,42 @@ def post_update(url: str, update: dict[str, Any], secret: str, *, wait: float = 
             if time.monotonic() >= deadline:
                 return 0
             time.sleep(0.05)
+
+
+def flee_question(tg: FakeTelegram, user: SimUser, group: Chat) -> Message:
+    """/flee by ``user``: the question it asks first (Flee / Stay) once shown in the group."""
+    before = max((m.message_id for m in tg.messages(group.id, from_bot=None)), default=0)
+    user.say(group, "/flee")
+
+    def question() -> Message | None:
+        return next((m for m in tg.messages(group.id) if m.message_id > before and flee_button(m, True)), None)
+
+    return tg.wait_until(question, timeout=15, what=f"/flee's question to {user.first_name}")
+
+
+def flee_button(message: Message, confirm: bool = True) -> str | None:
+    """The data of /flee's Flee (or Stay) button on ``message``, if it has one."""
+    wanted = "|yes" if confirm else "|no"
+    return next(
+        (
+            d
+            for b in message.buttons
+            if (d := b.callback_data) and d.startswith(f"{FLEE_PREFIX}|") and d.endswith(wanted)
+        ),
+        None,
+    )
+
+
+def press_flee(tg: FakeTelegram, user: SimUser, question: Message, *, confirm: bool = True) -> CallbackAnswer:
+    """``user`` presses Flee (or Stay) under ``question``: the press's answer."""
+    data = flee_button(question, confirm)
+    assert data is not None, question
+    return tg.wait_for_callback_answer(user.press(question, data), timeout=15)
+
+
+def flee(tg: FakeTelegram, user: SimUser, group: Chat) -> CallbackAnswer:
+    """/flee and its Flee button, as a person who means it."""
+    return press_flee(tg, user, flee_question(tg, user, group))
 
 
 def offers_a_move(user: SimUser, group: Chat) -> bool:

@@ -164,3 +164,19 @@ def test_check_config_validates_without_connecting(tmp_path: Path) -> None:
     )
     assert listen.returncode == 2 and "MAHJONG_WEBHOOK_LISTEN must be host:port" in listen.stderr
     assert "Traceback" not in good.stderr + missing.stderr + listen.stderr
+
+
+def test_a_second_stop_signal_while_stopping_still_stops_the_bot_whole(
+    fake_telegram: FakeTelegram, tmp_path: Path
+) -> None:
+    """Ctrl-C pressed twice (or SIGTERM sent again): the bot finishes the stop under way, its database closed,
+    and exits. PTB's own handler raised in the middle of the stop instead, and the database's threads, never
+    closed, kept the process alive for good (seen when .ci/newcomer stopped `make run` twice)."""
+    with BotProcess(fake_telegram, tmp_path / "db.sqlite3") as bot:  # killed at the end if it hung
+        assert bot.proc is not None
+        bot.wait_for_log("Application started", timeout=10)  # polling: PTB's run_forever, where a signal lands
+        bot.proc.send_signal(signal.SIGTERM)
+        bot.wait_for_log("Application is stopping", timeout=10)  # PTB's stop has begun: the moment that broke it
+        bot.proc.send_signal(signal.SIGTERM)
+        assert bot.proc.wait(20) == 0
+        assert "stopping; state" in bot.log()  # bot.app._stop ran: the tables, the outbox and the database closed

@@ -3,7 +3,8 @@
 The module plays once: Alice, a group admin, opens a table that automatic players fill; during the first hand
 she switches the group to English and the koukoufan preset through the /settings menu. The first hand is
 played to its end under the old settings, the second starts under the new ones. The standings tests then read
-what that first hand left behind, in the group (now English) and in Alice's private chat (Chinese). (A table
+what that first hand left behind, in the group (now English) and in private; each answer to a person's command
+in their own language (Alice's is Chinese, Bob's English), in the group too. (A table
 at the ``hard`` level chosen in the menu: tests/e2e/test_search_worker.py.)
 """
 
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from game.titles import title_for
+from game.titles import START_SKILL, title_for
 from sandbox import FakeTelegram
 from sandbox.records import Chat, Message
 from sandbox.users import SimUser
@@ -126,23 +127,24 @@ def _ask(tg: FakeTelegram, user: SimUser, chat_id: int, text: str, done: object)
     )
 
 
-def test_me_shows_the_card_picture_in_group_and_private_languages(played: Played) -> None:
-    tg, alice = played.tg, played.alice
-    in_group = _ask(tg, alice, played.group.id, "/me", lambda m: m.photo is not None and "skill" in (m.caption or ""))
-    assert "Alice · " in (in_group.caption or "") and "hands played: 1 · won: 0" in (in_group.caption or "")
-    assert "1 wins" not in (in_group.caption or "")  # no plural to get wrong
+def test_me_shows_the_card_picture_in_the_askers_language(played: Played) -> None:
+    tg, alice, bob = played.tg, played.alice, played.bob
+    # In the (now English) group, each one's card answers in their own language: Alice's Telegram is Chinese.
+    in_group = _ask(tg, alice, played.group.id, "/me", lambda m: m.photo is not None and "技能值" in (m.caption or ""))
+    assert "Alice · " in (in_group.caption or "") and "1 局 0 胜" in (in_group.caption or "")
     assert in_group.photo is not None and in_group.photo.width == 1000
     private = _ask(tg, alice, alice.id, "/me", lambda m: m.photo is not None)
     assert "技能值" in (private.caption or "") and "1 局" in (private.caption or "")
+    # Bob never played a hand: no "best hand +0", and his language (English), the group's too.
+    card = _ask(tg, bob, played.group.id, "/me", lambda m: m.photo is not None and "Bob · " in (m.caption or ""))
+    assert (card.caption or "").endswith(f"skill {START_SKILL}\nno hand yet")
 
 
 def test_top_shows_the_groups_leaderboard_for_all_time_and_this_month(played: Played) -> None:
-    tg, alice = played.tg, played.alice
-    board = _ask(
-        tg, alice, played.group.id, "/top", lambda m: m.photo is not None and "Leaderboard" in (m.caption or "")
-    )
+    tg, alice, bob = played.tg, played.alice, played.bob
+    board = _ask(tg, bob, played.group.id, "/top", lambda m: m.photo is not None and "Leaderboard" in (m.caption or ""))
     assert "All time · 1 players" in (board.caption or "")
-    query = alice.press(board, "sd1|top|month")
+    query = bob.press(board, "sd1|top|month")
     tg.wait_for_callback_answer(query)
     month = tg.wait_until(
         lambda: (m := tg.message(board.chat_id, board.message_id)) and "This month" in (m.caption or "") and m,
@@ -150,19 +152,25 @@ def test_top_shows_the_groups_leaderboard_for_all_time_and_this_month(played: Pl
     )
     assert "This month · 1 players" in (month.caption or "") and month.photo is not None
     assert "/top" in (_ask(tg, alice, alice.id, "/top", lambda m: bool(m.text)).text or "")  # per group only
+    # Alice's /top in the English group: hers is Chinese.
+    _ask(tg, alice, played.group.id, "/top", lambda m: m.photo is not None and "本群排行榜" in (m.caption or ""))
+    # An error in answer to her own command too, while the group's messages stay English.
+    already = _ask(tg, alice, played.group.id, "/newgame", lambda m: bool(m.text) and m.text != "/newgame")
+    assert already.text == "这个群已经有一张桌了。"
 
 
 def test_rank_lists_the_titles_with_the_players_own(played: Played) -> None:
-    tg, alice = played.tg, played.alice
+    tg, alice, bob = played.tg, played.alice, played.bob
     with sqlite3.connect(played.db) as db:
         skill = db.execute("SELECT skill FROM players WHERE id = ?", (alice.id,)).fetchone()[0]
-    ranks = _ask(tg, alice, played.group.id, "/rank", lambda m: "Titles" in (m.text or "")).text or ""
-    assert f"(your skill: {skill})" in ranks and "Grandmaster  ≥ 150000" in ranks and "Kindergartener  < 0" in ranks
+    ranks = _ask(tg, bob, played.group.id, "/rank", lambda m: "Titles" in (m.text or "")).text or ""
+    assert f"(your skill: {START_SKILL})" in ranks and "Grandmaster  ≥ 150000" in ranks
+    assert "Kindergartener  < 0" in ranks
     title = title_for(skill)
-    assert [line for line in ranks.splitlines() if line.startswith("👉")] == [
-        f"👉 {title.en}  " + ("< 0" if title.min_skill is None else f"≥ {title.min_skill}")
-    ]
+    # Hers, in the English group and in private alike, in her language.
+    in_group = _ask(tg, alice, played.group.id, "/rank", lambda m: "头衔表" in (m.text or "")).text or ""
     private = _ask(tg, alice, alice.id, "/rank", lambda m: "头衔表" in (m.text or "")).text or ""
+    assert in_group == private
     assert "宗师  ≥ 150000" in private and [line for line in private.splitlines() if line.startswith("👉")] == [
         f"👉 {title.zh}  " + ("< 0" if title.min_skill is None else f"≥ {title.min_skill}")
     ]
@@ -188,5 +196,5 @@ def test_history_lists_the_hand_and_replays_it_from_the_players_seat(played: Pla
     assert sum("Alice" in line for line in lines) == 1
     draws = [line for line in lines if " 摸 " in line]
     assert draws and all(line.startswith(wind) for line in draws)
-    in_group = _ask(tg, alice, played.group.id, "/history", lambda m: "Your last hands" in (m.text or ""))
-    assert "Press ▶ for a replay." in (in_group.text or "")
+    in_group = _ask(tg, alice, played.group.id, "/history", lambda m: "最近的牌局" in (m.text or ""))
+    assert in_group.text == listing.text  # hers, in her language, in the English group too

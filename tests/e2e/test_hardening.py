@@ -9,19 +9,31 @@ stored before the start) or reads what the whole process keeps runs its own."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
+import os
+import resource
+import selectors
+import socket
 import sqlite3
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+from tornado.websocket import websocket_connect
 
 from bot.callbacks import PlayButton
 from bot.i18n import t
+from bot.live.auth import table_token
+from bot.live.web import HELLO_SECONDS
+from bot.table.key import TableKey
 from sandbox import FakeTelegram
 from sandbox.records import ApiCall, Button, Chat, FaultKind
 from sandbox.users import SimUser
+from sandbox.web_apps import init_data
 from storage.database import Database
 from storage.matches import Seat as StoredSeat
 from tests.e2e.players import (
@@ -29,14 +41,18 @@ from tests.e2e.players import (
     Players,
     SharedBot,
     command_json,
+    flee,
+    flee_question,
     game_buttons,
     group_texts,
     post_update,
+    press_flee,
     private_command,
     webhook_address,
 )
 from tests.e2e.test_full_game import SEED, _rob_only
 from tests.e2e.test_robustness import _open_table
+from tests.sandbox.page_client import free_port
 
 
 @pytest.fixture(scope="module")
@@ -213,11 +229,10 @@ def test_flee_is_one_transaction_and_charges_once(shared: SharedBot) -> None:
     _open_table(tg, group, [alice, bob])
     alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
     _faulty_disk(db, ("match_seats", "UPDATE"))
-    bob.say(group, "/flee")
-    tg.wait_for_message(group.id, lambda m: "抱歉" in (m.text or ""), timeout=10)
+    assert "抱歉" in (flee(tg, bob, group).text or "")
     assert _penalty_rows(db, group.id) == 0  # neither the penalty nor the seat: nothing half-written
     _disk_healed(db)
-    bob.say(group, "/flee")
+    flee(tg, bob, group)
     tg.wait_for_message(group.id, lambda m: "Bob" in (m.text or "") and "逃跑" in (m.text or ""), timeout=10)
     charged = _penalty_rows(db, group.id)
     assert charged > 0
@@ -233,6 +248,31 @@ def test_flee_is_one_transaction_and_charges_once(shared: SharedBot) -> None:
         assert seat.fetchone()[0] is None
         seat = conn.execute(f"SELECT player_id FROM hand_seats WHERE seat = 1 AND {_OF_CHATS}(?))", (group.id,))
         assert seat.fetchone()[0] == bob.id
+    assert _penalty_rows(db, group.id) == charged
+    _close(tg, group, alice)
+
+
+def test_flee_asks_first_and_only_its_askers_flee_charges(shared: SharedBot) -> None:
+    """/flee (one tap in the command menu) asks, with the penalty: Bob's Stay or Alice's press of his Flee charge
+    nothing; his Flee charges once; pressed again once he left, it changes nothing and says why."""
+    tg, db = shared.tg, shared.db
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob", language_code="en")
+    group = tg.add_group("问一下群", members=[alice, bob])
+    _open_table(tg, group, [alice, bob])
+    alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
+    question = flee_question(tg, bob, group)  # in his language, the group's is Chinese
+    assert question.text == "Flee this hand? You lose 400 points and a bot takes your seat."
+    assert [b.text for b in question.buttons] == ["Flee", "Stay"]
+    assert press_flee(tg, alice, question).text == t("press_foreign", "zh")  # not hers to press
+    assert press_flee(tg, bob, question, confirm=False).text == "You stay: play on."
+    tg.wait_until(lambda: (m := tg.message(group.id, question.message_id)) and not m.buttons, timeout=10)
+    assert _penalty_rows(db, group.id) == 0 and "逃跑" not in "\n".join(group_texts(tg, group))
+    again = flee_question(tg, bob, group)
+    assert press_flee(tg, bob, again).text is None  # he fled: the group is told
+    tg.wait_for_message(group.id, lambda m: "Bob" in (m.text or "") and "逃跑" in (m.text or ""), timeout=10)
+    charged = _penalty_rows(db, group.id)
+    assert charged > 0
+    assert press_flee(tg, bob, again).text == "You are not seated at this table."  # a second press: nothing
     assert _penalty_rows(db, group.id) == charged
     _close(tg, group, alice)
 
@@ -512,4 +552,151 @@ def test_a_deleted_hand_message_is_sent_again(shared: SharedBot) -> None:
     fresh = [m for m in alice.private_messages() if m.photo is not None and m.message_id > mine[-1].message_id]
     assert fresh, "her picture was sent again"
     assert "Traceback" not in shared.log()
+    _close(tg, group, alice)
+
+
+# --- issue 38: the live table's listener under idle sockets and a Telegram that cannot answer -------------------
+@dataclass
+class Live:
+    shared: SharedBot
+    port: int  # the live table's listener
+
+
+@pytest.fixture(scope="module")
+def live_bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+    port = free_port()
+    env = {"MAHJONG_WEBAPP_URL": f"http://127.0.0.1:{port}/", "MAHJONG_WEBAPP_LISTEN": f"127.0.0.1:{port}"}
+    with FakeTelegram() as tg:
+        db = tmp_path_factory.mktemp("live") / "db.sqlite3"
+        with BotProcess(tg, db, MAHJONG_SEED=str(SEED), **env) as bot:
+            yield Live(SharedBot(tg, bot, db), port)
+
+
+@pytest.fixture
+def live(live_bot: Live) -> Live:
+    live_bot.shared.begin()
+    return live_bot
+
+
+async def _hello_frames(port: int, init_data: str, table: str) -> tuple[list[dict[str, Any]], int | None]:
+    """A page's hello: the frames it gets until the server closes it or two came, and the close code."""
+    ws = await websocket_connect(f"ws://127.0.0.1:{port}/ws")
+    await ws.write_message(json.dumps({"type": "hello", "init_data": init_data, "table": table}))
+    frames = []
+    while len(frames) < 2 and (text := await asyncio.wait_for(ws.read_message(), 15)) is not None:
+        frames.append(json.loads(text))
+    ws.close()
+    return frames, ws.close_code
+
+
+def test_a_hello_while_telegram_cannot_say_who_is_in_the_group_is_asked_to_try_again(live: Live) -> None:
+    """getChatMember answers 500, then 429: the page of a group member is asked to try again and its socket closed
+    cleanly (no uncaught exception); once Telegram answers, the same hello watches the table."""
+    tg = live.shared.tg
+    alice, bob, carol = tg.add_user("Alice"), tg.add_user("Bob"), tg.add_user("Carol", language_code="en")
+    group = tg.add_group("看桌群", members=[alice, bob, carol])
+    _open_table(tg, group, [alice, bob])
+    alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
+    token = table_token(TableKey(group.id), tg.token)
+    # A 429 longer than the bot waits for (bot.ratelimit: 3 s) pauses the group's requests for its 4 s.
+    for fault in (FaultKind.SERVER_ERROR, FaultKind.RETRY_AFTER):
+        tg.fail_next("getChatMember", fault, chat_id=group.id, retry_after=4)
+        frames, code = asyncio.run(_hello_frames(live.port, init_data(carol, tg.token), token))
+        assert frames == [{"type": "notice", "text": t("check_later", "en")}] and code == 1013
+    time.sleep(4)  # the 429's pause over
+    frames, _ = asyncio.run(_hello_frames(live.port, init_data(carol, tg.token), token))
+    assert [f["type"] for f in frames] == ["hello", "view"] and frames[1]["seat"] is None
+    assert "Uncaught exception" not in live.shared.log() and "Traceback" not in live.shared.log()
+    _close(tg, group, alice)
+
+
+async def _press_flood(port: int, init_data: str, table: str, presses: int) -> tuple[str, list[dict[str, Any]], int]:
+    """A seated player's page sends ``presses`` presses at once: its language, what it got, its close code."""
+    ws = await websocket_connect(f"ws://127.0.0.1:{port}/ws")
+    await ws.write_message(json.dumps({"type": "hello", "init_data": init_data, "table": table}))
+    hello = json.loads(await asyncio.wait_for(ws.read_message(), 15) or "{}")
+    view = json.loads(await asyncio.wait_for(ws.read_message(), 15) or "{}")
+    code = view["actions"][0]["code"] if view.get("actions") else "d1m"
+    press = json.dumps({"type": "press", "stamp": view.get("stamp") or "1.1.0", "code": code})
+    for _ in range(presses):
+        await ws.write_message(press)
+    frames = []
+    while (text := await asyncio.wait_for(ws.read_message(), 30)) is not None:
+        frames.append(json.loads(text))
+    return hello["lang"], frames, ws.close_code or 0
+
+
+def test_a_page_pressing_900_times_a_second_is_answered_then_cut_off_and_the_table_plays_on(live: Live) -> None:
+    tg, db = live.shared.tg, live.shared.db
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+    group = tg.add_group("快按群", members=[alice, bob])
+    _open_table(tg, group, [alice, bob])
+    alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
+    token = table_token(TableKey(group.id), tg.token)
+    lang, frames, code = asyncio.run(_press_flood(live.port, init_data(alice, tg.token), token, 900))
+    notices = [f["text"] for f in frames if f["type"] == "notice"]
+    assert notices and notices[-1] == t("live_too_fast", lang) and code == 1008
+    assert len(notices) < 100  # cut off after a burst, not after 900
+    played = _stored(db, group.id)
+    Players(tg, group, [alice, bob]).play_until(lambda: _stored(db, group.id) >= played + 4, timeout=60)
+    _close(tg, group, alice)
+
+
+def _upgrade(port: int) -> bytes:
+    """A WebSocket upgrade request, as the page's; its hello never follows."""
+    key = base64.b64encode(os.urandom(16)).decode()
+    return (f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+            f"Origin: http://127.0.0.1:{port}\r\n\r\n").encode()  # fmt: skip
+
+
+def _closed_by_the_server(sockets: list[socket.socket], timeout: float) -> int:
+    """Reads every socket until the server closes it or ``timeout`` passes: how many are still open."""
+    with selectors.DefaultSelector() as selector:
+        for sock in sockets:
+            sock.setblocking(False)
+            selector.register(sock, selectors.EVENT_READ)
+        deadline = time.monotonic() + timeout
+        while selector.get_map() and time.monotonic() < deadline:
+            for key, _ in selector.select(timeout=1):
+                sock = key.fileobj
+                assert isinstance(sock, socket.socket)
+                try:
+                    if sock.recv(65536):
+                        continue
+                except ConnectionResetError:
+                    pass
+                selector.unregister(sock)
+        return len(selector.get_map())
+
+
+def test_a_thousand_idle_sockets_under_a_1024_descriptor_limit_stop_no_table(live: Live) -> None:
+    """The bot process may open 1,024 files (systemd's default); 1,000 sockets come to the live table and never
+    say hello. The hand goes on meanwhile (the outbox, storage and Telegram still have descriptors: the listener
+    keeps to half of them), every idle socket is closed within the hello's deadline, and the log stays short."""
+    tg, db, bot = live.shared.tg, live.shared.db, live.shared.bot
+    assert bot.proc is not None
+    resource.prlimit(bot.proc.pid, resource.RLIMIT_NOFILE, (1024, 1024))
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+    group = tg.add_group("满员群", members=[alice, bob])
+    _open_table(tg, group, [alice, bob])
+    players = Players(tg, group, [alice, bob])
+    players.play_until(lambda: _stored(db, group.id) >= 2, timeout=60)
+    idle = []
+    for _ in range(1000):
+        sock = socket.create_connection(("127.0.0.1", live.port))
+        sock.sendall(_upgrade(live.port))
+        idle.append(sock)
+    opened, played = time.monotonic(), _stored(db, group.id)
+    try:
+        players.play_until(lambda: _stored(db, group.id) >= played + 8, timeout=60)  # the hand goes on
+        still_open = _closed_by_the_server(idle, timeout=opened + HELLO_SECONDS + 15 - time.monotonic())
+    finally:
+        for sock in idle:
+            sock.close()
+    assert still_open == 0
+    log = live.shared.log()
+    assert "too many sockets from one address" in log  # 20 sockets from one address at most, the others refused
+    warnings = [line for line in log.splitlines() if " WARNING " in line or " ERROR " in line]
+    assert len(warnings) <= 4 and "Too many open files" not in log, warnings
     _close(tg, group, alice)

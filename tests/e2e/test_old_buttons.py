@@ -15,7 +15,7 @@ from bot.i18n import t
 from sandbox import FakeTelegram
 from sandbox.records import Message
 from sandbox.users import SimUser
-from tests.e2e.players import BotProcess, offers_a_move
+from tests.e2e.players import BotProcess, flee, offers_a_move
 
 # Long enough a turn for Bob to flee while he holds a decision; after a first timeout 托管 plays at once.
 FAST = {"MAHJONG_TURN_SECONDS": "4", "MAHJONG_CLAIM_SECONDS": "4", "MAHJONG_NEXT_HAND_SECONDS": "3"}
@@ -48,7 +48,7 @@ def test_results_lose_ready_and_a_flight_is_told_as_one(fake_telegram: FakeTeleg
         back = bob.wait_for_private_message(lambda m: "我回来了" in [b.text for b in m.buttons], timeout=30)
         bob.press(back, "我回来了")
         tg.wait_until(lambda: offers_a_move(bob, group), timeout=60, what="a move offered to Bob")
-        bob.say(group, "/flee")
+        flee(tg, bob, group)
         tg.wait_for_message(group.id, lambda m: "Bob" in (m.text or "") and "逃跑" in (m.text or ""), timeout=15)
         left = t("seat_left", "zh")
         hand = bob.wait_for_private_message(lambda m: left in (m.caption or ""), timeout=15)

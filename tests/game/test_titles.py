@@ -46,3 +46,11 @@ def test_new_players_are_undergraduates_and_names_resolve() -> None:
     assert len({t.en for t in TITLES}) == len(TITLES)
     with pytest.raises(KeyError, match="unknown title"):
         title_named("皇帝")
+
+
+def test_a_new_player_starts_in_the_middle_of_the_band_not_on_its_edge() -> None:
+    # A first hand lost (or won) by anything up to the flee penalty keeps the title: not "本科生 → 大专生" at once.
+    low, high = title_named("本科生").min_skill, title_named("研究生").min_skill
+    assert low is not None and high is not None
+    assert START_SKILL - low == high - START_SKILL
+    assert title_for(START_SKILL - 400) == title_for(START_SKILL + 400) == title_for(START_SKILL)

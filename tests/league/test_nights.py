@@ -291,6 +291,8 @@ async def test_set_end_and_table_commands(fake_telegram: FakeTelegram, tmp_path:
         assert "已解散" in (await run_subcommand(nights, group.id, "close", "") or "")
         assert (await db.leagues.night(night.id)).status == "called_off"
         assert "还没有联赛" in (await run_subcommand(nights, group.id, "next", "") or "")
+        asked = await run_subcommand(nights, group.id, "next", "", lang="en")  # an English member asks
+        assert asked == t("league_none", "en")
         # A closed league's standings stay viewable, by name or as the newest.
         shown = len([m for m in tg.messages(group.id) if m.photo is not None])
         assert await run_subcommand(nights, group.id, "table", "friday") is None

@@ -4,6 +4,10 @@ failure when ``CI`` is set (CI must run them).
 
     with Browser(tmp_path / "alice", width=1280) as alice:
         alice.open(url); alice.join("Alice", "en"); alice.click("#play")
+        alice.press_first("private", pressed)     # a legal move under her newest prompt, once per version
+
+It needs Selenium alone (pytest only for ``chromium_or_skip``): `.ci/newcomer` drives the page with it from a
+venv of its own, beside a `make run` whose venv has only what running needs.
 """
 
 from __future__ import annotations
@@ -16,9 +20,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
-import pytest
-
 CHROMIUM = "/usr/bin/chromium"
+# Headless Chromium's window is never narrower than this: a phone's width is emulated instead (Browser).
+NARROWEST_WINDOW = 500
 CHROMEDRIVER = "/usr/bin/chromedriver"
 FLAGS = (
     "--headless",
@@ -45,6 +49,8 @@ def chromium_or_skip() -> None:
         missing.append("selenium (pip install -e '.[browser]')")
     if not missing:
         return
+    import pytest
+
     reason = f"browser tests did not run: missing {', '.join(missing)} (apt-get install chromium chromium-driver)"
     if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
         pytest.fail(reason)
@@ -52,7 +58,8 @@ def chromium_or_skip() -> None:
 
 
 class Browser:
-    """One person's Chromium (its own profile: another person), at a window size."""
+    """One person's Chromium (its own profile: another person), at a window size; narrower than a window can be,
+    a phone's screen (its width and height exactly, overlay scrollbars)."""
 
     def __init__(self, profile: Path, *, width: int = 1280, height: int = 900) -> None:
         from selenium import webdriver
@@ -63,6 +70,9 @@ class Browser:
         for flag in (*FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}"):
             options.add_argument(flag)
         self.driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+        if width < NARROWEST_WINDOW:
+            metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": True}
+            self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
 
     def __enter__(self) -> Browser:
         return self
@@ -114,6 +124,44 @@ class Browser:
 
         item = self.find(f'#{pane} li.msg[data-id="{message_id}"]')
         return next(b for b in item.find_elements(By.CSS_SELECTOR, ".keyboard button") if b.text == label)
+
+    def prompt(self, pane: str, done: set[tuple[int, int]]) -> dict[str, Any] | None:
+        """The pane's newest message offering buttons, unless its version (id, edits) is in ``done``."""
+        for message in reversed(self.messages(pane)):
+            if message["buttons"]:
+                return None if (message["id"], message["edits"]) in done else message
+        return None
+
+    def press_first(self, pane: str, done: set[tuple[int, int]]) -> bool:
+        """Clicks the first button under the newest prompt (a legal move whatever it is); whether it did."""
+        prompt = self.prompt(pane, done)
+        if prompt is None:
+            return False
+        done.add((prompt["id"], prompt["edits"]))
+        self.button(pane, prompt["id"], prompt["buttons"][0]).click()
+        return True
+
+    def overflowing_buttons(self) -> list[str]:
+        """The labels of the page's buttons whose text does not fit inside their bubble, or whose bubble sticks out
+        of its row (what a person sees as a label spilling out)."""
+        script = """
+            return [...document.querySelectorAll('.keyboard button')].filter(b => {
+                const box = b.getBoundingClientRect(), row = b.parentElement.getBoundingClientRect();
+                return b.offsetParent !== null && (b.scrollWidth > b.clientWidth + 1
+                    || box.left < row.left - 1 || box.right > row.right + 1 || box.right > window.innerWidth);
+            }).map(b => b.textContent);"""
+        return list(self.driver.execute_script(script))
+
+    def in_view(self, pane: str, message_id: int) -> bool:
+        """Whether the message's buttons and the bottom of its picture (a hand's tiles) are on the screen."""
+        script = """
+            const item = document.querySelector(`#${arguments[0]} li.msg[data-id="${arguments[1]}"]`);
+            if (!item || item.offsetParent === null) return false;
+            const picture = item.querySelector('img'), keys = item.querySelector('.keyboard');
+            const seen = (box) => box.bottom > 0 && box.bottom <= window.innerHeight;
+            return Boolean(picture && keys && picture.naturalWidth
+                && seen(picture.getBoundingClientRect()) && seen(keys.getBoundingClientRect()));"""
+        return bool(self.driver.execute_script(script, pane, message_id))
 
     def until(self, check: Callable[[], T], timeout: float = 20, what: str = "the page") -> T:
         """``check()``'s first truthy value, retried (stale elements included) until ``timeout``."""

@@ -5,6 +5,7 @@ import io
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -36,7 +37,7 @@ from telegram.error import (
 )
 from telegram.ext import ApplicationBuilder, CallbackQueryHandler, CommandHandler, ContextTypes
 
-from sandbox import FakeTelegram, FaultKind
+from sandbox import FakeTelegram, FaultKind, api_limits
 from tests.loopback import shared_tls
 
 # A bot process configured only through the environment, as `python -m bot` is.
@@ -493,3 +494,48 @@ def test_a_bot_process_is_driven_with_the_blocking_helpers(fake_telegram: FakeTe
         process.terminate()  # PTB's run_polling stops cleanly on SIGTERM
         assert process.wait(timeout=10) == 0
     assert fake_telegram.pending_updates() == 0
+
+
+def _sent(url: str, head: bytes) -> socket.socket:
+    """A connection to the server that has sent ``head`` (a request's start, perhaps half of it)."""
+    host, port = url.removeprefix("http://").split(":")
+    sock = socket.create_connection((host, int(port)))
+    sock.sendall(head)
+    sock.settimeout(10)
+    return sock
+
+
+def _answer(sock: socket.socket) -> bytes:
+    """Everything the server sends until it closes the connection."""
+    received = b""
+    while chunk := sock.recv(65536):
+        received += chunk
+    return received
+
+
+@pytest.mark.parametrize(
+    ("length", "status"),
+    [("209715200", b"413"), ("-1", b"400"), ("twelve", b"400"), (str(api_limits.MAX_REQUEST_BYTES + 1), b"413")],
+)
+def test_a_body_too_long_or_a_length_not_a_number_is_refused_before_it_is_read(
+    fake_telegram: FakeTelegram, length: str, status: bytes
+) -> None:
+    """Answered from the headers alone, the connection closed (its thread free): a 200 MB body is never read."""
+    path = f"/bot{fake_telegram.token}/sendMessage"
+    with _sent(fake_telegram.url, f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n\r\n".encode()) as s:
+        assert _answer(s).split(b" ")[:2] == [b"HTTP/1.1", status]  # and closed: _answer read to the end
+
+
+def test_half_sent_requests_are_closed_after_the_timeout() -> None:
+    """Headers or a body that stop half-way hold a thread only until the connection's timeout."""
+    with FakeTelegram() as tg:
+        tg.stop()
+        tg.start(request_seconds=1.0)
+        path = f"/bot{tg.token}/getMe"
+        half_headers = _sent(tg.url, f"GET {path} HTTP/1.1\r\nHost: x\r\n".encode())
+        half_body = _sent(tg.url, f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345".encode())
+        started = time.monotonic()
+        for sock in (half_headers, half_body):
+            with sock:
+                assert _answer(sock) == b""  # closed, unanswered
+        assert time.monotonic() - started < 5

@@ -1,11 +1,14 @@
 """The sandbox page in a real headless Chromium, against the real bot process that `make run` starts without a
 token (fast mode, quick timers): one person plays a whole hand against the bot by clicking the buttons under
 their pictures (and looks in at the live table, the Mini App, on the way); two people, each in their own
-browser, sit at one table in the shared group. Screenshots go to build/sandbox-screenshots/ (docs/img/sandbox.png
-is one of them)."""
+browser, sit at one table in the shared group. On a phone (390 and 360 px wide, both languages): the private chat
+opens on the newest message, every button's label stays inside its bubble, an edited picture is never blank and
+quick taps on a replay's ▶ all land. Screenshots go to build/sandbox-screenshots/ (docs/img/sandbox.png is one of
+them)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,24 +17,82 @@ from tests.sandbox.browser import Browser, chromium_or_skip
 from tests.sandbox.page_client import SandboxProcess
 
 HAND_OVER = ("wins!", "Exhaustive draw")
+PHONE = {"width": 390, "height": 844}
+SMALL_PHONE = {"width": 360, "height": 780}
+# Whatever stays out of its place on a phone: the page or a chat scrolling sideways, a button's label beyond its
+# button, a button beyond its message's bubble (each named by its label).
+OUT_OF_PLACE = """
+    const inside = (a, b) => a.left >= b.left - 0.5 && a.right <= b.right + 0.5
+        && a.top >= b.top - 0.5 && a.bottom <= b.bottom + 0.5;
+    const out = [];
+    const page = document.documentElement;
+    if (page.scrollWidth > page.clientWidth) out.push(`the page: ${page.scrollWidth} > ${page.clientWidth}`);
+    for (const list of document.querySelectorAll('.messages')) {
+        if (list.offsetParent && list.scrollWidth > list.clientWidth) out.push(`#${list.parentElement.id}`);
+    }
+    for (const button of document.querySelectorAll('.keyboard button')) {
+        if (!button.offsetParent) continue;
+        const box = button.getBoundingClientRect();
+        const label = document.createRange();
+        label.selectNodeContents(button);
+        if (button.scrollWidth > button.clientWidth || !inside(label.getBoundingClientRect(), box)
+            || !inside(box, button.closest('li.msg').getBoundingClientRect())) out.push(button.textContent);
+    }
+    return out;"""
+# Every picture the chat's messages show, at every change of the list: whether each is loaded (a picture being
+# replaced must never be blank), and the pictures each message has shown.
+WATCH_PICTURES = """
+    const list = document.querySelector(`#${arguments[0]} .messages`);
+    window.blank = [];
+    window.shown = {};
+    const look = () => {
+        for (const img of list.querySelectorAll('li.msg img')) {
+            const id = img.closest('li.msg').dataset.id;
+            if (!img.complete || !img.naturalWidth) window.blank.push(id);
+            (window.shown[id] ??= new Set()).add(img.getAttribute('src'));
+        }
+    };
+    new MutationObserver(look).observe(list, {subtree: true, childList: true, attributes: true});
+    look();"""
 
 
-def _prompt(browser: Browser, done: set[tuple[int, int]]) -> dict[str, Any] | None:
-    """The person's newest private message offering buttons they have not pressed on in this version."""
-    for message in reversed(browser.messages("private")):
-        if message["buttons"]:
-            return None if (message["id"], message["edits"]) in done else message
-    return None
+def _out_of_place(browser: Browser, pane: str) -> list[str]:
+    """What is out of its place (OUT_OF_PLACE) with the chat ``pane`` shown (on a phone, its tab)."""
+    browser.click(f'#tabs [data-pane="{pane}"]')
+    return list(browser.driver.execute_script(OUT_OF_PLACE))
 
 
-def _press_first(browser: Browser, done: set[tuple[int, int]]) -> bool:
-    """Clicks the first button under the person's newest prompt (a legal move whatever it is); whether it did."""
-    prompt = _prompt(browser, done)
-    if prompt is None:
-        return False
-    done.add((prompt["id"], prompt["edits"]))
-    browser.button("private", prompt["id"], prompt["buttons"][0]).click()
-    return True
+def _in_view(browser: Browser, message_id: int, *, open_tab: bool = False) -> bool:
+    """Whether the private chat is scrolled to its end and shows the message's buttons and the bottom of its
+    picture (the person's own tiles); ``open_tab``: as the person opens its tab (the tab pressed in the same
+    script: nothing the page does later counts)."""
+    script = """
+        if (arguments[1]) document.querySelector('#tabs [data-pane="private"]').click();
+        const list = document.querySelector('#private .messages'), item = list.querySelector(
+            `li.msg[data-id="${arguments[0]}"]`), view = list.getBoundingClientRect();
+        const within = (node) => {
+            const box = node.getBoundingClientRect();
+            return box.top >= view.top - 0.5 && box.bottom <= view.bottom + 0.5;
+        };
+        const picture = item.querySelector('img').getBoundingClientRect();
+        return list.scrollHeight - list.scrollTop - list.clientHeight < 2 && within(item.querySelector('.keyboard'))
+            && picture.bottom > view.top && picture.bottom <= view.bottom;"""
+    return bool(browser.driver.execute_script(script, message_id, open_tab))
+
+
+def _at_end(browser: Browser) -> bool:
+    """Whether the private chat is scrolled to its end (its newest message)."""
+    script = "const l = document.querySelector('#private .messages'); return l.scrollHeight - l.scrollTop"
+    return bool(browser.driver.execute_script(script + " - l.clientHeight < 2"))
+
+
+def _blank(browser: Browser) -> list[str]:
+    """The messages whose picture was blank at some change since WATCH_PICTURES began."""
+    return list(browser.driver.execute_script("return window.blank"))
+
+
+def _pictures_shown(browser: Browser, message_id: int) -> int:
+    return int(browser.driver.execute_script("return window.shown[arguments[0]]?.size ?? 0", str(message_id)))
 
 
 def _visit_the_live_table(browser: Browser) -> None:
@@ -51,6 +112,21 @@ def _visit_the_live_table(browser: Browser) -> None:
     browser.driver.switch_to.window(chat)
 
 
+def _play_again_while_seated(browser: Browser) -> None:
+    """Seated at her table, Play again makes no second group: it says so at once and offers the way back."""
+    from selenium.webdriver.support.ui import Select
+
+    browser.until(lambda: browser.prompt("private", set()), what="her hand dealt")
+    own = Select(browser.find("#groups")).first_selected_option.text
+    Select(browser.find("#groups")).select_by_index(0)  # she looks at the club meanwhile
+    browser.click("#play")
+    back = browser.until(lambda: browser.find("#toast button.back"), what="the way back to her table")
+    assert browser.find("#toast").text.startswith("You are playing at a table already.")
+    back.click()
+    groups = Select(browser.find("#groups"))
+    assert groups.first_selected_option.text == own and [o.text for o in groups.options].count(own) == 1
+
+
 def test_one_person_plays_a_whole_hand_against_the_bot(tmp_path: Path) -> None:
     chromium_or_skip()
     with SandboxProcess(tmp_path) as sandbox, Browser(tmp_path / "alice") as alice:
@@ -60,11 +136,12 @@ def test_one_person_plays_a_whole_hand_against_the_bot(tmp_path: Path) -> None:
         alice.until(lambda: any("Hello" in m["text"] for m in alice.messages("private")), what="the bot's hello")
         alice.click("#play")
         alice.until(lambda: "Alice · table" in alice.find("#groups").text, what="her own group")
+        _play_again_while_seated(alice)
         pressed: set[tuple[int, int]] = set()
 
         def hand_over() -> bool:
-            if _press_first(alice, pressed) and len(pressed) == 6:  # well into the hand: the README's picture
-                alice.until(lambda: _prompt(alice, pressed), what="her next turn")
+            if alice.press_first("private", pressed) and len(pressed) == 6:  # well into the hand: the README's picture
+                alice.until(lambda: alice.prompt("private", pressed), what="her next turn")
                 alice.screenshot("playing")
                 _visit_the_live_table(alice)
             return any(word in m["text"] for m in alice.messages("group") for word in HAND_OVER)
@@ -91,8 +168,10 @@ def test_two_people_in_two_browsers_at_one_table(tmp_path: Path) -> None:
         for browser, name in ((alice, "Alice"), (bob, "Bob")):
             browser.open(sandbox.url)
             browser.join(name, "en")
-        alice.say("group", "/newgame")  # in the shared club (in Chinese: the bot's default), which both see first
-        join, start = t("btn_join", "zh"), t("btn_start", "zh")
+        # In the shared club, which both see first: Alice, the first to come, owns it, and her /newgame there
+        # gives it her language (a group that never chose one takes its creator's).
+        alice.say("group", "/newgame")
+        join, start = t("btn_join", "en"), t("btn_start", "en")
         lobby = bob.until(
             lambda: [m for m in bob.messages("group") if join in m["buttons"] and start in m["buttons"]],
             what="the lobby",
@@ -108,8 +187,8 @@ def test_two_people_in_two_browsers_at_one_table(tmp_path: Path) -> None:
         done: dict[str, set[tuple[int, int]]] = {"alice": set(), "bob": set()}
 
         def both_played() -> bool:
-            _press_first(alice, done["alice"])
-            _press_first(bob, done["bob"])
+            alice.press_first("private", done["alice"])
+            bob.press_first("private", done["bob"])
             return bool(done["alice"]) and bool(done["bob"])
 
         alice.until(both_played, timeout=40, what="a move by each of them")
@@ -118,4 +197,104 @@ def test_two_people_in_two_browsers_at_one_table(tmp_path: Path) -> None:
         for browser in (alice, bob):  # each sees their own hand (a picture being replaced loads again first)
             assert browser.until(lambda b=browser: [m for m in b.messages("private") if m["picture"]], what="a hand")
         assert alice.until(lambda: [m for m in alice.messages("group") if m["picture"]], what="the group's table")
+    assert "Traceback" not in sandbox.log()
+
+
+def test_on_a_phone_the_private_chat_opens_on_the_new_hand_and_follows_it(tmp_path: Path) -> None:
+    chromium_or_skip()
+    with SandboxProcess(tmp_path) as sandbox, Browser(tmp_path / "alice", **PHONE) as alice:
+        alice.open(sandbox.url)
+        alice.join("Alice", "en")
+        alice.click("#play")  # her group's tab; her hand comes in the private chat's
+        hand = alice.until(lambda: alice.prompt("private", set()), what="her hand with its buttons")
+        alice.until(lambda: alice.prompt("private", set())["picture"], what="her hand's picture")  # type: ignore[index]
+        assert _in_view(alice, hand["id"], open_tab=True)
+        alice.screenshot("phone-private-en")
+        alice.driver.execute_script(WATCH_PICTURES, "private")
+        pressed: set[tuple[int, int]] = set()
+        alice.press_first("private", pressed)  # her discard: the hand's message is edited, a new picture
+        alice.until(lambda: _pictures_shown(alice, hand["id"]) >= 2, what="her hand redrawn")
+        assert not _blank(alice)
+        assert alice.until(lambda: _in_view(alice, hand["id"]), what="her hand still in view")
+        # Scrolled up to read, she stays there while the bot writes below; back at the end, she follows it again.
+        scrolled = "return document.querySelector('#private .messages').scrollTop"
+        up = """const done = arguments[0], list = document.querySelector('#private .messages');
+            list.addEventListener('scroll', () => setTimeout(() => done(list.scrollTop === 0)), {once: true});
+            list.scrollTop = 0;"""  # done once the page has seen her scroll (again if it scrolled down meanwhile)
+        alice.until(lambda: alice.driver.execute_async_script(up), what="the top of her chat")
+        alice.say("private", "/rank")
+        alice.until(lambda: "Titles" in alice.messages("private")[-1]["text"], what="the bot's answer")
+        assert alice.driver.execute_script(scrolled) == 0
+        alice.driver.execute_script("document.querySelector('#private .messages').scrollTop = 1e6")
+        answers = len(alice.messages("private"))
+        alice.say("private", "/rank")
+        alice.until(lambda: len(alice.messages("private")) >= answers + 2, what="the bot's next answer")
+        assert alice.until(lambda: _at_end(alice), what="the chat at its newest message")
+    assert "Traceback" not in sandbox.log()
+
+
+def test_on_a_phone_every_button_label_stays_inside_its_bubble(tmp_path: Path) -> None:
+    chromium_or_skip()
+    with (
+        SandboxProcess(tmp_path) as sandbox,
+        Browser(tmp_path / "alice", **SMALL_PHONE) as alice,
+        Browser(tmp_path / "li", **SMALL_PHONE) as li,
+    ):
+        for browser, name, lang in ((alice, "Alice", "en"), (li, "Li", "zh")):
+            browser.open(sandbox.url)
+            browser.join(name, lang)
+            browser.click("#play")
+        for browser, lang in ((alice, "en"), (li, "zh")):
+            browser.until(lambda b=browser: b.prompt("private", set()), what="a hand with its buttons")
+            browser.until(lambda b=browser: b.prompt("private", set())["picture"], what="its picture")  # type: ignore[index]
+            assert _out_of_place(browser, "group") == []
+            assert _out_of_place(browser, "private") == []
+            browser.screenshot(f"phone-buttons-{lang}")
+        alice.click('#tabs [data-pane="group"]')
+        alice.say("group", "/settings")  # the longest labels, one a row
+        preset = t("set_preset", "en")
+        alice.until(lambda: any(preset in " ".join(m["buttons"]) for m in alice.messages("group")), what="/settings")
+        assert _out_of_place(alice, "group") == []
+        alice.screenshot("phone-settings-en")
+        from selenium.webdriver.support.ui import Select
+
+        Select(alice.find("#groups")).select_by_visible_text("麻将论坛 · Mahjong forum")  # its bar: topics too
+        alice.until(lambda: alice.find("#topics").is_displayed(), what="the forum's topics")
+        assert _out_of_place(alice, "group") == []
+    assert "Traceback" not in sandbox.log()
+
+
+def test_on_a_phone_quick_taps_on_a_replay_all_land(tmp_path: Path) -> None:
+    chromium_or_skip()
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    taps = 5
+    quick = {"MAHJONG_TURN_SECONDS": "0.3", "MAHJONG_CLAIM_SECONDS": "0.3", "MAHJONG_NEXT_HAND_SECONDS": "600"}
+    with SandboxProcess(tmp_path, **quick) as sandbox, Browser(tmp_path / "alice", **PHONE) as alice:
+        alice.open(sandbox.url)
+        alice.join("Alice", "en")
+        alice.click("#play")  # she idles: her automatic player plays her hand out
+        proof = re.compile(r"Replay code ([2-9A-Z]{6})")
+        code = alice.until(
+            lambda: next(found[1] for m in alice.messages("private") if (found := proof.search(m["text"]))),
+            timeout=120,
+            what="her hand's result",
+        )
+        alice.click('#tabs [data-pane="private"]')
+        alice.say("private", f"/replay {code}")
+        step = re.compile(rf"Replay {code} · hand 1 · step (\d+)/")
+
+        def replay() -> dict[str, Any]:
+            return next(m for m in reversed(alice.messages("private")) if step.search(m["text"]) and m["picture"])
+
+        shown = alice.until(replay, what="the replay")
+        alice.driver.execute_script(WATCH_PICTURES, "private")
+        forward = ActionChains(alice.driver).move_to_element(alice.button("private", shown["id"], "▶"))
+        for _ in range(taps):  # a person's quick taps on one spot, each as soon as the last
+            forward.click().pause(0.1)
+        forward.perform()
+        alice.until(lambda: step.search(replay()["text"])[1] == str(taps), what=f"step {taps}")  # type: ignore[index]
+        assert not _blank(alice) and _pictures_shown(alice, shown["id"]) >= 2
+        assert _out_of_place(alice, "private") == []
+        alice.screenshot("phone-replay-en")
     assert "Traceback" not in sandbox.log()

@@ -8,16 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.callbacks import settings_data
 from bot.config import ConfigError
 from bot.local_sandbox import FAST_PACING, banner, open_sandbox
-from sandbox.world import LANGUAGE_CHOICE, LANGUAGE_PAGE
 from tests.sandbox.page_client import PageClient, SandboxProcess, free_port
-
-
-def test_the_sandbox_presses_the_bots_own_language_buttons() -> None:
-    assert settings_data("p", "language") == LANGUAGE_PAGE
-    assert LANGUAGE_CHOICE.format(lang="en") == settings_data("s", "language", "en")
 
 
 def test_a_token_means_telegram() -> None:
@@ -80,6 +73,22 @@ def test_play_against_the_bot_through_the_page_api(tmp_path: Path) -> None:
         assert "Alice" in lobby["text"]
         picture = alice.wait_for(group, lambda m: m["photo"] is not None)
         assert alice.request(picture["photo"])[1][:4] == b"\x89PNG"
+        # It opened a table and nothing else: no /settings typed for her, no language menu.
+        shown = alice.chat(group)["messages"]
+        assert [m["text"] for m in shown if m["mine"]] == ["/newgame"]
+        assert not any("⚙️" in m["text"] for m in shown)
+        # Seated there, Play again makes nothing and names her table: the way back.
+        chats = [c["id"] for c in alice.state()["chats"]]
+        assert alice.post("/api/play", {}) == {"seated": group}
+        assert [c["id"] for c in alice.state()["chats"]] == chats
+        # The first to come owns the shared club: its settings are hers to change, not Bob's.
+        club = chats[1]
+        bob = PageClient(sandbox.url)
+        bob.join("Bob", "en")
+        for person in (alice, bob):
+            person.post("/api/say", {"chat": club, "text": "/settings"})
+        alice.wait_for(club, lambda m: m["text"].startswith("⚙️ 本群设置") and m["keyboard"] != [])  # the club's menu
+        alice.wait_for(club, lambda m: m["text"] == "Only group admins can change the settings.")
         button = next(b for row in hand["keyboard"] for b in row if "data" in b)
         answer = alice.post("/api/press", {"chat": me, "message": hand["id"], "data": button["data"]})
         assert answer == {"answer": {"text": None, "alert": False}}  # answered, no notice: the move was played

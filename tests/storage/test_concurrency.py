@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from game.titles import START_SKILL
 from storage import Database, Period
 from tests.storage.conftest import seat_match
 from tests.storage.worker import ACTIONS_PER_HAND, play_payments
@@ -46,7 +47,7 @@ async def test_many_tables_at_once_lose_nothing(db: Database) -> None:
         assert stored.totals == tuple(sum(col) for col in zip(*payments, strict=True))
         for seat, player in enumerate(stored.seats):
             if player.player_id is not None:
-                expected_skill[player.player_id] = expected_skill.get(player.player_id, 2400) + sum(
+                expected_skill[player.player_id] = expected_skill.get(player.player_id, START_SKILL) + sum(
                     p[seat] for p in payments
                 )
     for pid, skill in expected_skill.items():
@@ -94,7 +95,7 @@ async def test_two_processes_on_one_file_lose_nothing(db_target: str | Path) -> 
 
     db = await Database.open(db_target)
     try:
-        expected = dict.fromkeys((1, 2, 3, 4), 2400)
+        expected = dict.fromkeys((1, 2, 3, 4), START_SKILL)
         for tag, match in enumerate((first, second)):
             stored = await db.matches.get(match.id)
             payments = [play_payments(tag, n) for n in range(hands)]

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from game.titles import START_SKILL
 from storage import Database, Period
 from tests.postgres import empty
 from tests.storage.conftest import seat_match
@@ -56,13 +57,13 @@ async def outcome(path: Path | str, hand_id: int) -> str:
         assert await db.hands.actions(hand_id) == [{"s": s % 4, "k": "discard"} for s in range(5)]
         if hand.status == "playing":
             assert settled == [] and standings == [] and league_board == []
-            assert [p.skill for p in players] == [2400] * 3 and all(p.hands == 0 for p in players)
+            assert [p.skill for p in players] == [START_SKILL] * 3 and all(p.hands == 0 for p in players)
             assert match.totals == (0, 0, 0, 0)
             assert [r.hand.id for r in await db.hands.unfinished()] == [hand_id]
             return "open"
         assert hand.status == "done" and hand.summary == {"by": "worker"}
         assert [r["points"] for r in settled] == list(CLOSE_PAYMENTS)
-        assert [p.skill for p in players] == [2400 + x for x in CLOSE_PAYMENTS[:3]]
+        assert [p.skill for p in players] == [START_SKILL + x for x in CLOSE_PAYMENTS[:3]]
         assert all(p.hands == 1 for p in players)
         assert match.totals == CLOSE_PAYMENTS
         assert len(standings) == 15  # 3 players × (all time, week, month, quarter, league season)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from game.titles import START_SKILL
 from storage import (
     ActionOrderError,
     AlreadyClosedError,
@@ -89,13 +90,13 @@ async def test_close_settles_everything_at_once(db: Database, new_match: NewMatc
     closed = await db.hands.close(hand.id, (1700, -500, -600, -600), winner=0, summary={"patterns": ["qing_yi_se"]})
     assert [r.points for r in closed.results] == [1700, -500, -600, -600]
     assert [(r.skill_before, r.skill_after) for r in closed.results] == [
-        (2400, 4100),
-        (2400, 1900),
-        (2400, 1800),
+        (START_SKILL, START_SKILL + 1700),
+        (START_SKILL, START_SKILL - 500),
+        (START_SKILL, START_SKILL - 600),
         (None, None),
     ]
-    assert [r.title_after.zh if r.title_after else None for r in closed.results] == ["研究生", "大专生", "大专生", None]
-    assert closed.results[0].title_changed and not closed.results[3].title_changed
+    assert [r.title_after.zh if r.title_after else None for r in closed.results] == ["研究生", "本科生", "本科生", None]
+    assert closed.results[0].title_changed and not closed.results[1].title_changed  # a loss inside the band
     assert closed.match_totals == (1700, -500, -600, -600)
     stored = await db.hands.get(hand.id)
     assert (stored.status, stored.winner, stored.summary, stored.ended_at) == (
@@ -106,14 +107,14 @@ async def test_close_settles_everything_at_once(db: Database, new_match: NewMatc
     )
     winner = await db.players.require(1)
     assert (winner.skill, winner.title.zh, winner.hands, winner.wins, winner.biggest_win) == (
-        4100,
+        START_SKILL + 1700,
         "研究生",
         1,
         1,
         1700,
     )
     loser = await db.players.require(2)
-    assert (loser.skill, loser.hands, loser.wins, loser.biggest_win) == (1900, 1, 0, 0)
+    assert (loser.skill, loser.hands, loser.wins, loser.biggest_win) == (START_SKILL - 500, 1, 0, 0)
     assert (await db.matches.get(match.id)).totals == (1700, -500, -600, -600)
     rows = await db.fetchall(
         "SELECT seat, player_id, points, won FROM settlements WHERE hand_id = ? ORDER BY seat", (hand.id,)
@@ -135,7 +136,7 @@ async def test_a_flee_penalty_is_stored_at_once_and_settled_with_its_hand(
         closed = await restarted.hands.close(hand, (0, 0, 0, 0), winner=None, summary={"exhausted": True})
     assert [r.points for r in closed.results] == [134, -400, 133, 133]
     assert closed.match_totals == (134, -400, 133, 133)
-    assert (await db.players.require(2)).skill == 2000
+    assert (await db.players.require(2)).skill == START_SKILL - 400
 
 
 async def test_a_flight_stores_its_penalty_and_frees_the_seat_together_once(db: Database, new_match: NewMatch) -> None:
@@ -172,7 +173,7 @@ async def test_exhausted_hand_counts_as_played_without_points(db: Database, new_
     closed = await db.hands.close(hand.id, (0, 0, 0, 0), winner=None)
     assert all(r.points == 0 for r in closed.results)
     player = await db.players.require(1)
-    assert (player.skill, player.hands, player.wins) == (2400, 1, 0)
+    assert (player.skill, player.hands, player.wins) == (START_SKILL, 1, 0)
     assert (await db.hands.get(hand.id)).summary is None
 
 

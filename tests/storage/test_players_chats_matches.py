@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from game.rules import Rules
+from game.titles import START_SKILL
 from storage import AlreadyClosedError, ChatSettings, Database, InvalidInputError, NotFoundError, Seat
 from storage.standings import Period
 from tests.storage.conftest import seat_match
@@ -12,12 +13,12 @@ from tests.storage.conftest import seat_match
 
 async def test_players_register_once_and_keep_their_skill(db: Database) -> None:
     ann = await db.players.upsert(42, "Ann", "en")
-    assert (ann.skill, ann.title.zh, ann.language, ann.hands) == (2400, "本科生", "en", 0)
+    assert (ann.skill, ann.title.zh, ann.language, ann.hands) == (START_SKILL, "本科生", "en", 0)
     match = await seat_match(db, (42, 2, 3, None))
     hand = await db.hands.start(match.id, seed=1, dealer=0)
     await db.hands.close(hand.id, (90, -30, -30, -30), winner=0)
     again = await db.players.upsert(42, "Ann B.")  # a renamed Telegram user
-    assert (again.display_name, again.skill, again.language, again.hands) == ("Ann B.", 2490, "en", 1)
+    assert (again.display_name, again.skill, again.language, again.hands) == ("Ann B.", START_SKILL + 90, "en", 1)
     assert (await db.players.set_language(42, "zh")).language == "zh"
     assert await db.players.get(7) is None
     with pytest.raises(NotFoundError, match="no player 7"):
@@ -84,7 +85,7 @@ async def test_match_seats_and_replacement(db: Database) -> None:
     assert replaced.seats[1] == Seat.auto("easy")
     assert (await db.hands.get(hand.id)).seats[1] == Seat.human(2)
     closed = await db.hands.close(hand.id, (200, -400, 100, 100), winner=None)
-    assert closed.results[1].skill_after == 2000
+    assert closed.results[1].skill_after == START_SKILL - 400
     following = await db.hands.start(match.id, seed=2, dealer=1)
     assert following.seats[1] == Seat.auto("easy")
     with pytest.raises(InvalidInputError, match="two seats"):

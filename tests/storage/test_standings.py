@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from game.titles import START_SKILL
 from storage import Database, InvalidInputError, NotFoundError, Period
 from tests.storage.conftest import Clock, seat_match
 
@@ -50,7 +51,8 @@ async def test_leaderboard_by_period(db: Database, clock: Clock) -> None:
     ]
     assert board_of(await db.standings.leaderboard(-200, Period.all_time())) == [(2, 150, 1, 1), (5, -50, 1, 0)]
     top = await db.standings.leaderboard(-100, Period.all_time(), limit=1)
-    assert [(e.rank, e.display_name, e.skill, e.title.zh) for e in top] == [(1, "player 1", 2660, "本科生")]
+    shown = [(e.rank, e.display_name, e.skill, e.title.zh) for e in top]
+    assert shown == [(1, "player 1", START_SKILL + 260, "本科生")]
     assert await db.standings.leaderboard(-999, Period.all_time()) == []
     with pytest.raises(InvalidInputError, match="limit"):
         await db.standings.leaderboard(-100, Period.all_time(), limit=0)
@@ -100,19 +102,20 @@ async def test_player_card_and_skill_series(db: Database, clock: Clock) -> None:
         await play(db, match.id, payments, winner)
     card = await db.standings.card(1)
     p = card.player
-    assert (p.skill, p.title.zh, p.hands, p.wins, p.biggest_win) == (2630, "本科生", 3, 1, 300)
+    assert (p.skill, p.title.zh, p.hands, p.wins, p.biggest_win) == (START_SKILL + 230, "本科生", 3, 1, 300)
     assert p.win_rate == pytest.approx(1 / 3)
     assert [(pt.at, pt.skill) for pt in card.skill_history] == [
-        (p.created_at, 2400),
-        (times[0], 2700),
-        (times[1], 2650),
-        (times[2], 2630),
+        (p.created_at, START_SKILL),
+        (times[0], START_SKILL + 300),
+        (times[1], START_SKILL + 250),
+        (times[2], START_SKILL + 230),
     ]
     recent = await db.standings.card(1, history_points=2)
-    assert [(pt.at, pt.skill) for pt in recent.skill_history] == [(times[1], 2650), (times[2], 2630)]
+    history = [(pt.at, pt.skill) for pt in recent.skill_history]
+    assert history == [(times[1], START_SKILL + 250), (times[2], START_SKILL + 230)]
     newcomer = await db.players.upsert(50, "New")
     card = await db.standings.card(50)
-    assert card.player.win_rate == 0.0 and [pt.skill for pt in card.skill_history] == [2400]
+    assert card.player.win_rate == 0.0 and [pt.skill for pt in card.skill_history] == [START_SKILL]
     assert newcomer.title.en == "Undergraduate"
     with pytest.raises(NotFoundError, match="no player 404"):
         await db.standings.card(404)
@@ -128,7 +131,7 @@ async def test_history_is_newest_first_with_summaries(db: Database, clock: Clock
     assert [h.hand_id for h in history] == ids[::-1][:3]
     assert [h.summary["n"] for h in history] == [3, 2, 1]
     assert {(h.seat, h.points, h.won, h.winner, h.chat_id) for h in history} == {(1, -10, False, 0, -100)}
-    assert [h.skill_after for h in history] == [2360, 2370, 2380]
+    assert [h.skill_after for h in history] == [START_SKILL - 40, START_SKILL - 30, START_SKILL - 20]
     assert await db.standings.history(99) == []
 
 

@@ -7,6 +7,7 @@ import contextlib
 
 import pytest
 
+from game.titles import START_SKILL
 from storage import Database
 from storage.errors import StorageError, StorageUnavailableError
 from storage.gateway import Tx
@@ -19,7 +20,7 @@ async def test_an_exception_inside_a_transaction_rolls_it_back(db: Database) -> 
         async with db.transaction() as tx:
             await tx.execute("UPDATE players SET skill = 0 WHERE id = 1")
             raise RuntimeError("boom")
-    assert (await db.players.require(1)).skill == 2400
+    assert (await db.players.require(1)).skill == START_SKILL
     assert (await db.players.upsert(1, "Ann again")).display_name == "Ann again"
 
 
@@ -44,7 +45,7 @@ async def test_cancelling_close_midway_is_all_or_nothing(db: Database, new_match
     assert outcomes == {"playing", "done"}  # cancelled both before and after the commit
     done = await db.fetchall("SELECT COUNT(*) FROM hands WHERE status = 'done'")
     player = await db.players.require(1)
-    assert player.skill == 2400 + 30 * done[0][0] and player.hands == done[0][0]
+    assert player.skill == START_SKILL + 30 * done[0][0] and player.hands == done[0][0]
     assert (await db.matches.get(match.id)).totals == (
         30 * done[0][0],
         -10 * done[0][0],
