@@ -41,6 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bot.config import Config  # noqa: E402
 from sandbox import ApiCall, FakeTelegram  # noqa: E402
 from sandbox.records import Button, Chat  # noqa: E402
 from sandbox.users import SimUser  # noqa: E402
@@ -60,6 +61,7 @@ PRODUCTION = {
     "MAHJONG_CLAIM_SECONDS": "60",
     "MAHJONG_TURN_SECONDS": "60",
     "MAHJONG_BOT_DELAY": "0",
+    "MAHJONG_CLAIM_PAUSE": str(Config.claim_pause),  # as deployed (the tests' FAST is shorter)
     "MAHJONG_LOG_LEVEL": "WARNING",
 }
 

@@ -195,6 +195,8 @@ class Config:
     claim_seconds: float | None = None
     turn_seconds: float | None = None
     bot_delay: float = 0.6  # how long an automatic player "thinks" on its turn (claims: at once)
+    # With two or more people at a table, the longest a discard no person may claim waits (bot.table.hand.hold).
+    claim_pause: float = 3.0
     next_hand_seconds: float = 30.0  # the next hand starts after this even if not everyone pressed Ready
     group_interval: float = 3.1  # between two writes to one group: under 20 a minute
     private_interval: float = 1.0  # between two writes to one private chat
@@ -270,6 +272,7 @@ class Config:
             claim_seconds=_optional_number(env, "MAHJONG_CLAIM_SECONDS", 0.1),
             turn_seconds=_optional_number(env, "MAHJONG_TURN_SECONDS", 0.1),
             bot_delay=_number(env, "MAHJONG_BOT_DELAY", cls.bot_delay),
+            claim_pause=_number(env, "MAHJONG_CLAIM_PAUSE", cls.claim_pause),
             next_hand_seconds=_number(env, "MAHJONG_NEXT_HAND_SECONDS", cls.next_hand_seconds, 0.1),
             group_interval=_number(env, "MAHJONG_GROUP_INTERVAL", cls.group_interval),
             private_interval=_number(env, "MAHJONG_PRIVATE_INTERVAL", cls.private_interval),

@@ -250,6 +250,11 @@ class Hand:
         return self._pending.tile if self._pending is not None else None
 
     @property
+    def claim_by(self) -> int | None:
+        """Who made the discard (or 蓄杠) the asked seats are answering now; None outside a claim or rob."""
+        return self._pending.by if self._pending is not None else None
+
+    @property
     def claim_asked(self) -> frozenset[int]:
         """The seats asked about the discard (or 蓄杠 tile) on the table now, answered or not; empty otherwise."""
         return frozenset(self._pending.options) if self._pending is not None else frozenset()

@@ -340,6 +340,19 @@ class BotApi:
             )
             return query_id
 
+    def press_inline(self, user: SimUser, data: str) -> str:
+        """`user` presses a button carrying `data` on an inline message (one sent through inline mode, known
+        by its ``inline_message_id`` alone: the query carries no message)."""
+        with self._changed:
+            query_id = f"{self.bot_id}{next(self._query_numbers):08d}"
+            self._queries[query_id] = (self.clock(), None)
+            self._enqueue(
+                "callback_query",
+                {"id": query_id, "from": user.to_api(), "inline_message_id": f"AAE{query_id}", "chat_instance": "1",
+                 "data": data},
+            )  # fmt: skip
+            return query_id
+
     # ----- what tests read ---------------------------------------------------------------------------
 
     def messages(self, chat_id: int, *, from_bot: bool | None = True, include_deleted: bool = False) -> list[Message]:

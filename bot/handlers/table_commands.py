@@ -191,6 +191,9 @@ async def press(update: Update, context: BotContext) -> None:
     if query is None:
         return
     lang = await private_language(context.db, query.from_user)  # the answer speaks the presser's language
+    if query.message is None:  # an inline message's button: the bot sends none, so it is none of the bot's
+        await _answer(update, t("press_inline", lang))
+        return
     try:
         button = PlayButton.decode(query.data)
     except BadCallback:

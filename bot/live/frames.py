@@ -1,8 +1,8 @@
 """What a Mini App connection is sent: the table as one seat may see it, or as the group sees it, as JSON.
 
-Built from the same data as the pictures: a seat's frame only ever from ``shown_view(hand, seat)`` (its own
-concealed tiles, nobody else's; a claim window hidden from a seat not asked), a spectator's only from
-``shown_view(hand, None)``. The buttons are the seat's current prompt with its stamp, exactly the play
+Built from the same data as the pictures: a seat's frame only ever from ``shown_view(hand, seat, held)`` (its
+own concealed tiles, nobody else's; a draw the table holds back not yet drawn), a spectator's only from
+``shown_view(hand, None, held)``. The buttons are the seat's current prompt with its stamp, exactly the play
 buttons' codes (``bot.callbacks``): a press from the page is the same press as a button's. Nothing here reads
 the wall or the seed; every concealed hand appears only once the hand is over (``revealed``).
 
@@ -18,7 +18,7 @@ from bot.callbacks import code_of
 from bot.i18n import pick, t
 from bot.table.state import Table
 from bot.table.texts import seat_label, seat_names
-from bot.views.game_views import button_label, ordered_actions, result_lines
+from bot.views.game_views import button_label, ordered_actions, public_status, result_lines
 from bot.views.public_view import shown_view
 from game.melds import Meld
 from game.tiles import HIDDEN, HONGZHONG, Tile, tile_label, tile_name
@@ -65,8 +65,8 @@ def _board(table: Table, view: SeatView, lang: str) -> dict[str, Any]:
 
 
 def _status(table: Table, view: SeatView, seat: int | None, lang: str) -> str:
-    """The line over the hand: the seat's own decision, else whom the table waits for (never a claim window
-    the viewer is not asked about: ``view`` hides it already)."""
+    """The line over the hand: the seat's own decision, else whom the table waits for (never who is asked
+    about a discard: a discard shows the same whether or not anybody may claim it)."""
     if table.state == "closed":
         return t("status_stopped", lang)
     if view.phase == "over":
@@ -79,9 +79,7 @@ def _status(table: Table, view: SeatView, seat: int | None, lang: str) -> str:
         tile = view.claimable if view.claimable is not None else (view.last_discard or (0, 0))[1]
         key = "live_your_rob" if view.phase == "rob" else "live_your_claim"
         return t(key, lang, seat=seat_label(table, view.turn, lang), tile=tile_label(tile, lang))
-    if view.phase == "turn":
-        return t("status_turn", lang, seat=seat_label(table, view.turn, lang))
-    return t("status_haidi", lang)
+    return public_status(table, view, lang)
 
 
 def _result(table: Table, lang: str) -> dict[str, Any] | None:
@@ -109,7 +107,7 @@ def seat_frame(table: Table, seat: int, now: float, bot_delay: float, lang: str 
     assert hand is not None
     s = table.seat(seat)
     lang = lang or s.lang
-    view = shown_view(hand, seat)
+    view = shown_view(hand, seat, table.held)
     prompt = table.prompts.get(seat) if table.state == "playing" and not hand.finished and not s.auto else None
     actions = [] if prompt is None else ordered_actions(prompt.legal)
     deadline = table.deadline(seat, bot_delay) if prompt is not None else None
@@ -136,7 +134,7 @@ def spectator_frame(table: Table, lang: str | None = None) -> dict[str, Any]:
     hand = table.hand
     assert hand is not None
     lang = lang or table.lang
-    view = shown_view(hand, None)
+    view = shown_view(hand, None, table.held)
     return {
         "type": "view",
         "seat": None,

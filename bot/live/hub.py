@@ -8,8 +8,9 @@ Each frame is built when its effect is carried out (the table as it is then) and
 free; a newer frame for the same connection replaces one not yet sent.
 
 While a person has the page open at a table, their private picture need not follow every step (``live``): the
-edge skips it, remembers what it owes (``owe``, ``owed``), and when their last connection closes, the table is
-asked to show them their picture again (``on_leave``).
+edge shows it lazily, within Telegram's pace for a player with nothing to decide, and remembers that it may lag
+behind (``owe``, ``owed``); when their last connection closes, or they press in the chat, it is shown at once
+(``on_leave``: the table is asked to).
 
     hub = Hub(config, clock, on_leave=lambda key, user_id: tables.post(key, Refresh(user_id)))
     hub.join(connection); hub.shown(table, effect); hub.leave(connection)
@@ -64,7 +65,7 @@ class Hub:
         self.on_leave = on_leave
         self._tables: dict[TableKey, set[Connection]] = {}
         self._pending: dict[Connection, str] = {}
-        self._owed: dict[tuple[TableKey, int], bool] = {}  # a picture skipped: whether it was to be a new message
+        self._owed: set[tuple[TableKey, int]] = set()  # a picture shown lazily while the page was open
         self._flushing = False
 
     # --- connections --------------------------------------------------------------------------------------------
@@ -88,13 +89,16 @@ class Hub:
     def live(self, key: TableKey, user_id: int) -> bool:
         return any(c.user_id == user_id for c in self._tables.get(key, ()))
 
-    def owe(self, key: TableKey, user_id: int, fresh: bool) -> None:
-        """A picture of this person's was skipped while they played on the page."""
-        self._owed[(key, user_id)] = self._owed.get((key, user_id), False) or fresh
+    def owe(self, key: TableKey, user_id: int) -> None:
+        """A picture of this person's was shown lazily while they played on the page: it may lag behind."""
+        self._owed.add((key, user_id))
 
-    def owed(self, key: TableKey, user_id: int) -> bool | None:
-        """What is owed to the person's picture, now paid: None nothing, else whether a new message was."""
-        return self._owed.pop((key, user_id), None)
+    def owed(self, key: TableKey, user_id: int) -> bool:
+        """Whether the person's picture may lag behind; now paid (it is shown at once)."""
+        if (key, user_id) not in self._owed:
+            return False
+        self._owed.discard((key, user_id))
+        return True
 
     def count(self) -> int:
         return sum(len(c) for c in self._tables.values())
@@ -125,13 +129,13 @@ class Hub:
             connection.key = new
         if connections:
             self._tables.setdefault(new, set()).update(connections)
-        self._owed = {(new if k == old else k, user): v for (k, user), v in self._owed.items()}
+        self._owed = {(new if k == old else k, user) for k, user in self._owed}
 
     def closed(self, key: TableKey) -> None:
         """The table has ended: its pages are told so, and hear nothing more (a new table there is not theirs)."""
         for connection in self._tables.pop(key, set()):
             self._pending[connection] = json.dumps({"type": "closed"})
-        self._owed = {k: v for k, v in self._owed.items() if k[0] != key}
+        self._owed = {k for k in self._owed if k[0] != key}
         self._schedule()
 
     def _queue(self, connection: Connection, table: Table) -> None:

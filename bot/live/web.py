@@ -252,7 +252,9 @@ class LiveSocket(tornado.websocket.WebSocketHandler):
             self.send(json.dumps({"type": "notice", "text": t("press_stale", self.lang)}, ensure_ascii=False))
             return
         try:
-            answer = await self.services.tables.ask(page.key, msg.Press(page.user_id, stamp, code, self.lang))
+            answer = await self.services.tables.ask(
+                page.key, msg.Press(page.user_id, stamp, code, self.lang, from_page=True)
+            )
         except StepFailed:  # logged by the runner; the table goes on
             text: str | None = t("error_apology", self.lang)
         else:

@@ -214,15 +214,29 @@ def _press(table: Table, press: msg.Press, now: float, config: Config) -> Answer
         yield from flow.play(table, action, config, now, update_id=press.update_id)
     except StorageError:
         return t("storage_busy", lang)
+    table.seat(seat).missed = 0  # a move of their own: the count of missed turns starts again
     return None
+
+
+def _pressed(table: Table, press: msg.Press, now: float, config: Config) -> Steps:
+    """A press answered; one on the chat's picture, taken or stale, brings that picture up to date at once (it
+    lags behind while the person's live page is open: one table on two screens)."""
+    answer = yield from _press(table, press, now, config)
+    seat = table.seat_of(press.user_id)
+    in_play = table.state == "playing" and table.hand is not None and not table.hand.finished
+    a_move = press.code not in ("start", "ready", "back")
+    if not press.from_page and seat is not None and in_play and a_move and not table.hidden_from(seat):
+        yield fx.ShowSeat(seat, urgent=True, chat=True)
+    yield fx.Reply(answer)
 
 
 def _ready(table: Table, seat: int, lang: str, now: float, config: Config) -> Answer:
     if table.state != "between":
         return t("press_stale", lang)
     s = table.seat(seat)
-    s.ready, s.auto, s.blocked = True, False, False  # pressing Ready is being back
-    if all(s.ready for _, s in table.humans() if not s.auto):
+    s.ready, s.auto, s.blocked, s.missed = True, False, False, 0  # pressing Ready is being back
+    # Everyone is waited for, 托管 or not (up to the usual pause): only one the bot cannot write to is not.
+    if all(s.ready for _, s in table.humans() if not s.blocked):
         yield from flow.start_hand(table, config, now)
     return t("press_ok", lang)
 
@@ -232,6 +246,7 @@ def _back(table: Table, seat: int, lang: str, now: float) -> Answer:
     if not s.auto:
         return t("press_stale", lang)
     s.auto = s.blocked = False
+    s.missed = 0
     if table.state == "playing":
         prompt = table.prompts.get(seat)
         if prompt is not None:
@@ -314,7 +329,7 @@ _TAKES: Final[dict[type, Callable[[Table, Any, float, Config], Steps]]] = {
     msg.Join: lambda table, m, now, config: _join_answered(table, m),
     msg.Leave: lambda table, m, now, config: _replying(_leave(table, m, now, config)),
     msg.Begin: lambda table, m, now, config: _replying(_begin(table, m.user_id, m.lang or table.lang, now, config)),
-    msg.Press: lambda table, m, now, config: _replying(_press(table, m, now, config)),
+    msg.Press: lambda table, m, now, config: _pressed(table, m, now, config),
     msg.Due: _due,
     msg.Stop: lambda table, m, now, config: _replying(_stop(table, m)),
     msg.FollowSettings: _follow,

@@ -175,20 +175,25 @@ class Edge:
                 outbox.forget(table.chat_id if user_id is None else user_id, slot)
 
     def _show_seat(self, table: Table, effect: fx.ShowSeat) -> None:
-        """A player's picture; skipped while they play on the Mini App's page (owed until they leave it)."""
-        seat, fresh, lang, key = effect.seat, effect.fresh, effect.lang, table.key
+        """A player's picture; lazily while they play on the Mini App's page (it may lag behind until they leave
+        it or press in the chat: then at once)."""
+        seat, urgent, lang, key = effect.seat, effect.urgent, effect.lang, table.key
         who = effect.user_id or table.seat(seat).user_id or 0
         # Its last state stays in the chat whatever the page shows: a hand over, the game stopped, a seat left.
         last = effect.stopped or effect.left or (table.hand is not None and table.hand.finished)
         if self.hub is not None and not last:
-            if self.hub.live(key, who):
-                self.hub.owe(key, who, fresh)
-                return
-            fresh = bool(self.hub.owed(key, who)) or fresh
+            if effect.chat or not self.hub.live(key, who):
+                if not self.hub.owed(key, who) and effect.chat:
+                    return  # a press in the chat: its picture is up to date already
+            else:
+                self.hub.owe(key, who)
+                urgent = False  # the page shows it at once; the chat within Telegram's pace
+        elif effect.chat:
+            return  # no page: the picture never lags behind
         content = seat_content(table, seat, lang=lang, stopped=effect.stopped, left=effect.left)
         if not last:
             content = with_page_button(content, self.config, key, lang or table.seat(seat).lang)
-        self.outbox.show(who, key.private_slot("hand"), content, urgent=effect.urgent, fresh=fresh)
+        self.outbox.show(who, key.private_slot("hand"), content, urgent=urgent, fresh=effect.fresh)
 
     def closed(self, table_key: TableKey) -> None:
         """The table has ended: its live pages are told."""

@@ -195,6 +195,7 @@ class ShowSeat:
     user_id: int | None = None  # the one to show it to, when not the seat's player now (someone leaving it)
     lang: str | None = None
     left: bool = False  # its last state for the one leaving it: the game goes on for the others
+    chat: bool = False  # they pressed in the chat: at once, should it lag behind their open live page
 
 
 @dataclass(frozen=True)

@@ -8,16 +8,18 @@ undo), and the timer tries again after ``RETRY_SECONDS``.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Generator, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from bot.config import Config
 from bot.i18n import t
 from bot.table import effects as fx
 from bot.table import texts
 from bot.table.effects import Effect
-from bot.table.state import Seat, Table
+from bot.table.state import CLAIM_PAUSES, MISSED_TURNS, Seat, Table
 from bot.table.texts import automatic_name, seat_label, stopped_text
+from bot.views.public_view import Held
 from game.actions import Action
 from game.facts import hand_facts
 from game.match import flee_amounts
@@ -55,6 +57,11 @@ def start_hand(table: Table, config: Config, now: float) -> Steps:
                                 "dealer": hand.dealer, "rules": hand.rules.preset})  # fmt: skip
     yield from learn_languages(table)
     table.start_hand(hand, record.id, now)
+    for seat, s in table.humans():  # not carried into a new hand silently: said to the group and to them
+        if s.auto:
+            yield announce(table, "announce_tuoguan_stays", seat=seat_label(table, seat))
+            if not s.blocked:
+                yield fx.Announce(t("tuoguan_stays", s.lang), user_id=s.user_id)
     yield from publish(table, set(range(4)), new_hand=True)
 
 
@@ -99,12 +106,64 @@ def play(
     except StorageError:
         table.not_before = now + RETRY_SECONDS
         raise
+    window = (hand.phase, hand.claim_by, hand.claim_tile)
+    people_asked = any(not table.seat(s).automatic for s in hand.claim_asked)
+    prompt = table.prompts.get(action.seat)
+    if hand.phase in ("claim", "rob") and prompt is not None and not table.seat(action.seat).automatic:
+        table.claim_pauses = [*table.claim_pauses[1 - CLAIM_PAUSES :], now - prompt.since]
     events, changed = table.apply(action, now)
     yield from event_notices(table, events)
     if hand.finished:
         yield from end_hand(table, config, now)
         return
+    held = None if people_asked else held_draw(window, action, events)
+    if held is not None and hold(table, held, config, now) and events[-1].seat != action.seat:
+        changed.discard(events[-1].seat)  # not shown its draw yet: as a seat not asked about a claim window
     yield from publish(table, changed | set(also_urgent), actor=action.seat)
+
+
+Window = tuple[str, int | None, int | None]  # a hand's phase, and the discard (or 蓄杠) its claim window is on
+
+
+def held_draw(
+    before: Window, action: Action, events: Sequence[Event]
+) -> tuple[Literal["claim", "rob"], int, int] | None:
+    """The discard (or 蓄杠) a draw at the end of ``events`` followed, with its window (open before ``action``, or
+    never opened): ("claim" or "rob", by, tile); None for any other draw (a gang's replacement: nobody could
+    claim anything) or none."""
+    if not events or events[-1].kind != "draw":
+        return None
+    phase, by, tile = before
+    if action.kind in ("discard", "xu_gang") and action.tile is not None:
+        return ("claim" if action.kind == "discard" else "rob"), action.seat, action.tile
+    if action.kind == "pass" and phase in ("claim", "rob") and by is not None and tile is not None:
+        return ("claim" if phase == "claim" else "rob"), by, tile
+    return None
+
+
+def hold(table: Table, held: tuple[Literal["claim", "rob"], int, int], config: Config, now: float) -> bool:
+    """With two or more people at the table, the draw that just followed a discard (or a 蓄杠) no person could
+    claim is held back for a moment, the table shown as during a claim window nobody is asked about: so a claim
+    window's pause alone says little (README, "How to play"). The moment is drawn from the table's people's
+    latest claim decisions (uniform up to the cap before any), capped at ``claim_pause`` and the claim window
+    (a decision never takes longer). Whether it is held."""
+    hand = table.hand
+    assert hand is not None
+    if len(table.humans()) < 2 or config.claim_pause <= 0:
+        return False  # nobody for a pause to tell anything to (the one person is the one deciding)
+    # Pure: the hand's own secret seed decides, so a test replays it and nobody can foresee it.
+    rng = random.Random(hand.seed * 1_000_003 + len(hand.actions))
+    cap = min(config.claim_pause, table.claim_seconds)
+    seconds = rng.choice(table.claim_pauses) if table.claim_pauses else rng.uniform(0.0, cap)
+    table.held = Held(*held, until=now + min(seconds, cap))
+    table.prompts.pop(hand.view(None).turn, None)  # the seat that drew is asked nothing until it is shown
+    return True
+
+
+def release(table: Table, now: float) -> Steps:
+    """The held draw is shown: the seat that drew is asked (its timer starting now)."""
+    table.held = None
+    yield from publish(table, table.refresh_prompts(now))
 
 
 def event_notices(table: Table, events: Sequence[Event]) -> Steps:
@@ -140,16 +199,25 @@ def play_due(table: Table, config: Config, now: float) -> Steps:
         if now >= table.between_since + config.next_hand_seconds - SLACK:
             yield from start_hand(table, config, now)
         return
+    if table.state == "playing" and table.held is not None:
+        if now >= table.held.until - SLACK:
+            yield from release(table, now)
+        return
     if table.state == "playing" and table.hand is not None:
         due = table.next_due(config.bot_delay)
         if due is None or due[0] > now + SLACK:
+            return
+        if table.warning(due[1]) is not None:  # once, before the timer runs out: in the person's caption
+            table.prompts[due[1]].warned = True
+            yield fx.ShowSeat(due[1], urgent=True)
             return
         action, urgent = yield from due_action(table, due[1])
         yield from play(table, action, config, now, urgent)
 
 
 def due_action(table: Table, seat: int) -> Generator[Effect, Any, tuple[Action, tuple[int, ...]]]:
-    """What a due seat plays: the automatic player's choice, a timed-out claim's pass, or 托管."""
+    """What a due seat plays: the automatic player's choice, a timed-out claim's pass, or a timed-out turn's
+    one move (托管 from the ``MISSED_TURNS``-th in a row on)."""
     hand = table.hand
     assert hand is not None
     s = table.seat(seat)
@@ -157,10 +225,12 @@ def due_action(table: Table, seat: int) -> Generator[Effect, Any, tuple[Action, 
         return Action(seat, "pass"), ()
     urgent: tuple[int, ...] = ()
     if not s.automatic:
-        s.auto = True
-        table.tuoguan[seat] += 1
-        yield announce(table, "announce_tuoguan", seat=seat_label(table, seat))
-        urgent = (seat,)
+        s.missed += 1
+        urgent = (seat,)  # their picture says what was played for them
+        if s.missed >= MISSED_TURNS:
+            s.auto = True
+            table.tuoguan[seat] += 1
+            yield announce(table, "announce_tuoguan", seat=seat_label(table, seat))
     # 托管 plays at the group's level too.
     action = yield fx.Decide(hand.view(seat), table.auto_level, hand.seed ^ len(hand.actions))
     return action, urgent
@@ -170,6 +240,8 @@ def due_at(table: Table, config: Config) -> float | None:
     """When the table next needs its timer, or None when it waits for nobody."""
     if table.state == "playing" and table.hand is not None and table.hand.finished:
         when: float | None = table.not_before  # a settlement to try again
+    elif table.state == "playing" and table.held is not None:
+        when = table.held.until
     elif table.state == "playing":
         due = table.next_due(config.bot_delay)
         when = None if due is None else due[0]

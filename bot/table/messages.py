@@ -74,6 +74,7 @@ class Press:
     code: str
     lang: str
     update_id: int | None = None
+    from_page: bool = False  # pressed on the live page (bot.live), not on the chat's picture
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from typing import Literal
 from bot.callbacks import Stamp
 from bot.config import Config
 from bot.table.key import TableKey
+from bot.views.public_view import Held
 from game.actions import Action
 from game.match import Match
 from game.table import Event, Hand
@@ -28,6 +29,7 @@ from storage.chats import ChatSettings
 
 State = Literal["new", "lobby", "playing", "between", "closed"]
 SEATS = 4
+CLAIM_PAUSES = 32  # the people's latest claim decisions a table remembers (the held draws' pauses are drawn from)
 MAX_NAME = 24  # characters of a player's name shown at the table (Telegram allows 129)
 
 
@@ -42,6 +44,7 @@ class Seat:
     user_id: int | None  # None = an automatic player
     name: str
     auto: bool = False  # 托管: the automatic player plays for this human until they press "I'm back"
+    missed: int = 0  # turns in a row whose timer ran out (the automatic player played each): two start 托管
     ready: bool = False  # pressed Ready after a hand
     blocked: bool = False  # their private chat refused the bot (403) since they last pressed a button
     lang: str = "zh"  # the player's own language (storage players.language): their private messages speak it
@@ -58,11 +61,16 @@ class Seat:
         return self.user_id is None or self.auto
 
 
+WARN_SECONDS = 10.0  # a person is warned once this long before their turn's timer runs out (half of a shorter one)
+MISSED_TURNS = 2  # turns in a row whose timer ran out before 托管 plays on for the person
+
+
 @dataclass
 class Prompt:
     counter: int  # len(hand.actions) when this decision was first offered
     since: float  # monotonic time it was offered
     legal: tuple[Action, ...]
+    warned: bool = False  # the person was told their timer is about to run out
 
 
 @dataclass
@@ -89,6 +97,8 @@ class Table:
     proof: tuple[str, str] | None = None  # (share code, reveal text) once the hand is settled
     tuoguan: list[int] = field(default_factory=lambda: [0] * SEATS)  # 托管 takeovers per seat this hand
     prompts: dict[int, Prompt] = field(default_factory=dict)
+    held: Held | None = None  # a draw made but not shown yet (bot.table.hand.hold): nobody is asked anything
+    claim_pauses: list[float] = field(default_factory=list)  # how long people took over their latest claims
     between_since: float = 0.0  # when the last hand ended
     not_before: float = 0.0  # the timer waits at least until then (a store refused: tried again later)
     session: bool = False  # a league night's: its session seats each hand and says when the night is over
@@ -160,7 +170,7 @@ class Table:
     def start_hand(self, hand: Hand, hand_id: int, now: float) -> set[int]:
         self.hand, self.hand_id = hand, hand_id
         self.state = "playing"
-        self.prompts = {}
+        self.prompts, self.held = {}, None
         self.proof, self.tuoguan = None, [0] * SEATS
         for s in self.seats:
             if s is not None:
@@ -221,9 +231,20 @@ class Table:
         window = self.turn_seconds if self._hand().phase == "turn" else self.claim_seconds
         return prompt.since + window
 
+    def warning(self, seat: int) -> float | None:
+        """When a person is to be warned that their turn's timer runs out soon (once; None: not, or done)."""
+        prompt = self.prompts.get(seat)
+        if prompt is None or prompt.warned or self.seat(seat).automatic or self._hand().phase != "turn":
+            return None
+        return prompt.since + self.turn_seconds - min(WARN_SECONDS, self.turn_seconds / 2)
+
     def next_due(self, bot_delay: float) -> tuple[float, int] | None:
-        """The earliest (deadline, seat) among the seats asked now."""
-        due = [(d, seat) for seat in self.prompts if (d := self.deadline(seat, bot_delay)) is not None]
+        """The earliest (time, seat) among the seats asked now: a person's warning, else its deadline."""
+        due = [
+            (d, seat)
+            for seat in self.prompts
+            if (d := self.warning(seat) or self.deadline(seat, bot_delay)) is not None
+        ]
         return min(due) if due else None
 
     def _hand(self) -> Hand:

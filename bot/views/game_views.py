@@ -2,8 +2,8 @@
 
 Everything here is a pure function of the table's state at call time: the SeatView snapshots are taken
 now, the pictures are rendered later by the outbox from those snapshots (so coalesced states cost nothing).
-A player's content only ever comes from ``shown_view(hand, their seat)``; the group's only from
-``shown_view(hand, None)`` (``hand.view`` with a claim window hidden from whoever is not asked).
+A player's content only ever comes from ``shown_view(hand, their seat, held)``; the group's only from
+``shown_view(hand, None, held)`` (``hand.view``, as before a draw the table holds back).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from bot.callbacks import FleeButton, PlayButton, Stamp, code_of, review_data
 from bot.i18n import pick, t
 from bot.outbox import Content
 from bot.table.key import TableKey
-from bot.table.state import Table
+from bot.table.state import MISSED_TURNS, WARN_SECONDS, Table
 from bot.table.texts import seat_label, seat_names
 from bot.views.public_view import shown_view
 from bot.views.rows import rows_by_width
@@ -95,6 +95,8 @@ def _prompt_line(table: Table, seat: int, lang: str) -> str:
     claim_seconds, turn_seconds = table.claim_seconds, table.turn_seconds
     if seat not in table.prompts:  # refreshed lazily: whom the table waits for would soon be out of date
         return ""
+    if hand.phase == "turn" and table.prompts[seat].warned:
+        return t("your_turn_hurry", lang, seconds=round(min(WARN_SECONDS, turn_seconds / 2)))
     if hand.phase == "turn":
         return t("your_turn", lang, seconds=round(turn_seconds))
     view_discard = hand.view(seat).last_discard
@@ -119,7 +121,7 @@ def seat_content(
     assert hand is not None
     s = table.seat(seat)
     lang = lang or s.lang
-    view = shown_view(hand, seat)
+    view = shown_view(hand, seat, table.held)
     dealer = t("dealer_mark", lang) if hand.dealer == seat else ""
     lines = [
         t(
@@ -142,6 +144,8 @@ def seat_content(
         rows.append([command_button(table, "back", "btn_back", lang)])
     else:
         lines.append(_prompt_line(table, seat, lang))
+        if s.missed:  # the automatic player played their last turn: one more in a row and it plays on
+            lines.append(t("missed_turn", lang, turns=MISSED_TURNS))
         rows = action_keyboard(table, seat, lang)
     names, scores = seat_names(table, lang), list(table.totals)
     return Content(
@@ -152,13 +156,31 @@ def seat_content(
 
 
 def _public_status(table: Table, view: SeatView, stopped: bool) -> str:
-    """What everyone may know of whom the table waits for: whose turn it is, never who is deciding a claim
-    (``view``: the group's, its claim window hidden) or could win the 海底."""
+    """What everyone may know of whom the table waits for: whose turn it is, or the discard (or 蓄杠) on the
+    table, never who is deciding a claim or could win the 海底."""
     if stopped:
         return t("status_stopped", table.lang)
+    return public_status(table, view, table.lang)
+
+
+def public_status(table: Table, view: SeatView, lang: str) -> str:
+    """Whose turn it is; after a discard (or a 蓄杠) whose draw has not come yet, that tile, whether or not
+    anybody may claim it (README: what a pause tells); the 海底; the hand over."""
     if view.phase == "turn":
-        return t("status_turn", table.lang, seat=seat_label(table, view.turn))
-    return t("status_haidi" if view.phase == "haidi" else "status_over", table.lang)
+        return t("status_turn", lang, seat=seat_label(table, view.turn, lang))
+    if view.phase in ("claim", "rob"):
+        tile = window_tile(table)
+        key = "status_discard" if view.phase == "claim" else "status_kong"
+        return t(key, lang, seat=seat_label(table, view.turn, lang), tile=tile_label(tile, lang))
+    return t("status_haidi" if view.phase == "haidi" else "status_over", lang)
+
+
+def window_tile(table: Table) -> int:
+    """The tile discarded (or added to a kong) whose draw has not come yet."""
+    assert table.hand is not None
+    tile = table.held.tile if table.held is not None else table.hand.claim_tile
+    assert tile is not None
+    return tile
 
 
 def spectator_content(table: Table, *, stopped: bool = False) -> Content:
@@ -166,7 +188,7 @@ def spectator_content(table: Table, *, stopped: bool = False) -> Content:
     hand = table.hand
     assert hand is not None
     lang = table.lang
-    view = shown_view(hand, None)
+    view = shown_view(hand, None, table.held)
     caption = t(
         "spectator_caption",
         lang,

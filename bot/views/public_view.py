@@ -1,53 +1,61 @@
-"""What a seat (or the group) is shown of the hand: ``Hand.view``, except that nobody but the seats asked
-about a discard (or a 蓄杠 tile) learns that somebody may claim it.
+"""What a seat (or the group) is shown of the hand: ``Hand.view``, except a draw the table holds back.
 
-The engine opens a claim window only when some seat can claim; shown as it is, the window would tell everyone
-that somebody holds a pair, a run or a win on that tile. So everyone not asked sees the table as it will be
-when the window closes unclaimed: after a discard the next seat has drawn, after a 蓄杠 the kong is made and
-its replacement drawn. A discard nobody can claim shows exactly that at once, so the two look the same.
+Nothing shown is ever taken back. A claim window is shown as it is: the discard (or the 蓄杠 tile) lies on the
+table and nobody has drawn; only the seats asked see that they may claim it (``claimable``, their buttons).
+So that such a window alone does not tell everyone that somebody holds a pair, a run or a win on the tile, a
+discard (or a 蓄杠) that no person deciding could claim is shown the same way for a short moment (``Held``,
+decided by ``bot.table.hand``): the engine has drawn already, but the draw is held back, and every view shows
+the table as it was before it (``before_draw``) until the table releases it.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Literal
 
+from game.analysis import waits
 from game.melds import Meld
-from game.table import HAIDI_TILES, Hand
+from game.table import Hand
+from game.tiles import Tile
 from game.view import SeatView
 
 
-def shown_view(hand: Hand, seat: int | None) -> SeatView:
-    """``hand.view(seat)``, a claim window hidden from a seat not asked about it (None: the group)."""
+@dataclass(frozen=True)
+class Held:
+    """A draw made but not shown yet: what followed a discard (``window`` "claim") or a 蓄杠 ("rob") by ``by`` of
+    ``tile`` that no person deciding could claim, held back until ``until`` (the table's clock)."""
+
+    window: Literal["claim", "rob"]
+    by: int
+    tile: Tile
+    until: float
+
+
+def shown_view(hand: Hand, seat: int | None, held: Held | None = None) -> SeatView:
+    """``hand.view(seat)`` (None: the group's), as before the draw the table holds back, if any."""
     view = hand.view(seat)
-    if view.phase not in ("claim", "rob") or (seat is not None and seat in hand.claim_asked):
-        return view
-    tile = hand.claim_tile
-    assert tile is not None
-    return closed_unclaimed(view, tile)
+    return view if held is None else before_draw(view, held)
 
 
-def closed_unclaimed(view: SeatView, tile: int) -> SeatView:
-    """The public part of ``view`` as it will be once its claim window on ``tile`` closes unclaimed."""
-    if view.phase == "rob":  # the 蓄杠 is made and its replacement drawn: as many tiles in hand, one less wall
-        maker = view.turn
-        melds = tuple(
-            tuple(Meld("xu_gang", (tile,), m.from_seat) if m.kind == "peng" and m.tile == tile else m for m in ms)
-            if i == maker
-            else ms
-            for i, ms in enumerate(view.melds)
-        )
-        view = replace(view, phase="turn", melds=melds, wall_remaining=view.wall_remaining - 1, last_discard=None)
-        if view.seat != maker:
-            return view
-        if view.drawn == tile:  # the maker's own 4th tile left the hand for the meld
-            return replace(view, drawn=None)
-        hand = list(view.hand)
-        hand.remove(tile)
-        return replace(view, hand=tuple(hand))
-    nxt = (view.turn + 1) % 4
-    if view.wall_remaining <= HAIDI_TILES:  # the 海底 comes next, drawn seat by seat
-        return replace(view, phase="haidi", turn=nxt, last_discard=None)
-    sizes = tuple(n + (i == nxt) for i, n in enumerate(view.hand_sizes))
-    return replace(
-        view, phase="turn", turn=nxt, hand_sizes=sizes, wall_remaining=view.wall_remaining - 1, last_discard=None
+def before_draw(view: SeatView, held: Held) -> SeatView:
+    """``view`` (the table just after the held draw) as it was between the discard or 蓄杠 and that draw: what
+    a claim window on the tile that nobody is asked about shows (tests/bot/test_public_view.py)."""
+    drawer, wall = view.turn, view.wall_remaining + 1
+    if held.window == "claim":  # the next seat has not drawn: one tile less in its hand, one more in the wall
+        sizes = tuple(n - (i == drawer) for i, n in enumerate(view.hand_sizes))
+        before = replace(view, phase="claim", turn=held.by, hand_sizes=sizes, wall_remaining=wall,
+                         last_discard=(held.by, held.tile), legal=())  # fmt: skip
+        if view.seat != drawer:
+            return before
+        return replace(before, drawn=None, waits=tuple(waits(view.hand, view.melds[drawer], view.laizi)))
+    # A 蓄杠 not yet made: its tile still in the maker's hand beside the peng, no replacement drawn.
+    melds = tuple(
+        tuple(Meld("peng", m.tiles, m.from_seat) if m.kind == "xu_gang" and m.tile == held.tile else m for m in ms)
+        if i == drawer
+        else ms
+        for i, ms in enumerate(view.melds)
     )
+    before = replace(view, phase="rob", melds=melds, wall_remaining=wall, legal=())
+    if view.seat != drawer:
+        return before
+    return replace(before, hand=tuple(sorted((*view.hand, held.tile))), drawn=None, waits=())

@@ -18,7 +18,7 @@ from bot.table import messages as msg
 from bot.table.core import absent, step
 from bot.table.hand import RETRY_SECONDS, due_at
 from bot.table.key import TableKey
-from bot.table.state import MAX_NAME, Table
+from bot.table.state import MAX_NAME, WARN_SECONDS, Table
 from game.actions import Action
 from game.automatic import choose
 from game.tiles import parse_tile
@@ -212,18 +212,79 @@ def test_a_refused_store_leaves_the_table_as_it_was_and_the_timer_tries_again() 
     assert len(hand.actions) >= 1 and world.of(fx.ShowSeat, since=shown)
 
 
-def test_a_silent_player_is_played_for_then_takes_the_seat_back() -> None:
+def _until_anns_turn(world: World, table: Table, now: float) -> float:
+    """Bob discards at once, the automatic players move when due, Ann lets every claim of hers time out: until
+    Ann is to discard. The time then."""
+    while not (0 in table.prompts and table.hand is not None and table.hand.phase == "turn"):
+        assert table.state == "playing"
+        if 1 in table.prompts:
+            bob = table.prompts[1].legal
+            press(world, table, BOB, bob[-1] if Action(1, "pass") not in bob else Action(1, "pass"), now)
+            continue
+        when = due_at(table, CONFIG)
+        assert when is not None
+        now = max(now, when)
+        missed = table.seat(0).missed
+        world.take(table, msg.Due(), now)
+        assert table.seat(0).missed == missed and not table.seat(0).auto  # a claim's silence is a pass, no miss
+    return now
+
+
+def test_a_turn_timed_out_is_played_once_after_a_warning_and_two_in_a_row_start_tuoguan() -> None:
     world = World()
     table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    from bot.views.game_views import seat_content
+
+    start = table.prompts[0].since
+    warn = start + table.turn_seconds - WARN_SECONDS
+    assert due_at(table, CONFIG) == warn  # Ann deals; she is warned 10 s before her turn's time runs out
+    shown = len(world.effects)
+    world.take(table, msg.Due(), warn)
+    assert world.effects[shown:] == [fx.ShowSeat(0, urgent=True)]  # her caption says so, nothing is played
+    assert t("your_turn_hurry", "zh", seconds=10) in seat_content(table, 0).text
+    assert due_at(table, CONFIG) == start + table.turn_seconds
+    world.take(table, msg.Due(), start + table.turn_seconds)  # once only: now the time is up
+    assert [e.action.seat for e in world.of(fx.AppendAction, since=shown)][:1] == [0]  # one move played for her
+    assert not table.seat(0).auto and table.seat(0).missed == 1 and table.tuoguan[0] == 0
+    assert not [e for e in world.of(fx.Announce, since=shown) if e.user_id is None]  # the group hears nothing
+    assert t("missed_turn", "zh", turns=2) in seat_content(table, 0).text
+    # Her next turn she plays herself: the count starts again.
+    now = _until_anns_turn(world, table, start + table.turn_seconds)
+    press(world, table, ANN, table.prompts[0].legal[-1], now)
+    assert table.seat(0).missed == 0 and t("missed_turn", "zh", turns=2) not in seat_content(table, 0).text
+    # Two turns in a row timed out: 托管, said in the group.
+    for missed in (1, 2):
+        now = _until_anns_turn(world, table, now)
+        for _ in range(2):  # the warning, then the time up
+            now = due_at(table, CONFIG) or now
+            world.take(table, msg.Due(), now)
+        assert table.seat(0).missed == missed and table.seat(0).auto == (missed == 2)
+    assert fx.Announce(t("announce_tuoguan", "zh", seat="东 Ann")) in world.effects and table.tuoguan[0] == 1
+    back = world.take(table, msg.Press(ANN, Stamp(), "back", "en"), now + 1)
+    assert back == fx.Reply(t("back_ok", "en")) and not table.seat(0).auto and table.seat(0).missed == 0
+    assert world.take(table, msg.Press(ANN, Stamp(), "back", "en"), now + 2) == fx.Reply(t("press_stale", "en"))
+
+
+def test_a_person_in_tuoguan_is_waited_for_at_the_next_hand_then_played_for_with_a_notice() -> None:
+    world = World()
+    table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    play_out(world, table)  # both away (托管) to the end of the hand
+    assert world.take(table, msg.Press(BOB, Stamp(), "ready", "zh"), 500.0) == fx.Reply(t("press_ok", "zh"))
+    assert table.state == "between"  # Ann, still in 托管, is waited for as anyone
+    shown = len(world.effects)
     when = due_at(table, CONFIG)
-    assert when == pytest.approx(table.turn_seconds)  # Ann deals and has her turn's time
-    world.take(table, msg.Due(), when)
-    assert table.seat(0).auto and table.tuoguan[0] == 1
-    assert fx.Announce(t("announce_tuoguan", "zh", seat="东 Ann")) in world.effects
-    assert len(world.of(fx.AppendAction)) >= 1  # the automatic player discarded for her
-    back = world.take(table, msg.Press(ANN, Stamp(), "back", "en"), when + 1)
-    assert back == fx.Reply(t("back_ok", "en")) and not table.seat(0).auto
-    assert world.take(table, msg.Press(ANN, Stamp(), "back", "en"), when + 2) == fx.Reply(t("press_stale", "en"))
+    assert when == table.between_since + CONFIG.next_hand_seconds
+    world.take(table, msg.Due(), when)  # the usual pause is over: the hand starts, the automatic player for her
+    assert table.state == "playing" and table.hand_number == 2 and table.seat(0).auto and not table.seat(1).auto
+    notices = world.of(fx.Announce, since=shown)
+    assert fx.Announce(t("announce_tuoguan_stays", "zh", seat="东 Ann")) in notices
+    assert fx.Announce(t("tuoguan_stays", "zh"), user_id=ANN) in notices
+    assert not [n for n in notices if "Bob" in n.text or n.user_id == BOB]
+    # Her Ready ends it: a hand later, pressed in time, she plays herself.
+    play_out(world, table)
+    world.take(table, msg.Press(BOB, Stamp(), "ready", "zh"), 2000.0)
+    assert world.take(table, msg.Press(ANN, Stamp(), "ready", "zh"), 2001.0) == fx.Reply(t("press_ok", "zh"))
+    assert table.state == "playing" and table.hand_number == 3 and not table.seat(0).auto
 
 
 def test_every_claim_window_is_decided_at_once_by_automatic_players() -> None:
@@ -409,3 +470,66 @@ def test_nobody_but_the_seat_asked_learns_that_the_haidi_tile_could_win() -> Non
     assert hand.phase == "haidi" and hand.waiting_on() == [0]
     shown = list(publish(table, changed | {0, 1, 2, 3}))
     assert shown == [fx.ShowSeat(0, urgent=True)]  # the seat asked, and nobody else
+
+
+# --- what a pause tells (issue 40) --------------------------------------------------------------------------------
+def _play_two_people(world: World, table: Table, think: float, steps: int) -> list[tuple[float, float]]:
+    """Ann and Bob discard at once and take ``think`` seconds over each claim (then let it go); the automatic
+    players move when due. Every step checks what is shown while a draw is held back; the holds (from, until)."""
+    from bot.views.game_views import seat_content, spectator_content
+
+    holds: list[tuple[float, float]] = []
+    now = 1.0
+    for _ in range(steps):
+        hand = table.hand
+        if table.state != "playing" or hand is None or hand.finished:
+            break
+        person = next((seat for seat, s in table.humans() if seat in table.prompts), None)
+        before = len(world.effects)
+        if person is not None and hand.phase == "turn":
+            press(world, table, table.seat(person).user_id or 0, table.prompts[person].legal[-1], now)
+        elif person is not None:
+            now += think
+            press(world, table, table.seat(person).user_id or 0, Action(person, "pass"), now)
+        else:
+            when = due_at(table, CONFIG)
+            assert when is not None
+            now = max(now, when)
+            world.take(table, msg.Due(), now)
+        held = table.held
+        if held is None:
+            continue
+        holds.append((now, held.until))
+        drawer = hand.view(None).turn
+        assert drawer not in table.prompts and due_at(table, CONFIG) == held.until  # nobody is asked yet
+        assert f"余 {hand.wall.remaining + 1} 张" in spectator_content(table).text  # the draw not shown
+        for seat, _ in table.humans():  # nor to the one who drew: no drawn tile, no buttons
+            content = seat_content(table, seat)
+            assert content.markup is None and f"余 {hand.wall.remaining + 1} 张" in content.text
+        assert all(e.seat != drawer for e in world.of(fx.ShowSeat, since=before))  # shown only when it is drawn
+        now = held.until
+        shown = len(world.effects)
+        world.take(table, msg.Due(), now)
+        assert table.held is None and drawer in table.prompts and table.prompts[drawer].since == now
+        if table.seat(drawer).human:
+            assert fx.ShowSeat(drawer, urgent=True) in world.of(fx.ShowSeat, since=shown)
+    return holds
+
+
+def test_with_two_people_a_discard_nobody_deciding_could_claim_waits_as_a_claim_window_would() -> None:
+    world = World()
+    table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    holds = _play_two_people(world, table, think=5.0, steps=400)
+    assert len(holds) >= 10
+    pauses = [until - start for start, until in holds]
+    assert all(0.0 <= p <= CONFIG.claim_pause + 1e-9 for p in pauses)
+    # Before any claim of theirs, uniform over [0, claim_pause]; then drawn from how long they took over their
+    # claims (5 s, capped): the cap.
+    assert table.claim_pauses and set(table.claim_pauses) == {5.0}
+    assert pauses[-1] == pytest.approx(CONFIG.claim_pause) and min(pauses) < CONFIG.claim_pause
+
+
+def test_with_one_person_nothing_waits_for_nobody() -> None:
+    world = World()
+    table = dealt(world, (ANN, "Ann"))
+    assert _play_two_people(world, table, think=5.0, steps=300) == []

@@ -10,7 +10,7 @@ import json
 import socket
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ import pytest
 from telegram import Bot
 from tornado.websocket import WebSocketClientConnection, websocket_connect
 
-from bot.callbacks import Stamp
+from bot.callbacks import PlayButton, Stamp
 from bot.config import Config, ConfigError
 from bot.handlers.chat_checks import Unanswered
 from bot.i18n import t
@@ -35,16 +35,20 @@ from bot.table.edge import Edge
 from bot.table.key import TableKey
 from bot.table.registry import Answer, Tables
 from bot.table.state import Table
+from bot.views.public_view import shown_view
 from game.match import Match
 from game.rules import Rules
 from game.tiles import tile_name
 from sandbox import FakeTelegram
+from sandbox.records import Message
 from sandbox.web_apps import sign
 from storage.database import Database
+from tests.e2e.players import game_buttons
 from tests.e2e.policy import pick
 
 TOKEN = "123456:test-token-for-the-live-table-xyz"
 KEY = TableKey(-100777)
+PASSIVE = 20.0  # how lazily a player with nothing to decide sees the table, in the two-screens test
 SEAT_KEYS = {"type", "seat", "state", "title", "hand_number", "names", "winds", "totals", "auto", "dealer", "laizi",
              "laizi_label", "indicator", "wall", "phase", "turn", "hand_sizes", "melds", "rivers", "last_discard",
              "gangs", "revealed", "hand", "drawn", "waits", "stamp", "actions", "seconds_left", "tuoguan", "ready",
@@ -200,7 +204,7 @@ async def test_the_hub_sends_each_page_what_its_effect_concerns_and_owes_picture
     hub.shown(table, fx.ShowGroup("spectator"))
     await asyncio.sleep(0)
     assert [len(p.frames) for p in pages] == [3, 2, 2]
-    hub.owe(KEY, 1, fresh=False)
+    hub.owe(KEY, 1)
     hub.leave(pages[1])
     hub.leave(pages[0])
     assert left == [(KEY, 1)] and not hub.live(KEY, 1) and hub.live(KEY, 99)
@@ -309,7 +313,8 @@ async def test_the_server_lets_in_a_seated_player_and_takes_their_press(server: 
     notice = json.loads(await asyncio.wait_for(ws.read_message(), 5) or "{}")
     assert notice == {"type": "notice", "text": t("press_stale", "en")}
     key, press = tables.asked[0]
-    assert key == KEY and press == msg.Press(1, Stamp.decode(stamp), frames[1]["actions"][0]["code"], "en")
+    code = frames[1]["actions"][0]["code"]
+    assert key == KEY and press == msg.Press(1, Stamp.decode(stamp), code, "en", from_page=True)
     ws.close()
 
 
@@ -516,43 +521,94 @@ def test_the_mini_app_is_off_unless_its_https_address_is_set() -> None:
             Config.from_env(env | bad)
 
 
-async def test_a_players_picture_waits_while_their_page_is_open(
-    fake_telegram: FakeTelegram, bot: Bot, tmp_path: Path
-) -> None:
-    """The real registry, edge and outbox over the loopback Bot API: while Alice's page is open her picture is
-    not written (the page has her move), and it is shown, with the page's web_app button, once she leaves it."""
+async def test_one_table_on_two_screens(fake_telegram: FakeTelegram, bot: Bot, tmp_path: Path) -> None:
+    """The real registry, edge, outbox and live server, over the loopback Bot API and a WebSocket: while Alice's
+    page is open her chat's picture follows lazily (a player with nothing to decide's pace, PASSIVE s); a press on
+    it is the same table's press, taken when legal now, and either way the picture is brought up to date at once;
+    so is it when she closes the page."""
     tg = fake_telegram
     alice = tg.add_user("Alice")
     group = tg.add_group("g", members=[alice])
     db = await Database.open(tmp_path / "db.sqlite3")
-    config = Config(token=tg.token, api_base_url=tg.base_url, match_seed=852, bot_delay=60.0, private_interval=0.0,
-                    group_interval=0.0, webapp_url="https://x.org/m/", webapp_name="table")  # fmt: skip
+    port = _free_port()
+    config = Config(token=tg.token, api_base_url=tg.base_url, match_seed=852, bot_delay=0.3, private_interval=0.0,
+                    group_interval=0.0, webapp_url="https://x.org/m/", webapp_name="table",
+                    webapp_listen=("127.0.0.1", port))  # fmt: skip
     hub = Hub(config, time.monotonic)
-    outbox = Outbox(bot, private_interval=0.0, group_interval=0.0)
+    outbox = Outbox(bot, private_interval=0.0, group_interval=0.0, passive_interval=PASSIVE)
     tables = Tables(config, Edge(config, db, outbox, bot, hub=hub))
     hub.on_leave = lambda key, user: tables.post(key, msg.Refresh(user))
     key = TableKey(group.id)
-    page = FakePage(key, alice.id)
+
+    async def may_watch(chat_id: int, user_id: int) -> bool:
+        return True
+
+    live = LiveServer(Services(config, tables, hub, db, may_watch))
+    live.start()
+    frames: list[dict[str, Any]] = []
+
+    async def read(ws: WebSocketClientConnection) -> None:
+        while (text := await ws.read_message()) is not None:
+            frames.append(json.loads(text))
+
+    def view() -> dict[str, Any]:
+        return next(f for f in reversed(frames) if f["type"] == "view")
+
+    def pictures() -> list[Message]:
+        return [m for m in tg.messages(alice.id) if m.photo is not None]
+
     try:
         await tables.ask(key, msg.Open(alice.id, "Alice", "g"))
-        hub.join(page, tables.get(key))
+        ws, frames[:] = await _hello(
+            f"ws://127.0.0.1:{port}/ws", init_data(alice.id, token=tg.token), table_token(key, tg.token)
+        )
+        assert [f["type"] for f in frames] == ["hello", "waiting"], frames  # the lobby
+        reader = asyncio.create_task(read(ws))
         await tables.ask(key, msg.Begin(alice.id))
-        spectator = await tg.wait_for_message_async(group.id, lambda m: m.photo is not None)
-        link = f"https://t.me/{tg.bot_username}/table?startapp={table_token(key, tg.token)}"
-        assert [b.url for b in spectator.buttons] == [link]
-        await asyncio.sleep(0.5)  # the group's picture is out: hers would be too
-        view = page.frames[-1]
-        assert view["seat"] == 0 and view["actions"]  # her first decision, on the page
-        assert not [m for m in tg.messages(alice.id) if m.photo is not None]  # and no picture written
-        press = msg.Press(alice.id, Stamp.decode(view["stamp"]), view["actions"][-1]["code"], "en")
-        assert (await tables.ask(key, press)).text is None  # played from the page, through the same core
-        assert (await tables.ask(key, press)).text == t("press_stale", "en")  # the same press again: stale
-        foreign = Stamp(press.stamp.hand, press.stamp.counter, 1)
-        assert (await tables.ask(key, replace(press, stamp=foreign))).text == t("press_foreign", "en")
-        hub.leave(page)
-        picture = await tg.wait_for_message_async(alice.id, lambda m: m.photo is not None)
+        first_view = await tg.wait_until_async(lambda: frames[-1].get("actions") and frames[-1], timeout=10)
+        assert first_view["seat"] == 0  # her first decision, on the page at once
+        # In the chat, lazily: the same decision, its buttons the page's.
+        chat = await tg.wait_until_async(lambda: pictures() and pictures()[-1], timeout=PASSIVE + 15)
+        first = PlayButton.decode(game_buttons(chat, group)[-1].callback_data or "")
+        assert first.stamp.encode() == first_view["stamp"]
+        # A legal press in the chat while the page is open is taken, and the chat shows it at once.
+        taken = msg.Press(alice.id, first.stamp, first.code, "en")
+        assert (await tables.ask(key, taken)).text is None
+        edits = chat.edits
+        shown = await tg.wait_until_async(lambda: (m := pictures()[-1]).edits > edits and m, timeout=PASSIVE / 2)
+        assert not game_buttons(shown, group)  # her discard made: nothing for her to press
+        # Her next decision comes to the page; she plays it there; the chat lags behind.
+        frame = await tg.wait_until_async(
+            lambda: (f := view()).get("actions") and f["stamp"] != first_view["stamp"] and f, timeout=30
+        )
+        edits = pictures()[-1].edits
+        played = len(frames)
+        await ws.write_message(
+            json.dumps({"type": "press", "stamp": frame["stamp"], "code": frame["actions"][-1]["code"]})
+        )
+        await tg.wait_until_async(lambda: len(frames) > played and view()["stamp"] != frame["stamp"], timeout=10)
+        assert not [f for f in frames[played:] if f["type"] == "notice"]  # taken
+        # A stale press in the chat is answered so, and followed at once by the table as it is now.
+        assert (await tables.ask(key, taken)).text == t("press_stale", "en")
+        now = tables.get(key)
+        assert now is not None and now.hand is not None
+        wall = f"余 {shown_view(now.hand, 0, now.held).wall_remaining} 张"
+        await tg.wait_until_async(
+            lambda: (m := pictures()[-1]).edits > edits and wall in (m.caption or "") and m, timeout=PASSIVE / 2
+        )
+        # Her next decision, on the page; closing it brings the chat's picture to it at once, with the page's button.
+        later = await tg.wait_until_async(
+            lambda: (f := view()).get("actions") and f["stamp"] != frame["stamp"] and f, timeout=30
+        )
+        ws.close()
+        await reader
+        picture = await tg.wait_until_async(
+            lambda: (m := pictures()[-1]) and game_buttons(m, group) and m, timeout=PASSIVE / 2
+        )
+        assert PlayButton.decode(game_buttons(picture, group)[0].callback_data or "").stamp.encode() == later["stamp"]
         assert picture.buttons[-1].web_app == f"https://x.org/m/?table={table_token(key, tg.token)}"
     finally:
+        live.stop()
         await tables.close()
         await outbox.close()
         await db.close()

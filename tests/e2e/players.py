@@ -50,6 +50,7 @@ FAST = {
     "MAHJONG_CLAIM_SECONDS": "20",
     "MAHJONG_TURN_SECONDS": "30",
     "MAHJONG_BOT_DELAY": "0",
+    "MAHJONG_CLAIM_PAUSE": "0.5",  # a held draw's longest moment (bot.table.hand.hold): short, still there
     "MAHJONG_NEXT_HAND_SECONDS": "30",
     "MAHJONG_PRIVATE_INTERVAL": "0.02",
     "MAHJONG_PASSIVE_INTERVAL": "2",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from bot.i18n import t
 from sandbox import FakeTelegram
 from sandbox.records import FaultKind
 from tests.e2e.players import BotProcess, Players
@@ -45,3 +46,29 @@ def test_refused_press_answers_are_logged_not_raised(fake_telegram: FakeTelegram
     assert language == "en" and actions >= 1  # the presses took effect
     assert log.count("could not answer a press") == 3
     assert "Traceback" not in log and " ERROR " not in log
+
+
+def test_a_press_on_an_inline_message_plays_nothing_and_says_so(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    """A callback with a real play button's data but only an ``inline_message_id`` (the bot sends no inline
+    messages: it is none of its own) changes nothing and gets a clear answer; the same button on her own
+    message then plays."""
+    tg = fake_telegram
+    alice = tg.add_user("Alice")
+    group = tg.add_group("牌友群", members=[alice])
+    db = tmp_path / "db.sqlite3"
+    with BotProcess(tg, db, MAHJONG_TURN_SECONDS="300") as bot:
+        alice.say(group, "/newgame")
+        tg.wait_for_message(group.id, lambda m: "开局" in str(m.reply_markup), timeout=15)
+        alice.say(group, "/begin")
+        picture = alice.wait_for_private_message(lambda m: m.photo is not None and bool(m.buttons), timeout=30)
+        data = picture.buttons[0].callback_data or ""
+        query = tg.press_inline(alice, data)
+        answer = tg.wait_until(lambda: tg.callback_answer(query), timeout=15, what="the inline press answered")
+        assert answer.text == t("press_inline", "zh")
+        with sqlite3.connect(db) as conn:
+            assert conn.execute("SELECT COUNT(*) FROM actions").fetchone()[0] == 0
+        query = alice.press(picture, data)
+        assert tg.wait_until(lambda: tg.callback_answer(query), timeout=15).text is None
+        with sqlite3.connect(db) as conn:
+            assert conn.execute("SELECT COUNT(*) FROM actions").fetchone()[0] >= 1
+        assert "Traceback" not in bot.log()

@@ -1,0 +1,60 @@
+"""托管 that forgives (issue 40), through the real bot process: Bob never presses. Before his turn's timer runs
+out his caption warns him once; the first time it runs out the automatic player plays that one move and his
+caption says so, the group hears nothing; only the second turn in a row puts him in 托管, told in the group."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from pathlib import Path
+
+from bot.i18n import t
+from game.actions import Action
+from sandbox import FakeTelegram
+from tests.e2e.players import BotProcess, Players
+from tests.e2e.test_claim_window import _captions
+
+TURN_SECONDS = 4  # warned at 2 s left (half the time: it is under 20 s)
+
+
+def test_one_missed_turn_is_played_for_once_and_the_second_in_a_row_starts_tuoguan(
+    fake_telegram: FakeTelegram, tmp_path: Path
+) -> None:
+    tg = fake_telegram
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+    group = tg.add_group("托管群", members=[alice, bob])
+    db = tmp_path / "db.sqlite3"
+    with BotProcess(tg, db, MAHJONG_SEED="852", MAHJONG_TURN_SECONDS=str(TURN_SECONDS)) as bot:
+        alice.say(group, "/newgame")
+        tg.wait_for_message(group.id, lambda m: "开局" in str(m.reply_markup), timeout=15)
+        bob.say(group, "/join")
+        tg.wait_for_message(group.id, lambda m: "Bob" in (m.text or "") and "开局" in str(m.reply_markup), timeout=15)
+        alice.say(group, "/begin")
+        announced = t("announce_tuoguan", "zh", seat="南 Bob")
+        players = Players(tg, group, [alice, bob], idle=[bob])
+        away = t("tuoguan_on", "zh")
+        players.play_until(
+            lambda: (
+                any(m.text == announced for m in tg.messages(group.id))
+                and any(away in c for _, c in _captions(tg, bob.id, whole=True))
+            ),
+            timeout=120,
+        )
+        assert "Traceback" not in bot.log()
+    # His picture: warned, then told a move was played for him, then (only later) in 托管.
+    captions = [c for _, c in _captions(tg, bob.id, whole=True)]
+    warned = t("your_turn_hurry", "zh", seconds=TURN_SECONDS // 2)
+    missed = t("missed_turn", "zh", turns=2)
+    first_warning = next(i for i, c in enumerate(captions) if warned in c)
+    first_missed = next(i for i, c in enumerate(captions) if missed in c)
+    first_away = next(i for i, c in enumerate(captions) if away in c)
+    assert first_warning < first_missed < first_away
+    assert sum(warned in c for c in captions[:first_away]) >= 2  # warned on each of the two turns
+    # The automatic player played two of his turns before 托管 was announced (once), none before his timer ran out.
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as raw:
+        actions = [
+            Action.from_json(json.loads(a)) for (a,) in raw.execute("SELECT action FROM actions ORDER BY hand_id, seq")
+        ]
+    assert len([a for a in actions if a.seat == 1 and a.kind != "pass"]) >= 2
+    assert [m.text for m in tg.messages(group.id)].count(announced) == 1
