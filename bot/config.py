@@ -349,8 +349,10 @@ def check_config(env: Mapping[str, str] | None = None, dotenv: str | Path = ".en
         else "long polling"
     )
     admins = ", ".join(str(i) for i in sorted(config.admin_ids)) or "none"
+    addresses = "the proxy's X-Real-IP" if config.webapp_proxy else "the peer's, no proxy trusted"
     live = (
-        f"Mini App {config.webapp_url} (listening on {config.webapp_listen[0]}:{config.webapp_listen[1]})"
+        f"Mini App {config.webapp_url} (listening on {config.webapp_listen[0]}:{config.webapp_listen[1]}; at most"
+        f" {config.webapp_connections} connections, {config.webapp_per_address} pages an address: {addresses})"
         if config.webapp_url
         else "no Mini App"
     )
