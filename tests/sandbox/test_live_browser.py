@@ -28,7 +28,8 @@ from urllib.parse import quote, urlsplit
 from bot.callbacks import PlayButton, Stamp, parse_action_code
 from bot.i18n import language_of_code, t
 from bot.table.hand import held_draw
-from bot.views.public_view import Held, shown_view
+from bot.table.state import Held
+from bot.views.public_view import shown_view
 from game.actions import Action
 from game.table import Hand
 from game.tiles import HIDDEN, tile_name
