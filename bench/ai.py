@@ -6,13 +6,14 @@
     .venv/bin/python bench/ai.py --first-wall 20000            # other walls: an independent run to pool with
 
     .venv/bin/python bench/ai.py --duplicate --hard-hands 2000     # hard vs 3 × normal only
+    .venv/bin/python bench/ai.py --duplicate --hard-hands 0 --learned-hands 2000   # the network alone
 
 Duplicate seating: every wall (hand seed) is played four times with the player under test rotated through
 the four seats and the three opponents in the others, so the luck of the deal cancels out. Points per hand
 are averaged per wall first; the 95% interval is mean ± 1.96 × the standard error over walls. For `hard` the
-JSON also gives these as ``hard_vs_normal_dup`` and ``hard_vs_normal_dup_ci95``, and beside them
-``hard_vs_normal_single_ci95``: the interval the same hands would give were each an independent hand (plain
-sampling), so the two can be compared.
+JSON also gives these as ``hard_vs_normal_dup`` and ``hard_vs_normal_dup_ci95`` (``learned_…`` for the
+network alone), and beside them ``hard_vs_normal_single_ci95``: the interval the same hands would give were
+each an independent hand (plain sampling), so the two can be compared.
 
 The baseline (``baseline_choose``): 胡 whenever offered; 红中杠 whenever offered (a 红中 blocks every win); 赖子杠 when
 holding two or more 赖子 (a 屁胡 allows one); no other gang; discards at random among the tiles whose discard leaves the
@@ -38,6 +39,7 @@ from multiprocessing import Pool
 from game.actions import Action
 from game.automatic import choose
 from game.melds import Meld
+from game.policy import choose_learned
 from game.rules import Rules
 from game.search import DEFAULT_BUDGET_MS, choose_hard
 from game.shanten import distance
@@ -46,7 +48,13 @@ from game.tiles import HONGZHONG, to_counts
 from game.view import SeatView
 
 # (player under test, its three opponents, JSON key prefix)
-MATCHUPS = (("normal", "baseline", "vs_baseline"), ("normal", "easy", "vs_easy"), ("hard", "normal", "vs_normal"))
+MATCHUPS = (
+    ("normal", "baseline", "vs_baseline"),
+    ("normal", "easy", "vs_easy"),
+    ("hard", "normal", "vs_normal"),
+    # the network alone (game.policy): discards by the network, the rest as normal; --learned-hands
+    ("learned", "normal", "learned_vs_normal"),
+)
 
 
 def _own(view: SeatView) -> list[int]:
@@ -130,7 +138,10 @@ def play(wall: int, hero_seat: int, hero: str, opponent: str) -> tuple[int, bool
         view = hand.view(seat)
         if seat == hero_seat:
             t0 = time.perf_counter()
-            action = choose_hard(view, wall, HARD_MS) if hero == "hard" else choose(view, hero, seed=wall)
+            if hero == "hard":
+                action = choose_hard(view, wall, HARD_MS)
+            else:
+                action = choose_learned(view, wall) if hero == "learned" else choose(view, hero, seed=wall)
             times.append((time.perf_counter() - t0) * 1000)
         elif opponent == "baseline":
             action = baseline_choose(view, seed=wall)
@@ -206,11 +217,11 @@ def _report(m: int, rows: list[WallResult], summary: dict[str, object]) -> tuple
     )
     summary[f"{key}_points_per_hand"] = mean
     summary[f"{key}_ci95"] = [low, high]
-    if hero == "hard":
-        summary["hard_vs_normal_dup"] = mean
-        summary["hard_vs_normal_dup_ci95"] = [low, high]
-        summary["hard_vs_normal_single_ci95"] = [*figure.single_ci95]
-        summary["hard_decision_ms_p95"] = round(_p95(times), 2)
+    if hero != "normal":
+        summary[f"{hero}_vs_normal_dup"] = mean
+        summary[f"{hero}_vs_normal_dup_ci95"] = [low, high]
+        summary[f"{hero}_vs_normal_single_ci95"] = [*figure.single_ci95]
+        summary[f"{hero}_decision_ms_p95"] = round(_p95(times), 2)
     return times, won, dealt
 
 
@@ -223,9 +234,11 @@ def main() -> None:
     # Another run's walls, so that two runs are independent samples and can be pooled (bench/RESULTS.md)
     parser.add_argument("--first-wall", type=int, default=10_000, help="the first wall's seed")
     parser.add_argument("--duplicate", action="store_true", help="hard vs 3 × normal only (no normal match-ups)")
+    parser.add_argument("--learned-hands", type=int, default=0, help="hands of the network alone vs normal")
     args = parser.parse_args()
-    walls = [0 if args.duplicate else max(1, args.hands // 4)] * 2 + [max(1, args.hard_hands // 4)]
-    jobs = [(m, args.first_wall + w) for m in (2, 0, 1) for w in range(walls[m])]
+    walls = [0 if args.duplicate else max(1, args.hands // 4)] * 2
+    walls += [max(0, args.hard_hands // 4), max(0, args.learned_hands // 4)]
+    jobs = [(m, args.first_wall + w) for m in (2, 3, 0, 1) for w in range(walls[m])]
     start = time.perf_counter()
     with Pool(args.processes, initializer=_init, initargs=(args.hard_ms,)) as pool:
         done = pool.map(play_wall, jobs, chunksize=1)
