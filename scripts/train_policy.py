@@ -27,18 +27,42 @@ import numpy as np
 import torch
 from torch import nn
 
-from game.features import CHANNELS, SIZE
-from game.policy import HIDDEN
+from game.features import CHANNELS
+from game.policy import GAPS, IN_CHANNELS, KIND_PLACE, LAYERS, PLACES, WIDTH, laid_out
 from game.tiles import NUM_KINDS
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPECTED = ROOT / "tests" / "game" / "policy_expected.json"
 
 
-def model() -> nn.Sequential:
-    return nn.Sequential(
-        nn.Linear(SIZE, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, NUM_KINDS)
-    )
+class ConvNet(nn.Module):
+    """game.policy.Network in torch: the same layers, the same gaps between the suits."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        widths = [IN_CHANNELS, *[WIDTH] * (LAYERS - 1), 1]
+        self.convs = nn.ModuleList(nn.Conv1d(a, b, 3, padding=1) for a, b in itertools.pairwise(widths))
+        mask = torch.ones(PLACES)
+        mask[torch.from_numpy(GAPS)] = 0
+        self.register_buffer("mask", mask)
+        self.kinds = torch.from_numpy(KIND_PLACE)
+
+    def forward(self, rows: torch.Tensor) -> torch.Tensor:
+        """(n, IN_CHANNELS, PLACES) → the value of discarding each kind (n, 34)."""
+        for i, conv in enumerate(self.convs):
+            rows = conv(rows)
+            if i < LAYERS - 1:
+                rows = torch.relu(rows) * self.mask
+        return rows[:, 0, self.kinds]
+
+
+def model() -> ConvNet:
+    return ConvNet()
+
+
+def rows_of(x: np.ndarray) -> torch.Tensor:
+    """Feature vectors (n, SIZE) laid out as game.policy.laid_out does, for a batch."""
+    return torch.from_numpy(np.stack([laid_out(v) for v in x]))
 
 
 def load(paths: list[Path]) -> list[dict[str, Any]]:
@@ -95,7 +119,7 @@ def loss_of(out: torch.Tensor, y: torch.Tensor, mask: torch.Tensor) -> torch.Ten
 def evaluate(net: nn.Sequential, x: np.ndarray, y: np.ndarray, mask: np.ndarray) -> dict[str, float]:
     """On held-out decisions: how often the network's pick is the search's, and the search's value given up."""
     with torch.no_grad():
-        out = net(torch.from_numpy(x)).numpy()
+        out = net(rows_of(x)).numpy()
     pick = np.where(mask, out, -np.inf).argmax(1)
     best = np.where(mask, y, -np.inf).argmax(1)
     rows = np.arange(len(y))
@@ -111,7 +135,7 @@ def main() -> None:
     parser.add_argument("data", type=Path, nargs="+")
     parser.add_argument("--out", type=Path, default=ROOT / "game" / "policy_weights.npz")
     parser.add_argument("--seed", type=int, default=43)
-    parser.add_argument("--epochs", type=int, default=40)
+    parser.add_argument("--epochs", type=int, default=20)
     args = parser.parse_args()
     random.seed(args.seed)
     np.random.seed(args.seed)
@@ -120,7 +144,8 @@ def main() -> None:
     hands = load(args.data)
     held = [h for h in hands if h["seed"] % 10 == 0]
     train = [h for h in hands if h["seed"] % 10 != 0]
-    x, y, mask = (torch.from_numpy(a) for a in arrays(train, permute=True))
+    tx, ty, tmask = arrays(train, permute=True)
+    x, y, mask = rows_of(tx), torch.from_numpy(ty), torch.from_numpy(tmask)
     hx, hy, hmask = arrays(held, permute=False)
     net = model()
     opt = torch.optim.AdamW(net.parameters(), lr=1e-3, weight_decay=1e-4)
@@ -132,15 +157,14 @@ def main() -> None:
             opt.step()
         if epoch % 10 == 9 or epoch == args.epochs - 1:
             print(f"epoch {epoch + 1}: held out {evaluate(net, hx, hy, hmask)}")
-    layers = [m for m in net if isinstance(m, nn.Linear)]
     weights = {}
-    for i, layer in enumerate(layers):
-        weights[f"w{i}"] = layer.weight.detach().numpy().T.copy()
-        weights[f"b{i}"] = layer.bias.detach().numpy().copy()
+    for i, conv in enumerate(net.convs):
+        w = conv.weight.detach().numpy()  # (outputs, inputs, 3) → (outputs, 3 × inputs), neighbours side by side
+        weights[f"w{i}"] = w.transpose(0, 2, 1).reshape(w.shape[0], -1).copy()
+        weights[f"b{i}"] = conv.bias.detach().numpy().copy()
     np.savez_compressed(args.out, **weights)
     with torch.no_grad():
-        sample = torch.from_numpy(hx[:4])
-        expected = {"x": sample.tolist(), "out": net(sample).tolist()}
+        expected = {"x": hx[:4].tolist(), "out": net(rows_of(hx[:4])).tolist()}
     EXPECTED.write_text(json.dumps(expected) + "\n")
     summary = {"hands": len(hands), "train_decisions": len(x) // 6, "held_out": evaluate(net, hx, hy, hmask)}
     print(json.dumps(summary))

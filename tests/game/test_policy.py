@@ -21,9 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_numpy_gives_what_torch_gave() -> None:
     expected = json.loads(EXPECTED.read_text())
-    x = np.asarray(expected["x"], dtype=np.float32)
-    assert np.allclose(network()(x), np.asarray(expected["out"]), atol=1e-4)
-    assert np.allclose(network()(x[0]), network()(x)[0], atol=1e-6)  # one input as in a batch
+    for x, out in zip(expected["x"], expected["out"], strict=True):
+        assert np.allclose(network()(np.asarray(x, dtype=np.float32)), np.asarray(out), atol=1e-4)
 
 
 def test_numpy_gives_what_torch_gives_on_positions_of_play() -> None:
@@ -33,14 +32,15 @@ def test_numpy_gives_what_torch_gives_on_positions_of_play() -> None:
     train = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(train)
     model = train.model()  # the network as trained, its weights from the committed file
-    linear = [m for m in model if isinstance(m, torch.nn.Linear)]
     with torch.no_grad():
-        for m, (w, b) in zip(linear, network().layers, strict=True):
-            m.weight.copy_(torch.from_numpy(w.T.copy()))
-            m.bias.copy_(torch.from_numpy(b))
+        for conv, (w, b) in zip(model.convs, network().layers, strict=True):
+            outputs, inputs, width = conv.weight.shape
+            conv.weight.copy_(torch.from_numpy(w.reshape(outputs, width, inputs).transpose(0, 2, 1).copy()))
+            conv.bias.copy_(torch.from_numpy(b))
         hands = [play_until(seed, 20) for seed in (2, 5, 8)]
         xs = np.stack([features(h.view(h.waiting_on()[0])) for h in hands])
-        assert np.allclose(network()(xs), model(torch.from_numpy(xs)).numpy(), atol=1e-4)
+        expected = model(train.rows_of(xs)).numpy()
+        assert np.allclose(np.stack([network()(x) for x in xs]), expected, atol=1e-4)
 
 
 @pytest.mark.parametrize(("seed", "decisions"), [(1, 20), (5, 60), (11, 80)])
