@@ -66,7 +66,8 @@ class Network:
             if i < LAYERS - 1:
                 row = np.maximum(row, 0)
                 row[:, GAPS] = 0
-        return row[0, KIND_PLACE]
+        out: Array = row[0, KIND_PLACE]
+        return out
 
 
 @lru_cache(maxsize=1)
