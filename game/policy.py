@@ -9,7 +9,7 @@ scripts/train_policy.py (PyTorch, CPU) on self-play decisions of ``hard`` at eve
 (scripts/make_teacher_data.py) to give each discard the search's value (``game.search.discard_values``),
 relative to the other discards of the same decision. The weights are ``policy_weights.npz`` beside this file;
 docs/LEARNED.md records the data, the seed and the command that made them. A forward pass is four small
-matrix products: well under a millisecond.
+matrix products (a few milliseconds at most: a search decision takes up to 200).
 """
 
 from __future__ import annotations
