@@ -48,6 +48,7 @@ REPLAY_PREFIX: Final = "rp1"
 REVIEW_PREFIX: Final = "rv1"
 FLEE_PREFIX: Final = "fl1"
 MAX_BYTES: Final = 64
+AUTO: Final = "auto"  # a play button's code that asks for 托管 (stamped with the decision it was offered on)
 _SEP: Final = "|"
 
 PLAY_PATTERN: Final = rf"^{VERSION}\|"

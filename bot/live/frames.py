@@ -47,7 +47,7 @@ def _board(table: Table, view: SeatView, lang: str) -> dict[str, Any]:
         "names": seat_names(table, lang),
         "winds": [t(f"wind_{i}", lang) for i in range(4)],
         "totals": list(table.totals),
-        "auto": [s is not None and s.automatic for s in table.seats],
+        "auto": [s is not None and s.automatic and not s.untold for s in table.seats],  # untold: not yet said
         "dealer": view.dealer,
         "laizi": tile_name(view.laizi),
         "laizi_label": tile_label(view.laizi, lang),

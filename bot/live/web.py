@@ -68,7 +68,7 @@ MAX_BODY = 16 * 1024  # bytes of a request's body: the server takes GETs and the
 # The page's own words, sent with the hello in the person's language (the rest comes in each view).
 PAGE_TEXTS = ("live_title", "live_connecting", "live_left", "live_laizi", "live_hand", "live_waits",
               "live_spectator", "live_result_close", "live_closed", "live_offline", "live_waiting", "btn_ready",
-              "btn_back", "dealer_mark")  # fmt: skip
+              "btn_back", "btn_auto", "dealer_mark")  # fmt: skip
 
 MayWatch = Callable[[int, int], Awaitable[bool | None]]  # None: Telegram cannot say now (a 429, a 500)
 PROXY_HINT = "behind a reverse proxy? set MAHJONG_WEBAPP_PROXY=1 and have it send X-Real-IP"

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import Any, Final
 
-from bot.callbacks import BadCallback, parse_action_code
+from bot.callbacks import AUTO, BadCallback, Stamp, parse_action_code
 from bot.config import Config
 from bot.i18n import t
 from bot.table import effects as fx
@@ -204,6 +204,14 @@ def _press(table: Table, press: msg.Press, now: float, config: Config) -> Answer
         return t("press_stale", lang)
     if press.stamp.seat is not None and press.stamp.seat != seat:
         return t("press_foreign", lang)  # another seat's button, forwarded or forged
+    if press.code == AUTO:
+        return (yield from _tuoguan(table, seat, press.stamp, lang))
+    return (yield from _move(table, seat, press, now, config))
+
+
+def _move(table: Table, seat: int, press: msg.Press, now: float, config: Config) -> Answer:
+    """A press of one of the seat's action buttons: played when it is their current, legal decision."""
+    lang = press.lang
     try:
         action = parse_action_code(press.code, seat)
     except BadCallback:
@@ -234,18 +242,38 @@ def _ready(table: Table, seat: int, lang: str, now: float, config: Config) -> An
     if table.state != "between":
         return t("press_stale", lang)
     s = table.seat(seat)
-    s.ready, s.auto, s.blocked, s.missed = True, False, False, 0  # pressing Ready is being back
+    s.ready, s.auto, s.blocked, s.untold, s.missed = True, False, False, False, 0  # pressing Ready is being back
     # Everyone is waited for, 托管 or not (up to the usual pause): only one the bot cannot write to is not.
     if all(s.ready for _, s in table.humans() if not s.blocked):
         yield from flow.start_hand(table, config, now)
     return t("press_ok", lang)
 
 
+def _tuoguan(table: Table, seat: int, stamp: Stamp, lang: str) -> Answer:
+    """托管 when asked, on the buttons of a decision: the automatic player plays that decision (due at once) and
+    the next ones, until 我回来了 or Ready. The group is told as of a timeout's 托管, on a turn at once; asked
+    during a claim prompt, at their next turn, since a notice (or a group picture) then would say they could
+    claim."""
+    s, hand = table.seat(seat), table.hand
+    assert hand is not None
+    if s.auto or seat not in table.prompts or stamp != table.stamp(seat):
+        return t("press_stale", lang)
+    s.auto = True
+    table.tuoguan[seat] += 1
+    if hand.phase == "turn":
+        yield announce(table, "announce_tuoguan_asked", seat=seat_label(table, seat))
+        yield from flow.publish(table, {seat})
+    else:
+        s.untold = True
+        yield fx.ShowSeat(seat, urgent=True)  # their own picture only: the group sees nothing new
+    return t("tuoguan_asked_ok", lang)
+
+
 def _back(table: Table, seat: int, lang: str, now: float) -> Answer:
     s = table.seat(seat)
     if not s.auto:
         return t("press_stale", lang)
-    s.auto = s.blocked = False
+    s.auto = s.blocked = s.untold = False
     s.missed = 0
     if table.state == "playing":
         prompt = table.prompts.get(seat)

@@ -58,6 +58,7 @@ def start_hand(table: Table, config: Config, now: float) -> Steps:
     table.start_hand(hand, record.id, now)
     for seat, s in table.humans():  # not carried into a new hand silently: said to the group and to them
         if s.auto:
+            s.untold = False  # said now
             yield announce(table, "announce_tuoguan_stays", seat=seat_label(table, seat))
             if not s.blocked:
                 yield fx.Announce(t("tuoguan_stays", s.lang), user_id=s.user_id)
@@ -226,6 +227,9 @@ def due_action(table: Table, seat: int) -> Generator[Effect, Any, tuple[Action, 
     if not s.automatic and hand.phase != "turn":  # silence on a claim is a pass (RULES.md §5)
         return Action(seat, "pass"), ()
     urgent: tuple[int, ...] = ()
+    if s.untold and hand.phase == "turn":  # 托管 asked during a claim prompt: said now, at their own turn
+        s.untold = False
+        yield announce(table, "announce_tuoguan_asked", seat=seat_label(table, seat))
     if not s.automatic:
         s.missed += 1
         urgent = (seat,)  # their picture says what was played for them

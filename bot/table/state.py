@@ -55,6 +55,9 @@ class Seat:
     user_id: int | None  # None = an automatic player
     name: str
     auto: bool = False  # 托管: the automatic player plays for this human until they press "I'm back"
+    # 托管 asked for during a claim prompt, not yet told to anyone (told at their next turn: said during a claim
+    # window, it would say that they could claim)
+    untold: bool = False
     missed: int = 0  # turns in a row whose timer ran out (the automatic player played each): two start 托管
     ready: bool = False  # pressed Ready after a hand
     blocked: bool = False  # their private chat refused the bot (403) since they last pressed a button

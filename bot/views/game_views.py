@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.callbacks import FleeButton, PlayButton, Stamp, code_of, review_data
+from bot.callbacks import AUTO, FleeButton, PlayButton, Stamp, code_of, review_data
 from bot.i18n import pick, t
 from bot.outbox import Content
 from bot.table.key import TableKey
@@ -68,7 +68,9 @@ def action_keyboard(table: Table, seat: int, lang: str) -> list[list[InlineKeybo
     actions = ordered_actions(prompt.legal)
     special = [button(a, button_label(a, table.hand.laizi, lang)) for a in actions if a.kind != "discard"]
     discards = [button(a, button_label(a, table.hand.laizi, lang)) for a in actions if a.kind == "discard"]
-    return rows_by_width(special) + rows_by_width(discards)
+    # 托管 when asked, stamped with this decision like its actions (an old one is stale)
+    auto = InlineKeyboardButton(t("btn_auto", lang), callback_data=PlayButton(table.key, stamp, AUTO).encode())
+    return rows_by_width([*special, auto]) + rows_by_width(discards)
 
 
 def button_label(action: Action, laizi: Tile, lang: str) -> str:
@@ -140,7 +142,7 @@ def seat_content(
     elif hand.finished:  # its last state: the result follows as a message of its own
         lines.append(t("seat_hand_over", lang))
     elif s.auto:
-        lines.append(t("tuoguan_on", lang))
+        lines.append(t("tuoguan_on" if s.missed >= MISSED_TURNS else "tuoguan_asked_on", lang))
         rows.append([command_button(table, "back", "btn_back", lang)])
     else:
         lines.append(_prompt_line(table, seat, lang))

@@ -533,3 +533,70 @@ def test_with_one_person_nothing_waits_for_nobody() -> None:
     world = World()
     table = dealt(world, (ANN, "Ann"))
     assert _play_two_people(world, table, think=5.0, steps=300) == []
+
+
+def test_tuoguan_asked_on_a_turn_plays_that_turn_and_on_until_i_m_back() -> None:
+    from bot.views.game_views import seat_content
+
+    world = World()
+    table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    stamp, now = table.stamp(0), table.prompts[0].since + 3.0
+    stale, foreign = fx.Reply(t("press_stale", "en")), fx.Reply(t("press_foreign", "en"))
+    # Another seat's, an old decision's, Bob's with nothing to decide: nothing changes.
+    assert world.take(table, msg.Press(BOB, stamp, "auto", "en"), now) == foreign
+    assert world.take(table, msg.Press(ANN, Stamp(1, 5, 0), "auto", "en"), now) == stale
+    assert world.take(table, msg.Press(BOB, table.stamp(1), "auto", "en"), now) == stale
+    assert not table.seat(0).auto and not table.seat(1).auto and table.tuoguan == [0, 0, 0, 0]
+    shown = len(world.effects)
+    assert world.take(table, msg.Press(ANN, stamp, "auto", "en"), now) == fx.Reply(t("tuoguan_asked_ok", "en"))
+    assert table.seat(0).auto and table.tuoguan[0] == 1 and table.seat(0).missed == 0
+    assert fx.Announce(t("announce_tuoguan_asked", "zh", seat="东 Ann")) in world.effects[shown:]  # as a timeout's
+    assert t("tuoguan_asked_on", "zh") in seat_content(table, 0).text
+    assert world.take(table, msg.Press(ANN, stamp, "auto", "en"), now) == stale  # once is enough
+    # The automatic player plays the turn in front of her at once (its move was due already), and the next ones.
+    assert due_at(table, CONFIG) == table.prompts[0].since + CONFIG.bot_delay <= now
+    world.take(table, msg.Due(), now)
+    assert [e.action.seat for e in world.of(fx.AppendAction, since=shown)] == [0]
+    back = world.take(table, msg.Press(ANN, Stamp(), "back", "en"), now + 1)
+    assert back == fx.Reply(t("back_ok", "en")) and not table.seat(0).auto
+
+
+def test_tuoguan_asked_during_a_claim_is_told_to_nobody_before_her_next_turn() -> None:
+    from bot.live.frames import spectator_frame
+    from bot.views.game_views import seat_content
+
+    world = World()
+    table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    now = 1.0
+    while not (0 in table.prompts and table.hand is not None and table.hand.phase != "turn"):
+        assert table.state == "playing"
+        asked = next((seat for seat, _ in table.humans() if seat in table.prompts), None)
+        if asked is not None:  # Ann and Bob discard at once and let Bob's claims go
+            legal = table.prompts[asked].legal
+            chosen = Action(asked, "pass") if asked and Action(asked, "pass") in legal else legal[-1]
+            press(world, table, table.seat(asked).user_id or 0, chosen, now)
+            continue
+        now = max(now, due_at(table, CONFIG) or now)
+        world.take(table, msg.Due(), now)
+    shown = len(world.effects)
+    reply = world.take(table, msg.Press(ANN, table.stamp(0), "auto", "zh"), now)
+    assert reply == fx.Reply(t("tuoguan_asked_ok", "zh")) and table.seat(0).auto
+    # Her own picture says so; the group hears nothing and sees no new picture (that would say she could claim).
+    assert fx.ShowSeat(0, urgent=True) in world.effects[shown:]
+    assert all((isinstance(e, fx.ShowSeat) and e.seat == 0) or e == reply for e in world.effects[shown:])
+    assert t("tuoguan_asked_on", "zh") in seat_content(table, 0).text
+    assert spectator_frame(table)["auto"][0] is False
+    # The automatic player decides the claim at once; the group is told at her next turn, as on a turn.
+    assert due_at(table, CONFIG) == table.prompts[0].since
+    told = fx.Announce(t("announce_tuoguan_asked", "zh", seat="东 Ann"))
+    while not (table.hand is not None and table.hand.phase == "turn" and table.hand.view(None).turn == 0):
+        assert told not in world.effects and table.state == "playing"
+        if 1 in table.prompts:
+            legal = table.prompts[1].legal
+            press(world, table, BOB, Action(1, "pass") if Action(1, "pass") in legal else legal[-1], now)
+            continue
+        now = max(now, due_at(table, CONFIG) or now)
+        world.take(table, msg.Due(), now)
+    now = max(now, due_at(table, CONFIG) or now)
+    world.take(table, msg.Due(), now)  # her turn, played for her
+    assert world.effects.count(told) == 1 and spectator_frame(table)["auto"][0] is True

@@ -8,7 +8,7 @@ from itertools import pairwise
 
 from telegram import InlineKeyboardButton
 
-from bot.callbacks import PlayButton, parse_action_code
+from bot.callbacks import AUTO, PlayButton, parse_action_code
 from bot.i18n import t
 from bot.table.key import TableKey
 from bot.table.state import Table
@@ -46,8 +46,10 @@ def test_buttons_are_exactly_the_legal_actions_of_each_seat() -> None:
     for seat in range(4):
         content = seat_content(table, seat)
         buttons = [b for row in content.markup.inline_keyboard for b in row] if content.markup else []
-        offered = [parse_action_code(PlayButton.decode(b.callback_data).code, seat) for b in buttons]  # type: ignore[arg-type]
+        codes = [PlayButton.decode(b.callback_data).code for b in buttons]  # type: ignore[arg-type]
+        offered = [parse_action_code(code, seat) for code in codes if code != AUTO]
         assert sorted(offered) == sorted(hand.legal_actions(seat))
+        assert codes.count(AUTO) == (1 if hand.legal_actions(seat) else 0)  # 托管 when asked, on every decision
         assert all(PlayButton.decode(b.callback_data).stamp == table.stamp(seat) for b in buttons)  # type: ignore[arg-type]
 
 
@@ -67,6 +69,7 @@ def test_a_throw_of_hongzhong_or_laizi_is_a_button_that_says_so() -> None:
             parse_action_code(PlayButton.decode(b.callback_data).code, 0): b.text  # type: ignore[arg-type]
             for row in content.markup.inline_keyboard
             for b in row
+            if PlayButton.decode(b.callback_data).code != AUTO  # type: ignore[arg-type]
         }
         for tile in (HONGZHONG, hand.laizi):
             assert labels[Action(0, "discard", tile)] == t("btn_throw", lang, tile=tile_short(tile, lang))

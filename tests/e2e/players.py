@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 
 import asyncpg
 
-from bot.callbacks import FLEE_PREFIX, BadCallback, PlayButton, Stamp, parse_action_code
+from bot.callbacks import AUTO, FLEE_PREFIX, BadCallback, PlayButton, Stamp, parse_action_code
 from bot.config import Config
 from bot.table.key import TableKey
 from game.actions import Action
@@ -266,7 +266,9 @@ class Players:
         seat = first.stamp.seat or 0
         offered: dict[Action, Button] = {}
         for b in buttons:
-            offered[parse_action_code(PlayButton.decode(b.callback_data).code, seat)] = b
+            code = PlayButton.decode(b.callback_data).code
+            if code != AUTO:  # the simulated people play every decision themselves
+                offered[parse_action_code(code, seat)] = b
         caption = message.caption or message.text or ""
         action = pick(list(offered), lambda _a: self.allow_hu(caption))
         return offered[action]

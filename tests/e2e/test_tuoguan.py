@@ -12,6 +12,7 @@ from pathlib import Path
 from bot.i18n import t
 from game.actions import Action
 from sandbox import FakeTelegram
+from sandbox.records import CallbackAnswer, Message
 from tests.e2e.players import BotProcess, Players
 from tests.e2e.test_claim_window import _captions
 
@@ -58,3 +59,63 @@ def test_one_missed_turn_is_played_for_once_and_the_second_in_a_row_starts_tuogu
         ]
     assert len([a for a in actions if a.seat == 1 and a.kind != "pass"]) >= 2
     assert [m.text for m in tg.messages(group.id)].count(announced) == 1
+
+
+def _moves_of(db: Path, seat: int) -> int:
+    """The moves (passes aside) stored for ``seat``."""
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as raw:
+        actions = [Action.from_json(json.loads(a)) for (a,) in raw.execute("SELECT action FROM actions")]
+    return len([a for a in actions if a.seat == seat and a.kind != "pass"])
+
+
+def _answer(tg: FakeTelegram, query: str) -> CallbackAnswer:
+    return tg.wait_until(lambda: tg.callback_answer(query), timeout=15, what="the press answered")
+
+
+def test_tuoguan_when_asked_plays_on_for_him_until_i_m_back(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    """Bob presses 托管 on his first turn (his timer far from running out): the automatic player plays that turn
+    and his next ones, the group is told; the same button again is stale; 我回来了 gives him his seat back."""
+    tg = fake_telegram
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+    group = tg.add_group("托管群", members=[alice, bob])
+    db = tmp_path / "db.sqlite3"
+    auto, back = t("btn_auto", "zh"), t("btn_back", "zh")
+    with BotProcess(tg, db, MAHJONG_SEED="852", MAHJONG_TURN_SECONDS="300") as bot:
+        alice.say(group, "/newgame")
+        tg.wait_for_message(group.id, lambda m: "开局" in str(m.reply_markup), timeout=15)
+        bob.say(group, "/join")
+        tg.wait_for_message(group.id, lambda m: "Bob" in (m.text or "") and "开局" in str(m.reply_markup), timeout=15)
+        alice.say(group, "/begin")
+        players = Players(tg, group, [alice, bob], idle=[bob])  # Alice plays; Bob presses only what follows
+
+        def bobs_turn() -> Message | None:
+            message = players.current(bob)
+            turn = t("your_turn", "zh", seconds=300)
+            return message if message is not None and turn in (message.caption or "") else None
+
+        players.play_until(bobs_turn, timeout=60)
+        turn = bobs_turn()
+        assert turn is not None and _moves_of(db, 1) == 0
+        asked = _answer(tg, bob.press(turn, auto))
+        assert asked.text == t("tuoguan_asked_ok", "zh")
+        told = t("announce_tuoguan_asked", "zh", seat="南 Bob")
+        tg.wait_for_message(group.id, lambda m: m.text == told, timeout=15)
+        again = _answer(tg, bob.press(turn, auto))
+        assert again.text == t("press_stale", "zh")  # a stale press of it changes nothing
+        # The automatic player plays his turns (his timer is 300 s: none ran out), Alice plays on.
+        players.play_until(lambda: _moves_of(db, 1) >= 2, timeout=90)
+        away = bob.wait_for_private_message(lambda m: any(b.text == back for b in m.buttons), timeout=30)
+        assert t("tuoguan_asked_on", "zh") in (away.caption or "")
+        answer = _answer(tg, bob.press(away, back))
+        assert answer.text == t("back_ok", "zh")
+        stored = _moves_of(db, 1)
+
+        # His seat is his again: his next decision has buttons, and nothing more is played for him meanwhile.
+        def offered() -> bool:
+            message = players.current(bob)
+            return message is not None and auto in [b.text for b in message.buttons]
+
+        players.play_until(offered, timeout=60)
+        assert _moves_of(db, 1) == stored
+        assert [m.text for m in tg.messages(group.id)].count(told) == 1
+        assert "Traceback" not in bot.log()

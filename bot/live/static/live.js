@@ -170,6 +170,10 @@ function drawHand(v) {
     const back = el("button", { text: texts.btn_back, "data-code": "back", class: "action" });
     back.onclick = () => press("back", "0");
     actions.push(back);
+  } else if (v.stamp) {  // 托管 when asked, on the decision in front of them (as the chat's keyboard)
+    const auto = el("button", { text: texts.btn_auto, "data-code": "auto", class: "action" });
+    auto.onclick = () => press("auto", v.stamp);
+    actions.push(auto);
   }
   $("#actions").replaceChildren(...actions);
 }
