@@ -65,6 +65,8 @@ class PagePlayer:
         self.browser, self.handle, self.shot = browser, handle, shot
         self.pressed: set[str] = set()
         self.frames: list[dict[str, Any]] = []
+        self.ask_tuoguan = False  # at their next decision: 托管 pressed on the page, then I'm back
+        self.tuoguan: list[str] = []  # what of those was clicked
 
     def read(self) -> list[dict[str, Any]]:
         """Every frame the page received so far (only the new ones are fetched)."""
@@ -84,6 +86,8 @@ class PagePlayer:
     def step(self) -> bool:
         """Clicks their move on the newest view, once per prompt; whether it did."""
         view = self.view()
+        if self.ask_tuoguan and view is not None and len(self.tuoguan) < 2:
+            return self._tuoguan(view)
         if view is None or not view["actions"] or view["stamp"] in self.pressed:
             return False
         offered = {parse_action_code(a["code"], view["seat"]): a["code"] for a in view["actions"]}
@@ -98,6 +102,23 @@ class PagePlayer:
         except WebDriverException:  # drawn again under the click: tried again at the next look
             return False
         self.pressed.add(view["stamp"])
+        return True
+
+    def _tuoguan(self, view: dict[str, Any]) -> bool:
+        code = "back" if self.tuoguan else "auto"
+        if code == "auto" and (not view["actions"] or view["stamp"] in self.pressed):
+            return False
+        if code == "back" and not view["tuoguan"]:
+            return False
+        from selenium.common.exceptions import WebDriverException  # (selenium only where a browser runs)
+
+        try:
+            self.browser.find(f'[data-code="{code}"]').click()
+        except WebDriverException:  # drawn again under the click: tried again at the next look
+            return False
+        if code == "auto":
+            self.pressed.add(view["stamp"])
+        self.tuoguan.append(code)
         return True
 
     def ready(self) -> None:
@@ -344,6 +365,7 @@ def test_four_on_the_page_then_one_on_the_page_three_on_pictures(fake_telegram: 
         alice_page = pages["Alice"]
         pictures = Players(tg, group, people[1:])
         pressed, opened["Alice"] = len(alice_page.pressed), len(tg.calls(chat_id=alice.id))
+        alice_page.ask_tuoguan = True  # 托管 at her first decision on the page, then I'm back there
 
         def done() -> bool:
             over = _hands_over(tg, group) == 2
@@ -356,6 +378,8 @@ def test_four_on_the_page_then_one_on_the_page_three_on_pictures(fake_telegram: 
 
         _play(b, pages, pictures, done, "hand 2's end")
         assert alice in pictures.users and len(alice_page.pressed) > pressed
+        assert alice_page.tuoguan == ["auto", "back"]
+        assert any(v["tuoguan"] for v in alice_page.views(2)) and not alice_page.views(2)[-1]["tuoguan"]
         _check_against_engine(alice_page.views(2), _engine_views(db_path, 2), whole=False)
         _refusals(b, tg, urls["Alice"], alice, bob, eve)
     assert "Traceback" not in bot.log()
