@@ -71,7 +71,6 @@ from bot.ratelimit import ChatRateLimiter
 from bot.review_queue import Reviews
 from bot.search_pool import SearchPool
 from bot.startup import StartingApplication, cancel_all, in_background, publish_commands, stop_once
-from bot.table import messages as msg
 from bot.table.edge import Edge
 from bot.table.key import TableKey
 from bot.table.registry import Tables
@@ -253,7 +252,6 @@ def start_live(application: BotApplication, hub: Hub) -> LiveServer:
     group may watch (getChatMember, cached as for the commands)."""
     data = application.bot_data
     tables: Tables = data.require("tables")
-    hub.on_leave = lambda key, user_id: tables.post(key, msg.Refresh(user_id))
 
     async def may_watch(chat_id: int, user_id: int) -> bool:
         return await chat_checks.is_member(BotContext(application), chat_id, user_id)

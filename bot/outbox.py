@@ -59,19 +59,16 @@ class Outbox:
         shared_rate: limits.SharedRate | None = None,
         clock: Clock = CLOCK,
     ) -> None:
-        self.bot = bot
-        self._clock = clock  # all its pacing's time: a test's own clock lets the intervals pass at once
+        self.bot, self._clock = bot, clock  # clock: all its pacing's time (a test's lets intervals pass at once)
         self._remember = remember  # told of every slot's new message, so a restart can edit it in place
-        # What Telegram refused for good (migrated, 403, a topic gone): whoever follows this queue acts on it.
-        self.refusals: asyncio.Queue[Refusal] = asyncio.Queue()
+        self.refusals: asyncio.Queue[Refusal] = asyncio.Queue()  # what Telegram refused for good: its reader acts
         self.group_interval = group_interval
         self.private_interval = private_interval
         self.passive_interval = passive_interval
-        # shared: with the other workers (bot.cluster)
-        self._throttle = Throttle(global_rate, shared=shared_rate, clock=clock)
+        self._throttle = Throttle(global_rate, shared=shared_rate, clock=clock)  # shared: bot.cluster's workers
         self._chats: dict[int, ChatQueue] = {}
         self.writes = 0  # successful Bot API writes, for the bench and the logs
-        self.unreachable: set[int] = set()  # private chats that answered 403
+        self.unreachable: set[int] = set()  # chats that answered 403 (changed by its own methods only)
 
     # --- what callers use -------------------------------------------------------------------------------
     def show(self, chat_id: int, slot: str, content: Content, *, urgent: bool = False, fresh: bool = False) -> None:
@@ -105,7 +102,7 @@ class Outbox:
         """Post ``text`` as a new message (in the forum topic ``thread``); with ``reply_to``, as a reply to that
         message, alone: the answer to ``asker``'s command. An answer waits aside (``bot.fair_replies``) unless it
         is part of what the table did (``in_order``: "X sits down" before the deal)."""
-        if chat_id in self.unreachable:  # it answered 403: nothing more until they come back (``came_back``)
+        if chat_id in self.unreachable:  # it answered 403: nothing more until it comes back (``came_back``)
             return
         chat = self._chat(chat_id)
         if not chat.waiting:
@@ -183,6 +180,10 @@ class Outbox:
         if chat is not None and chat.task is not None:
             chat.task.cancel()
 
+    def came_back(self, chat_id: int) -> None:
+        """The chat may be written to again: a person heard from since their 403, a group that added the bot back."""
+        self.unreachable.discard(chat_id)
+
     def drop_topic(self, chat_id: int, thread: int) -> None:
         if chat_id in self._chats:
             self._chats[chat_id].drop_topic(thread)
@@ -241,9 +242,8 @@ class Outbox:
         for name, s in chat.slots.items():
             if s.pending is None or (s.new_message and s.number != head):
                 continue
-            # A player with nothing to decide sees the table lazily: a state waits passive_interval after it
-            # arrived (and after the last write), so their next prompt, if it comes soon, carries it for free;
-            # unless a new message waits behind it.
+            # A player with nothing to decide sees the table lazily: a state waits passive_interval after it arrived
+            # and after the last write (their next prompt may carry it for free), unless a new message waits behind.
             passive = not s.urgent and chat.chat_id > 0 and not (queued and s.number == head)
             when = max(ready, max(s.last_sent, s.pending_since) + self.passive_interval) if passive else ready
             key = (when, 0 if s.urgent else 1, s.number, name)
@@ -262,8 +262,7 @@ class Outbox:
             when, slot = job
             delay = when - self._clock.monotonic()
             if delay > 0:
-                # Something more urgent may arrive meanwhile: wake up and choose again.
-                await self._clock.wait(chat.wakeup, delay)
+                await self._clock.wait(chat.wakeup, delay)  # something more urgent may come: then choose again
                 continue
             chosen = chat.slots.get(slot) if slot is not None else None
             private = (chat.chat_id, chat.interval) if chat.chat_id > 0 else None  # its pace: shared by workers

@@ -77,6 +77,10 @@ class TableRunner:
     task: asyncio.Task[None] | None = None
     closed: bool = False
 
+    def attach(self, session: Session) -> None:
+        """A session takes up this table (a league night's, resumed at start-up before its night was)."""
+        self.session = session
+
     def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name=f"table {self.table.key.token}")
 
