@@ -249,11 +249,6 @@ class Config:
             raise ConfigError(TOKEN_HELP)
         api = env.get("TELEGRAM_API_BASE_URL", "").strip()
         files = env.get("TELEGRAM_FILE_BASE_URL", "").strip()
-        seed_raw = env.get("MAHJONG_SEED", "").strip()
-        try:
-            seed = int(seed_raw) if seed_raw else None
-        except ValueError:
-            raise ConfigError(f"MAHJONG_SEED must be an integer, got {seed_raw!r}") from None
         lang = env.get("MAHJONG_LANG", "zh").strip() or "zh"
         if lang not in LANGUAGES:
             raise ConfigError(f"MAHJONG_LANG must be {' or '.join(LANGUAGES)}, got {lang!r}")
@@ -277,7 +272,7 @@ class Config:
             group_interval=_number(env, "MAHJONG_GROUP_INTERVAL", cls.group_interval),
             private_interval=_number(env, "MAHJONG_PRIVATE_INTERVAL", cls.private_interval),
             passive_interval=_number(env, "MAHJONG_PASSIVE_INTERVAL", cls.passive_interval),
-            match_seed=seed,
+            match_seed=_seed(env),
             review_samples=round(_number(env, "MAHJONG_REVIEW_SAMPLES", cls.review_samples, 2)),
             webhook_url=_webhook_url(env),
             webhook_listen=host_port(env, "MAHJONG_WEBHOOK_LISTEN", cls.webhook_listen),
@@ -294,6 +289,15 @@ class Config:
             workers_expected=workers_expected,
             search_processes=_optional_count(env, "MAHJONG_SEARCH_PROCESSES"),
         )
+
+
+def _seed(env: Mapping[str, str]) -> int | None:
+    """MAHJONG_SEED: every match's deals from one seed (tests, reproductions); none by default."""
+    raw = env.get("MAHJONG_SEED", "").strip()
+    try:
+        return int(raw) if raw else None
+    except ValueError:
+        raise ConfigError(f"MAHJONG_SEED must be an integer, got {raw!r}") from None
 
 
 def _workers(env: Mapping[str, str]) -> tuple[bool, str | None, int]:
@@ -349,8 +353,10 @@ def check_config(env: Mapping[str, str] | None = None, dotenv: str | Path = ".en
         else "long polling"
     )
     admins = ", ".join(str(i) for i in sorted(config.admin_ids)) or "none"
+    addresses = "the proxy's X-Real-IP" if config.webapp_proxy else "the peer's, no proxy trusted"
     live = (
-        f"Mini App {config.webapp_url} (listening on {config.webapp_listen[0]}:{config.webapp_listen[1]})"
+        f"Mini App {config.webapp_url} (listening on {config.webapp_listen[0]}:{config.webapp_listen[1]}; at most"
+        f" {config.webapp_connections} connections, {config.webapp_per_address} pages an address: {addresses})"
         if config.webapp_url
         else "no Mini App"
     )

@@ -26,6 +26,7 @@ import contextlib
 import logging
 import math
 import random
+import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Final
@@ -47,6 +48,9 @@ log = logging.getLogger(__name__)
 
 REBALANCE_S: Final = 2.0
 WITHOUT_REDIS: Final = "without redis"  # the mark of a worker Redis does not answer (bot.cluster.shared_rate)
+# Such a worker writes nothing this long after its mark is taken: every other worker has had a round to see it
+# and lower the bucket's rate by its share.
+HOLD_S: Final = 2 * REBALANCE_S
 SHORT_OF_SHARE_S: Final = 0.25  # how often a worker below its share looks: the others free shards at their round
 
 
@@ -73,7 +77,7 @@ class Ownership:
         self.short = False  # below its share after its last round: it looks again soon
         self._ended = asyncio.Event()  # the coordinator's connection ended: a round at once drops everything
         self.rate = rate  # the overall write rate shared through Redis, told each round how it is shared
-        self._marked = False  # this worker's WITHOUT_REDIS mark is held (on its coordinator's connection)
+        self._marked_at: float | None = None  # when this worker's WITHOUT_REDIS mark was taken (on its connection)
 
     @property
     def owned(self) -> frozenset[int]:
@@ -104,7 +108,7 @@ class Ownership:
                 log.warning("no shard taken: %s", e)
                 return
             self._ended.clear()
-            self._marked = False
+            self._marked_at = None
             self.coordinator.when_lost(self._ended.set)
             log.info("joined the workers (connection %d)", self.coordinator.pid)
         coordinator = self.coordinator
@@ -126,10 +130,11 @@ class Ownership:
         """This worker marked as Redis answers it or not, and the rate told what the database says of all."""
         if self.rate is None:
             return
-        if self.rate.failing != self._marked:
+        if self.rate.failing != (self._marked_at is not None):
             await coordinator.mark(WITHOUT_REDIS, self.rate.failing)
-            self._marked = self.rate.failing
-        self.rate.shared(workers, await coordinator.marked(WITHOUT_REDIS), self._marked)
+            self._marked_at = time.monotonic() if self.rate.failing else None
+        own_share = self._marked_at is not None and time.monotonic() - self._marked_at >= HOLD_S
+        self.rate.shared(workers, await coordinator.marked(WITHOUT_REDIS), own_share)
 
     async def _replace_dead(self) -> None:
         """The tables of owned shards whose runner died, resumed from storage as a new owner would."""

@@ -16,7 +16,7 @@ spaces one process's). No retry loop, no lost wake-ups; a caller cancelled while
 
 A worker that Redis does not answer (``TIMEOUT_S``) says so, once, and keeps the total within the rate with the
 others through PostgreSQL (bot.cluster.ownership, every round: ``shared``): it marks itself there, writes
-nothing until every other worker has had a round to see the mark (``HOLD_S``), then writes at its share,
+nothing until every other worker has had a round to see the mark (``ownership.HOLD_S``), then at its share,
 ``rate / live workers``; the workers Redis answers fill the bucket at the rest, ``rate x (workers - marked) /
 workers`` (each part ``HEADROOM`` below). So the total holds whoever loses Redis, all of them included. Redis
 answering again, it takes from the bucket at once (the others, still counting its mark, leave it room until
@@ -33,14 +33,9 @@ from typing import Final
 import redis.asyncio as redis
 from redis.exceptions import RedisError
 
-from bot.cluster.ownership import REBALANCE_S
-
 log = logging.getLogger(__name__)
 
 TIMEOUT_S: Final = 0.5
-# How long a worker that lost Redis writes nothing after its mark is seen in PostgreSQL: two of the others'
-# rounds, so each has lowered its bucket's rate by its share by then.
-HOLD_S: Final = 2 * REBALANCE_S
 RETRY_S: Final = 1.0  # how often a worker that lost Redis asks it again
 # While the rate is split, each part (the bucket, each worker without Redis) keeps one write a second below its
 # share: writes paced 1/r apart, a timer woken a little early brings one more into some second.
@@ -68,23 +63,20 @@ class RedisRate:
         self._script = client.register_script(_RESERVE)
         self._workers = max(round(rate / fallback_rate), 1)  # live, as the database last said
         self._without_redis = 0  # of them, those marked there as not reaching Redis
-        self._marked_at: float | None = None  # when this worker's own mark was last seen taken
+        self._own_share = False  # without Redis, it may write at its share: the others leave it room
         self.failing = False  # Redis did not answer this worker's last call
         self._retry_at = 0.0  # while failing, Redis is asked again from then on (each try may take TIMEOUT_S)
         self._own_next = 0.0  # without Redis: when its share allows the next write
 
-    def shared(self, workers: int, without_redis: int, marked: bool) -> None:
+    def shared(self, workers: int, without_redis: int, own_share: bool) -> None:
         """What the database says now (bot.cluster.ownership's round): the live workers, how many of them are
-        marked as not reaching Redis, and whether this worker is."""
+        marked as not reaching Redis, and whether this worker's mark is old enough for the others to know it."""
         self._workers, self._without_redis = max(workers, 1), min(without_redis, workers)
-        if not marked:
-            self.unmarked()
-        elif self._marked_at is None:
-            self._marked_at = time.monotonic()
+        self._own_share = own_share
 
     def unmarked(self) -> None:
         """This worker's mark is gone (with its connection to the database): without Redis it holds its writes."""
-        self._marked_at = None
+        self._own_share = False
 
     def _bucket_rate(self) -> float:
         """The rate of the bucket the workers Redis answers share: the rate less the others' shares."""
@@ -97,9 +89,9 @@ class RedisRate:
     def _own_share_wait(self) -> float | None:
         """How long this worker without Redis waits for its next write, at its share; None: it may not write yet
         (the others may not know)."""
-        now = time.monotonic()
-        if self._marked_at is None or now - self._marked_at < HOLD_S:
+        if not self._own_share:
             return None
+        now = time.monotonic()
         at = max(now, self._own_next)  # this write's turn
         self._own_next = at + 1 / self._split(1)
         return at - now

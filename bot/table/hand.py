@@ -8,7 +8,7 @@ undo), and the timer tries again after ``RETRY_SECONDS``.
 
 from __future__ import annotations
 
-import random
+import hashlib
 from collections.abc import Generator, Sequence
 from typing import Any, Literal
 
@@ -17,9 +17,8 @@ from bot.i18n import t
 from bot.table import effects as fx
 from bot.table import texts
 from bot.table.effects import Effect
-from bot.table.state import CLAIM_PAUSES, MISSED_TURNS, Seat, Table
+from bot.table.state import CLAIM_PAUSES, MISSED_TURNS, Held, Seat, Table
 from bot.table.texts import automatic_name, seat_label, stopped_text
-from bot.views.public_view import Held
 from game.actions import Action
 from game.facts import hand_facts
 from game.match import flee_amounts
@@ -151,10 +150,13 @@ def hold(table: Table, held: tuple[Literal["claim", "rob"], int, int], config: C
     assert hand is not None
     if len(table.humans()) < 2 or config.claim_pause <= 0:
         return False  # nobody for a pause to tell anything to (the one person is the one deciding)
-    # Pure: the hand's own secret seed decides, so a test replays it and nobody can foresee it.
-    rng = random.Random(hand.seed * 1_000_003 + len(hand.actions))
+    # Pure: the hand's own secret seed decides, so a test replays it and nobody can foresee it; through a one-way
+    # hash, so the moments shown say nothing of the seed (and so of the wall).
+    digest = hashlib.sha256(f"held draw {hand.seed} {len(hand.actions)}".encode()).digest()
+    share = int.from_bytes(digest[:8], "big") / 2**64  # uniform in [0, 1)
     cap = min(config.claim_pause, table.claim_seconds)
-    seconds = rng.choice(table.claim_pauses) if table.claim_pauses else rng.uniform(0.0, cap)
+    pauses = table.claim_pauses
+    seconds = pauses[int(share * len(pauses))] if pauses else share * cap
     table.held = Held(*held, until=now + min(seconds, cap))
     table.prompts.pop(hand.view(None).turn, None)  # the seat that drew is asked nothing until it is shown
     return True

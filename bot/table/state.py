@@ -20,10 +20,10 @@ from typing import Literal
 from bot.callbacks import Stamp
 from bot.config import Config
 from bot.table.key import TableKey
-from bot.views.public_view import Held
 from game.actions import Action
 from game.match import Match
 from game.table import Event, Hand
+from game.tiles import Tile
 from game.titles import TITLES, Title
 from storage.chats import ChatSettings
 
@@ -37,6 +37,17 @@ def short_name(name: str) -> str:
     """A name as the table shows it: at most MAX_NAME characters, an ellipsis where it was cut."""
     name = " ".join(name.split()) or "?"
     return name if len(name) <= MAX_NAME else name[: MAX_NAME - 1] + "…"
+
+
+@dataclass(frozen=True)
+class Held:
+    """A draw made but not shown yet: what followed a discard (``window`` "claim") or a 蓄杠 ("rob") by ``by`` of
+    ``tile`` that no person deciding could claim, held back until ``until`` (the table's clock)."""
+
+    window: Literal["claim", "rob"]
+    by: int
+    tile: Tile
+    until: float
 
 
 @dataclass

@@ -10,25 +10,13 @@ the table as it was before it (``before_draw``) until the table releases it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Literal
+from dataclasses import replace
 
+from bot.table.state import Held
 from game.analysis import waits
 from game.melds import Meld
 from game.table import Hand
-from game.tiles import Tile
 from game.view import SeatView
-
-
-@dataclass(frozen=True)
-class Held:
-    """A draw made but not shown yet: what followed a discard (``window`` "claim") or a 蓄杠 ("rob") by ``by`` of
-    ``tile`` that no person deciding could claim, held back until ``until`` (the table's clock)."""
-
-    window: Literal["claim", "rob"]
-    by: int
-    tile: Tile
-    until: float
 
 
 def shown_view(hand: Hand, seat: int | None, held: Held | None = None) -> SeatView:

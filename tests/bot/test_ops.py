@@ -61,6 +61,19 @@ def test_webhook_configuration_is_summarised(tmp_path: Path) -> None:
     assert "webhook https://bot.example.org/tg (listening on 127.0.0.1:8443)" in text
 
 
+def test_the_mini_apps_caps_and_whose_address_counts_are_summarised(tmp_path: Path) -> None:
+    env = {
+        "TELEGRAM_BOT_TOKEN": TOKEN,
+        "MAHJONG_DB": str(tmp_path / "db.sqlite3"),
+        "MAHJONG_WEBAPP_URL": "https://x.org/m/",
+    }
+    status, text = check_config(env | {"MAHJONG_WEBAPP_PER_ADDRESS": "50"})
+    assert status == 0 and "at most 1000 connections, 50 pages an address: the peer's, no proxy trusted" in text
+    status, text = check_config(env | {"MAHJONG_WEBAPP_PROXY": "1"})
+    assert status == 0 and "20 pages an address: the proxy's X-Real-IP" in text
+    assert check_config(env | {"MAHJONG_WEBAPP_PROXY": "maybe"})[0] == 2
+
+
 def test_workers_with_the_mini_app_are_refused_in_one_line() -> None:
     """Not supported together (a page must reach the worker that owns its table): refused, not started half-way."""
     status, text = check_config(

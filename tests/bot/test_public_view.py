@@ -8,7 +8,8 @@ from __future__ import annotations
 import copy
 from typing import Literal
 
-from bot.views.public_view import Held, shown_view
+from bot.table.state import Held
+from bot.views.public_view import shown_view
 from game.actions import Action
 from game.match import Match
 from game.rules import Rules

@@ -14,8 +14,8 @@ from urllib.parse import urlsplit
 import pytest
 from telegram import Bot
 
-from bot.cluster.ownership import Ownership
-from bot.cluster.shared_rate import HEADROOM, HOLD_S, RedisRate
+from bot.cluster.ownership import HOLD_S, Ownership
+from bot.cluster.shared_rate import HEADROOM, RedisRate
 from bot.limits import Throttle
 from bot.outbox import Content, Outbox
 from sandbox import FakeTelegram

@@ -28,7 +28,8 @@ from urllib.parse import quote, urlsplit
 from bot.callbacks import PlayButton, Stamp, parse_action_code
 from bot.i18n import language_of_code, t
 from bot.table.hand import held_draw
-from bot.views.public_view import Held, shown_view
+from bot.table.state import Held
+from bot.views.public_view import shown_view
 from game.actions import Action
 from game.table import Hand
 from game.tiles import HIDDEN, tile_name
@@ -280,6 +281,8 @@ def _hands_over(tg: FakeTelegram, group: Any) -> int:
 def _start_table(tg: FakeTelegram, users: list[SimUser]) -> Any:
     group = tg.add_group("牌友群", members=users, admins=users[:1])
     users[0].say(group, "/newgame")
+    # The table open before anyone joins it (a /join handled first would find no table).
+    tg.wait_for_message(group.id, lambda m: "开局" in str(m.reply_markup), timeout=20)
     for user in users[1:]:
         user.say(group, "/join")
     lobby = tg.wait_for_message(
