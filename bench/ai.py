@@ -5,9 +5,15 @@
     .venv/bin/python bench/ai.py --hands 400 --hard-hands 40   # shorter
     .venv/bin/python bench/ai.py --first-wall 20000            # other walls: an independent run to pool with
 
+    .venv/bin/python bench/ai.py --duplicate --hard-hands 2000     # hard vs 3 × normal only
+    .venv/bin/python bench/ai.py --duplicate --hard-hands 0 --learned-hands 2000   # the network alone
+
 Duplicate seating: every wall (hand seed) is played four times with the player under test rotated through
 the four seats and the three opponents in the others, so the luck of the deal cancels out. Points per hand
-are averaged per wall first; the 95% interval is mean ± 1.96 × the standard error over walls.
+are averaged per wall first; the 95% interval is mean ± 1.96 × the standard error over walls. For `hard` the
+JSON also gives these as ``hard_vs_normal_dup`` and ``hard_vs_normal_dup_ci95`` (``learned_…`` for the
+network alone), and beside them ``hard_vs_normal_single_ci95``: the interval the same hands would give were
+each an independent hand (plain sampling), so the two can be compared.
 
 The baseline (``baseline_choose``): 胡 whenever offered; 红中杠 whenever offered (a 红中 blocks every win); 赖子杠 when
 holding two or more 赖子 (a 屁胡 allows one); no other gang; discards at random among the tiles whose discard leaves the
@@ -27,11 +33,13 @@ import math
 import random
 import statistics
 import time
+from dataclasses import dataclass
 from multiprocessing import Pool
 
 from game.actions import Action
 from game.automatic import choose
 from game.melds import Meld
+from game.policy import choose_learned
 from game.rules import Rules
 from game.search import DEFAULT_BUDGET_MS, choose_hard
 from game.shanten import distance
@@ -40,7 +48,13 @@ from game.tiles import HONGZHONG, to_counts
 from game.view import SeatView
 
 # (player under test, its three opponents, JSON key prefix)
-MATCHUPS = (("normal", "baseline", "vs_baseline"), ("normal", "easy", "vs_easy"), ("hard", "normal", "vs_normal"))
+MATCHUPS = (
+    ("normal", "baseline", "vs_baseline"),
+    ("normal", "easy", "vs_easy"),
+    ("hard", "normal", "vs_normal"),
+    # the network alone (game.policy): discards by the network, the rest as normal; --learned-hands
+    ("learned", "normal", "learned_vs_normal"),
+)
 
 
 def _own(view: SeatView) -> list[int]:
@@ -124,7 +138,10 @@ def play(wall: int, hero_seat: int, hero: str, opponent: str) -> tuple[int, bool
         view = hand.view(seat)
         if seat == hero_seat:
             t0 = time.perf_counter()
-            action = choose_hard(view, wall, HARD_MS) if hero == "hard" else choose(view, hero, seed=wall)
+            if hero == "hard":
+                action = choose_hard(view, wall, HARD_MS)
+            else:
+                action = choose_learned(view, wall) if hero == "learned" else choose(view, hero, seed=wall)
             times.append((time.perf_counter() - t0) * 1000)
         elif opponent == "baseline":
             action = baseline_choose(view, seed=wall)
@@ -138,7 +155,11 @@ def play(wall: int, hero_seat: int, hero: str, opponent: str) -> tuple[int, bool
     return r.payments[hero_seat], r.winner == hero_seat, dealt_in, times
 
 
-def play_wall(job: tuple[int, int]) -> tuple[int, int, list[tuple[int, bool, bool]], list[float]]:
+# (match-up, wall, per seating of the player under test: (points, won, dealt in), its decision times)
+WallResult = tuple[int, int, list[tuple[int, bool, bool]], list[float]]
+
+
+def play_wall(job: tuple[int, int]) -> WallResult:
     """The four seatings of one wall for match-up number ``job[0]``."""
     matchup, wall = job
     hero, opponent, _ = MATCHUPS[matchup]
@@ -156,6 +177,54 @@ def _p95(times: list[float]) -> float:
     return times[int(0.95 * (len(times) - 1))]
 
 
+def _interval(values: list[float]) -> tuple[float, float, float]:
+    """(mean, low, high): the mean ± 1.96 standard errors."""
+    mean = statistics.fmean(values)
+    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else float("inf")
+    return mean, mean - half, mean + half
+
+
+@dataclass(frozen=True)
+class Figure:
+    """The player under test's points a hand, and two 95% intervals for it (rounded to 0.01)."""
+
+    mean: float
+    dup_ci95: tuple[float, float]  # over walls: each wall's figure is the mean of its four seatings
+    single_ci95: tuple[float, float]  # were each hand independent: what plain sampling of as many hands gives
+
+
+def duplicate_figure(rows: list[WallResult]) -> Figure:
+    """The figure of a match-up from its walls (each played in all four seatings)."""
+    per_wall = [sum(p for p, _, _ in hands) / 4 for _, _, hands, _ in rows]
+    mean, low, high = _interval(per_wall)
+    _, single_low, single_high = _interval([float(p) for _, _, hands, _ in rows for p, _, _ in hands])
+    return Figure(round(mean, 2), (round(low, 2), round(high, 2)), (round(single_low, 2), round(single_high, 2)))
+
+
+def _report(m: int, rows: list[WallResult], summary: dict[str, object]) -> tuple[list[float], int, int]:
+    """Print match-up ``m``'s line and add its keys to ``summary``; (its hero's decision times, wins, deal-ins)."""
+    hero, opp, key = MATCHUPS[m]
+    figure = duplicate_figure(rows)
+    mean, (low, high) = figure.mean, figure.dup_ci95
+    won = sum(w for _, _, hands, _ in rows for _, w, _ in hands)
+    dealt = sum(d for _, _, hands, _ in rows for _, _, d in hands)
+    n = len(rows) * 4
+    times = [t for *_, ts in rows for t in ts]
+    print(
+        f"{hero} vs 3×{opp}: {n} hands, points/hand {mean:+.2f} (95% CI {low:+.2f} … {high:+.2f}),"
+        f" win rate {won / n:.1%}, deal-in rate {dealt / n:.1%}; {len(times)} decisions,"
+        f" median {statistics.median(times):.2f} ms, p95 {_p95(times):.2f} ms"
+    )
+    summary[f"{key}_points_per_hand"] = mean
+    summary[f"{key}_ci95"] = [low, high]
+    if hero != "normal":
+        summary[f"{hero}_vs_normal_dup"] = mean
+        summary[f"{hero}_vs_normal_dup_ci95"] = [low, high]
+        summary[f"{hero}_vs_normal_single_ci95"] = [*figure.single_ci95]
+        summary[f"{hero}_decision_ms_p95"] = round(_p95(times), 2)
+    return times, won, dealt
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=2000, help="hands per normal match-up (a multiple of 4)")
@@ -164,9 +233,12 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2)
     # Another run's walls, so that two runs are independent samples and can be pooled (bench/RESULTS.md)
     parser.add_argument("--first-wall", type=int, default=10_000, help="the first wall's seed")
+    parser.add_argument("--duplicate", action="store_true", help="hard vs 3 × normal only (no normal match-ups)")
+    parser.add_argument("--learned-hands", type=int, default=0, help="hands of the network alone vs normal")
     args = parser.parse_args()
-    walls = [max(1, args.hands // 4)] * 2 + [max(1, args.hard_hands // 4)]
-    jobs = [(m, args.first_wall + w) for m in (2, 0, 1) for w in range(walls[m])]
+    walls = [0 if args.duplicate else max(1, args.hands // 4)] * 2
+    walls += [max(0, args.hard_hands // 4), max(0, args.learned_hands // 4)]
+    jobs = [(m, args.first_wall + w) for m in (2, 3, 0, 1) for w in range(walls[m])]
     start = time.perf_counter()
     with Pool(args.processes, initializer=_init, initargs=(args.hard_ms,)) as pool:
         done = pool.map(play_wall, jobs, chunksize=1)
@@ -174,33 +246,18 @@ def main() -> None:
 
     summary: dict[str, object] = {"hands": walls[0] * 4, "hard_hands": walls[2] * 4, "hard_ms": args.hard_ms}
     summary["first_wall"] = args.first_wall
-    won = dealt = total = 0
+    won = dealt = 0
     normal_times: list[float] = []
-    for m, (hero, opp, key) in enumerate(MATCHUPS):
-        rows = [d for d in done if d[0] == m]
-        per_wall = [sum(p for p, _, _ in hands) / 4 for _, _, hands, _ in rows]
-        mean = statistics.fmean(per_wall)
-        half = 1.96 * statistics.stdev(per_wall) / math.sqrt(len(per_wall)) if len(per_wall) > 1 else float("inf")
-        m_won = sum(w for _, _, hands, _ in rows for _, w, _ in hands)
-        m_dealt = sum(d for _, _, hands, _ in rows for _, _, d in hands)
-        n = len(rows) * 4
-        times = [t for *_, ts in rows for t in ts]
-        print(
-            f"{hero} vs 3×{opp}: {n} hands, points/hand {mean:+.2f} (95% CI {mean - half:+.2f} … {mean + half:+.2f}),"
-            f" win rate {m_won / n:.1%}, deal-in rate {m_dealt / n:.1%}; {len(times)} decisions,"
-            f" median {statistics.median(times):.2f} ms, p95 {_p95(times):.2f} ms"
-        )
-        summary[f"{key}_points_per_hand"] = round(mean, 2)
-        summary[f"{key}_ci95"] = [round(mean - half, 2), round(mean + half, 2)]
-        if hero == "normal":
-            won, dealt, total = won + m_won, dealt + m_dealt, total + n
+    for m in (m for m in range(len(MATCHUPS)) if walls[m]):
+        times, m_won, m_dealt = _report(m, [d for d in done if d[0] == m], summary)
+        if MATCHUPS[m][0] == "normal":  # win and deal-in rates are normal's
+            won, dealt = won + m_won, dealt + m_dealt
             normal_times.extend(times)
-        else:
-            summary["hard_decision_ms_p95"] = round(_p95(times), 2)
-    summary["decision_ms_p95"] = round(_p95(normal_times), 2)
     print(f"elapsed {elapsed:.0f} s on {args.processes} processes")
-    summary["win_rate"] = round(won / total, 4)
-    summary["deal_in_rate"] = round(dealt / total, 4)
+    if normal_times:
+        summary["decision_ms_p95"] = round(_p95(normal_times), 2)
+        summary["win_rate"] = round(won / (walls[0] * 8), 4)
+        summary["deal_in_rate"] = round(dealt / (walls[0] * 8), 4)
     summary["elapsed_s"] = round(elapsed)
     print(json.dumps(summary))
 

@@ -253,8 +253,12 @@ def start_live(application: BotApplication, hub: Hub) -> LiveServer:
     data = application.bot_data
     tables: Tables = data.require("tables")
 
-    async def may_watch(chat_id: int, user_id: int) -> bool:
-        return await chat_checks.is_member(BotContext(application), chat_id, user_id)
+    async def may_watch(chat_id: int, user_id: int) -> bool | None:
+        try:
+            return await chat_checks.is_member(BotContext(application), chat_id, user_id)
+        except chat_checks.Unanswered as e:  # the page is asked to try again (bot.live.web)
+            log.info("live: %s", e)
+            return None
 
     config: Config = data.require("config")
     server = LiveServer(Services(config, tables, hub, data.require("db"), may_watch))

@@ -1,7 +1,8 @@
 """Reviews of finished hands, one at a time per process, never in a table's way.
 
 A review replays the hand (cheap, here) and sends each of the player's decisions to the process pool for the
-search (``game.review.review_decision``), editing one progress message as it goes; the picture comes last.
+search (``game.review.review_decision``), editing one progress message as it goes; the picture comes last, its
+caption listing each decision that mattered (``rendering.review_card.decision_line``).
 Requests wait in a bounded queue: a full queue is said so at once, and so is a review a person asked for
 again while it waits or runs (one per person and hand at a time).
 
@@ -20,6 +21,7 @@ from functools import partial
 from typing import Final
 
 from bot.i18n import t
+from bot.limits import MAX_CAPTION, with_lines
 from bot.outbox import Content, Outbox
 from bot.table.texts import automatic_name
 from bot.views.game_views import picture_lang
@@ -34,7 +36,7 @@ from game.review import (
     world_seed,
 )
 from game.view import SeatView
-from rendering.review_card import render_review
+from rendering.review_card import decision_line, mattered, render_review
 from storage.database import Database
 from storage.hands import SharedHand
 
@@ -128,6 +130,9 @@ class Reviews:
             points=round(review.total_loss),
             n=len(review.decisions),
         )
+        # Each decision that mattered, in words too (#rank among the legal moves, points given up).
+        lines = [decision_line(n, d, picture_lang(r.lang)) for n, d in mattered(review)]
+        caption = with_lines(caption, lines, MAX_CAPTION)[0]
         self.outbox.show(
             r.user_id, self._slot(r.shared.code), Content(t("review_done", r.lang, code=r.shared.code)), urgent=True
         )

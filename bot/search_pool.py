@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 
 from game.actions import Action
 from game.automatic import choose
+from game.policy import network
 from game.view import SeatView
 
 log = logging.getLogger(__name__)
@@ -38,8 +39,15 @@ FALLBACK_LEVEL = "normal"  # what a decision the search cannot make is played at
 ORPHAN_CHECK_S = 1.0  # how often a search process looks whether its bot process is still there
 
 
+def _start(parent: int) -> None:
+    """A search process's initializer: it follows ``parent``, and reads the learned network (``game.policy``,
+    the reviews' move order) once, before its first job rather than during it."""
+    _follow(parent)
+    network()
+
+
 def _follow(parent: int) -> None:
-    """A search process's initializer: it ends when ``parent`` does (then it is another process's child)."""
+    """A search process ends when ``parent`` does (then it is another process's child)."""
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -64,7 +72,7 @@ class SearchPool(Executor):
     def _new(self) -> ProcessPoolExecutor:
         # Spawned, not forked: a fork would copy the bot's threads and locks mid-flight.
         return ProcessPoolExecutor(
-            self.workers, mp_context=get_context("spawn"), initializer=_follow, initargs=(os.getpid(),)
+            self.workers, mp_context=get_context("spawn"), initializer=_start, initargs=(os.getpid(),)
         )
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:

@@ -127,6 +127,13 @@ def drawn_worths(view: SeatView, tiles: Sequence[Tile]) -> dict[Tile, float]:
     return out
 
 
+def weighed_discards(view: SeatView) -> list[Tile]:
+    """The tiles this seat may discard now that ``normal`` weighs (not a throw it holds back), in order."""
+    seat = _Seat(view, True)
+    tiles = sorted({a.tile for a in view.legal if a.kind == "discard" and a.tile is not None})
+    return [t for t in tiles if not seat.held_back(t)]
+
+
 def factor_of(
     rules: Rules, melds: Sequence[Meld], hongzhong_gangs: int, laizi_gangs: int, laizi_thrown: int = 0
 ) -> float:

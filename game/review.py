@@ -4,22 +4,28 @@
     review.agreement, review.total_loss, review.costliest[0].played, review.costliest[0].best
 
 ``Hand.replay`` rebuilds the hand; at every point where the seat had more than one legal action in a turn or
-a claim, the played action and ``normal``'s best few are rolled out by ``game.search`` in the same sampled
-worlds (what the seat could see then, nothing more). The expected points of each are the means over those
-worlds; the best of them is the review's choice and the loss is how far the played action fell short. With
-a few dozen worlds the means are noisy, so a decision *agrees* when the played action was the best or trails
-it by no more than one paired standard error. A 胡 or pass in a 抢杠 or 海底 answer is not reviewed.
+a claim, the played action and the best few of the others are rolled out by ``game.search`` in the same
+sampled worlds (what the seat could see then, nothing more). The others are ordered by ``prior_order``:
+``normal``'s ranking, its discards put in the learned network's order (``game.policy``). The expected points of
+each are the means over those worlds; the best of them is the review's choice and the loss is how far the
+played action fell short. The played move's rank among all the legal actions (``#rank/options``) counts the
+rolled-out ones that did better; the ones not rolled out, which the network and ``normal`` put lower, are
+taken to be worse. With a few dozen worlds the means are noisy, so a decision *agrees* when the played action
+was the best or trails it by no more than one paired standard error. A 胡 or pass in a 抢杠 or 海底 answer is
+not reviewed.
 Pure: no I/O; ``progress(done, total)`` is called after each decision so a caller can show how far it is.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from game.actions import Action
 from game.ai import ranked
+from game.policy import discard_scores
 from game.rules import Rules
 from game.search import evaluate, paired_gain, sample_worlds
 from game.table import Hand
@@ -41,6 +47,8 @@ class DecisionReview:
     loss: float  # best_points − played_points, ≥ 0
     agrees: bool  # played was best, or within the noise of it
     world_seed: int  # sample_worlds(view, samples, world_seed) gives the worlds again
+    rank: int  # the played action's place among the legal ones, 1 = the best (``#rank/options``)
+    options: int  # the legal actions it was chosen among
 
 
 @dataclass(frozen=True)
@@ -110,11 +118,23 @@ def summarize(seat: int, samples: int, reviewed: Sequence[DecisionReview]) -> Ha
     )
 
 
+def prior_order(view: SeatView) -> list[Action]:
+    """Every legal action, best first: ``normal``'s ranking, with the discards in it (in the places it gives
+    discards) ordered by the learned network instead; throws ``normal`` holds back stay last among them."""
+    order = [a for _, a in ranked(view)]
+    scores = discard_scores(view) if view.phase == "turn" else {}
+    discards = iter(
+        sorted((a for a in order if a.kind == "discard"), key=lambda a: -scores.get(a.tile or 0, -math.inf))
+    )
+    return [next(discards) if a.kind == "discard" else a for a in order]
+
+
 def review_decision(
     view: SeatView, played: Action, index: int, world_seed: int, samples: int, candidates: int
 ) -> DecisionReview:
-    """The played action against ``normal``'s best few, all rolled out in the same worlds."""
-    options = [played, *(a for _, a in ranked(view) if a != played)][:candidates]
+    """The played action against the best few others by ``prior_order``, all rolled out in the same worlds."""
+    order = prior_order(view)
+    options = [played, *(a for a in order if a != played)][:candidates]
     worlds = sample_worlds(view, samples, world_seed)
     results = evaluate(view, options, worlds)
     means = [sum(r) / len(r) for r in results]
@@ -130,4 +150,6 @@ def review_decision(
         loss=gain,
         agrees=best == 0 or gain <= se,
         world_seed=world_seed,
+        rank=1 + sum(m > means[0] for m in means),
+        options=len(order),
     )

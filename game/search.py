@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from game.actions import Action
-from game.ai import drawn_worths, forced_action, ranked, unseen_counts
+from game.ai import drawn_worths, forced_action, ranked, unseen_counts, weighed_discards
 from game.analysis import analyse_win
 from game.melds import Meld
 from game.shanten import PI_HU, missing_of, natural_counts, plans
@@ -203,6 +203,17 @@ def paired_gain(better: Sequence[int], base: Sequence[int]) -> tuple[float, floa
         return mean, math.inf
     var = sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)
     return mean, math.sqrt(var / len(diffs))
+
+
+def discard_values(view: SeatView, seed: int = 0, samples: int = _RISK_WORLDS) -> dict[Tile, float]:
+    """Per tile this seat may weigh discarding now (a throw ``game.ai`` holds back is left out), the search's
+    value of the discard on one scale: its worth one draw later (``drawn_worths``) less the deal-in share of
+    its mean payment over ``samples`` worlds — how ``choose_hard`` judges its finalists, for every discard.
+    The learned player's network is taught these (scripts/make_teacher_data.py)."""
+    tiles = weighed_discards(view)
+    costs = deal_in_costs(view, sample_worlds(view, samples, seed)) if all(_deal_in_setup(view)) else {}
+    drawn = drawn_worths(view, tiles)
+    return {t: drawn[t] - _DEAL_IN_SHARE * costs.get(t, 0.0) for t in tiles}
 
 
 def choose_hard(

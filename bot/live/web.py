@@ -44,7 +44,6 @@ from tornado.ioloop import IOLoop
 
 from bot.callbacks import BadCallback, Stamp
 from bot.config import Config
-from bot.handlers.chat_checks import Unanswered
 from bot.i18n import language_of_code, t
 from bot.listeners import BoundedHTTPServer, Limits, Notices
 from bot.live.auth import InitDataError, WebAppUser, check_init_data, table_of
@@ -71,7 +70,7 @@ PAGE_TEXTS = ("live_title", "live_connecting", "live_left", "live_laizi", "live_
               "live_spectator", "live_result_close", "live_closed", "live_offline", "live_waiting", "btn_ready",
               "btn_back", "dealer_mark")  # fmt: skip
 
-MayWatch = Callable[[int, int], Awaitable[bool]]  # raises bot.handlers.chat_checks.Unanswered when it cannot say
+MayWatch = Callable[[int, int], Awaitable[bool | None]]  # None: Telegram cannot say now (a 429, a 500)
 PROXY_HINT = "behind a reverse proxy? set MAHJONG_WEBAPP_PROXY=1 and have it send X-Real-IP"
 _too_many = Notices("live: too many sockets from one address, refusing more")
 _refused = Notices("live: requests refused")
@@ -215,12 +214,10 @@ class LiveSocket(tornado.websocket.WebSocketHandler):
         if key is None or table is None:
             self._refuse("live_no_table")
             return
-        try:
-            seated_or_member = table.seat_of(user.user_id) is not None or await services.may_watch(
-                key.chat_id, user.user_id
-            )
-        except Unanswered as e:  # Telegram could not say now (a 429, a 500): the page tries again by itself
-            log.info("live: %s", e)
+        seated_or_member = table.seat_of(user.user_id) is not None or await services.may_watch(
+            key.chat_id, user.user_id
+        )
+        if seated_or_member is None:  # Telegram could not say now (a 429, a 500): the page tries again by itself
             self.send(json.dumps({"type": "notice", "text": t("check_later", self.lang)}, ensure_ascii=False))
             self.close(1013, "try again")
             return

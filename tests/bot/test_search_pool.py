@@ -17,6 +17,7 @@ import pytest
 
 from bot.search_pool import FALLBACK_LEVEL, PoolClosed, SearchPool, automatic_choice
 from game.automatic import choose
+from game.policy import network
 from game.rules import Rules
 from game.table import Hand
 
@@ -125,3 +126,15 @@ def test_a_search_process_ends_when_its_bot_process_is_killed() -> None:
         return Path(f"/proc/{child}/stat").read_text().split(") ")[1].startswith("Z")
 
     _wait(gone)
+
+
+def _network_loaded() -> int:
+    return network.cache_info().currsize
+
+
+def test_a_search_process_has_the_network_read_before_its_first_job() -> None:
+    pool = SearchPool(workers=1)
+    try:
+        assert pool.submit(_network_loaded).result(timeout=60) == 1
+    finally:
+        pool.shutdown()

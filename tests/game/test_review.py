@@ -8,7 +8,8 @@ import pytest
 
 from game.actions import Action
 from game.automatic import choose
-from game.review import decision_points, review_hand
+from game.policy import discard_scores
+from game.review import decision_points, prior_order, review_hand
 from game.rules import Rules
 from game.search import evaluate, sample_worlds
 from game.table import Hand
@@ -51,3 +52,28 @@ def test_the_better_move_scores_at_least_as_well_on_the_same_worlds() -> None:
     for d in worse[:3]:
         played, best = evaluate(d.view, [d.played, d.best], sample_worlds(d.view, review.samples, d.world_seed))
         assert sum(best) >= sum(played) and sum(best) / len(best) == d.best_points
+
+
+def test_each_decision_has_its_rank_among_the_legal_moves() -> None:
+    actions = finished_hand()
+    review = review_hand(Rules(), SEED, DEALER, actions, SEAT, samples=4, candidates=3)
+    for d in review.decisions:
+        assert d.options == len(d.view.legal) and 1 <= d.rank <= 3  # only rolled-out moves can rank above it
+        assert (d.rank == 1) == (d.played_points >= d.best_points)
+    assert any(d.rank > 1 for d in review.decisions)  # easy's play leaves something to improve
+
+
+def test_the_moves_rolled_out_are_ordered_by_the_network_among_discards() -> None:
+    hand = Hand(Rules(), SEED, DEALER)
+    turns = 0
+    while not hand.finished:
+        seat = hand.waiting_on()[0]
+        view = hand.view(seat)
+        order = prior_order(view)
+        assert sorted(map(str, order)) == sorted(map(str, view.legal))  # every legal move, once
+        scores = discard_scores(view) if view.phase == "turn" else {}
+        ranked_discards = [a.tile for a in order if a.kind == "discard" and a.tile in scores]
+        assert ranked_discards == sorted(scores, key=lambda t: -scores[t])
+        turns += len(scores) > 1
+        hand.apply(choose(view, "normal", SEED))
+    assert turns > 10

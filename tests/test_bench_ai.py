@@ -1,0 +1,66 @@
+"""bench/ai.py's duplicate rating: each wall's figure is the mean of the tested player's four seatings, and the
+interval is taken over walls."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_ai", ROOT / "bench" / "ai.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_figure_is_the_mean_over_walls_of_the_four_seatings(bench: ModuleType) -> None:
+    rows = [
+        (2, 7, [(10, True, False), (-10, False, True), (30, True, False), (10, False, False)], []),
+        (2, 8, [(-2, False, False)] * 4, []),
+    ]
+    figure = bench.duplicate_figure(rows)
+    assert figure.mean == 4.0  # walls 10 and −2
+    half = 1.96 * statistics.stdev([10, -2]) / 2**0.5
+    assert figure.dup_ci95 == (round(4 - half, 2), round(4 + half, 2)) == (-7.76, 15.76)
+    hands = [10, -10, 30, 10, -2, -2, -2, -2]
+    half = 1.96 * statistics.stdev(hands) / 8**0.5
+    assert figure.single_ci95 == (round(4 - half, 2), round(4 + half, 2))
+
+
+def test_a_tiny_run_seats_the_player_in_each_seat_of_the_same_wall(bench: ModuleType) -> None:
+    normal_vs_easy = 1
+    rows = [bench.play_wall((normal_vs_easy, wall)) for wall in (3, 4)]
+    for _, wall, hands, _ in rows:
+        assert [h[0] for h in hands] == [bench.play(wall, seat, "normal", "easy")[0] for seat in range(4)]
+    per_wall = [sum(p for p, _, _ in hands) / 4 for _, _, hands, _ in rows]
+    assert bench.duplicate_figure(rows).mean == round(statistics.fmean(per_wall), 2)
+
+
+def test_duplicate_prints_hard_against_normal_only(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "ai.py"), "--duplicate", "--hard-hands", "8", "--hard-ms", "5"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+        timeout=200,
+    )
+    summary = json.loads(run.stdout.splitlines()[-1])
+    assert summary["hard_hands"] == 8 and summary["hands"] == 0
+    low, high = summary["hard_vs_normal_dup_ci95"]
+    assert low <= summary["hard_vs_normal_dup"] == summary["vs_normal_points_per_hand"] <= high
+    assert len(summary["hard_vs_normal_single_ci95"]) == 2 and summary["hard_decision_ms_p95"] > 0
+    assert "vs_easy_points_per_hand" not in summary
