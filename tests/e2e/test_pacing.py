@@ -108,9 +108,12 @@ def test_the_group_never_sees_who_decides_and_each_result_stays(fake_telegram: F
         # The result is still there, as it was, after the next hand opened a message of its own.
         kept = tg.message(first.chat_id, first.message_id)
         assert "第 1 局结果" in (kept.caption or "") and kept.photo == first.photo
-        # A claim window is shown as the discard left unclaimed: whose turn it is next, never "claims".
+        # A claim window is shown as what it is, the discard (or 蓄杠) lying on the table: never "claims", nor
+        # who may claim; otherwise whose turn it is.
         statuses = {t(key, "zh") for key in ("status_haidi", "status_over", "status_stopped")}
-        turn = re.compile("^" + re.escape(t("status_turn", "zh", seat="§")).replace("§", "[东南西北] .+") + "$")
+        seat = "[东南西北] .+"
+        shown = [t(key, "zh", seat="§", tile="¶") for key in ("status_turn", "status_discard", "status_kong")]
+        turn = re.compile("|".join("^" + re.escape(s).replace("§", seat).replace("¶", ".+") + "$" for s in shown))
 
         def tables() -> list[str]:  # the table's pictures (not the results); hands may be coalesced away
             return [c for c in _captions(tg, group) if c.startswith("第 ") and "结果" not in c]
