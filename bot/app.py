@@ -19,7 +19,6 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Coroutine
 from typing import Any
 
 from telegram import Update
@@ -47,13 +46,13 @@ from bot.callbacks import (
     STANDINGS_PATTERN,
 )
 from bot.cluster.shards import shard_of
+from bot.commands import COMMANDS, Callback
 from bot.config import Config, ConfigError, check_config, load_dotenv
 from bot.context import CONTEXT_TYPES, BotApplication, BotContext, BotData
 from bot.handlers import (
     chat_checks,
     info_commands,
     league_commands,
-    ops_commands,
     replay_commands,
     review_commands,
     settings_commands,
@@ -71,7 +70,6 @@ from bot.ratelimit import ChatRateLimiter
 from bot.review_queue import Reviews
 from bot.search_pool import SearchPool
 from bot.startup import StartingApplication, cancel_all, in_background, publish_commands, stop_once
-from bot.table import messages as msg
 from bot.table.edge import Edge
 from bot.table.key import TableKey
 from bot.table.registry import Tables
@@ -90,9 +88,6 @@ SWITCH_INTERVAL = 0.001  # seconds a thread holds the interpreter before the oth
 NEW_MESSAGE = filters.UpdateType.MESSAGE
 
 
-Callback = Callable[[Update, BotContext], Coroutine[Any, Any, None]]
-
-
 def _command(name: str, callback: Callback) -> CommandHandler[Any, None]:
     return CommandHandler(name, callback, filters=NEW_MESSAGE)
 
@@ -105,29 +100,8 @@ HANDLERS: list[BaseHandler[Any, BotContext, Any]] = [
     ChatMemberHandler(table_commands.bot_membership, ChatMemberHandler.MY_CHAT_MEMBER),
     MessageHandler(filters.IS_AUTOMATIC_FORWARD, chat_checks.ignore),
     MessageHandler(NEW_MESSAGE & filters.SenderChat.ALL & filters.COMMAND, chat_checks.sent_as_chat),
-    _command("start", table_commands.start),
-    _command("newgame", table_commands.newgame),
-    _command("join", table_commands.join),
-    _command("leave", table_commands.leave),
-    _command("begin", table_commands.begin),
-    _command("flee", table_commands.flee),
-    _command("stop", table_commands.stop),
-    _command("help", info_commands.help_command),
-    _command("rules", info_commands.rules_command),
-    _command("calc", info_commands.calc_command),
+    *(_command(c.name, c.handler) for c in COMMANDS),  # bot.commands: the one list of commands
     MessageHandler(NEW_MESSAGE & filters.ChatType.PRIVATE & filters.Regex(r"^\s*\{"), info_commands.calc_message),
-    _command("lang", info_commands.lang_command),
-    _command("me", standings_commands.me_command),
-    _command("stats", standings_commands.stats_command),
-    _command("top", standings_commands.top_command),
-    _command("rank", standings_commands.rank_command),
-    _command("history", standings_commands.history_command),
-    _command("replay", replay_commands.replay_command),
-    _command("verify", replay_commands.verify_command),
-    _command("review", review_commands.review_command),
-    _command("settings", settings_commands.settings_command),
-    _command("league", league_commands.league_command),
-    _command("status", ops_commands.status_command),
     # Anything else said privately (plain text, an unknown /command): a pointer to /help.
     MessageHandler(NEW_MESSAGE & filters.ChatType.PRIVATE & filters.TEXT, info_commands.private_fallback),
     CallbackQueryHandler(table_commands.press, pattern=PLAY_PATTERN),
@@ -253,7 +227,6 @@ def start_live(application: BotApplication, hub: Hub) -> LiveServer:
     group may watch (getChatMember, cached as for the commands)."""
     data = application.bot_data
     tables: Tables = data.require("tables")
-    hub.on_leave = lambda key, user_id: tables.post(key, msg.Refresh(user_id))
 
     async def may_watch(chat_id: int, user_id: int) -> bool | None:
         try:

@@ -13,7 +13,7 @@ files are the source, edited by hand or with any PO editor). A message id is a s
 Which language: a group's own messages (its lobby, pictures, results), the group's setting (``/settings``); an
 answer to a person (to their command, in a group too, or to their press) and their private chat, the person's own
 choice (``/lang``), which starts as their Telegram language code the first time the bot meets them
-(``private_language``, asked through ``language_for``). ``commands(lang)`` is the command menu, also the BotFather list.
+(``private_language``, asked through ``language_for``). The command menu is ``bot.commands.command_menu``.
 """
 
 from __future__ import annotations
@@ -35,29 +35,6 @@ DEFAULT_LANG: Final = LANGUAGES[0]
 # Our language codes -> the catalogue's directory (a Babel locale identifier).
 LOCALES: Final = {"zh": "zh_Hans", "en": "en"}
 LOCALE_DIR: Final = Path(__file__).with_name("locales")
-# The command menu, in the order shown; each has a "cmd_<name>" description in the catalogues.
-COMMANDS: Final = (
-    "newgame",
-    "join",
-    "leave",
-    "begin",
-    "flee",
-    "stop",
-    "me",
-    "stats",
-    "top",
-    "rank",
-    "history",
-    "replay",
-    "verify",
-    "review",
-    "rules",
-    "calc",
-    "settings",
-    "lang",
-    "league",
-    "help",
-)
 
 
 T_co = TypeVar("T_co", covariant=True)
@@ -115,11 +92,6 @@ def language_of_code(code: str | None) -> str:
     if not code or code.lower().startswith("zh"):
         return "zh"
     return "en"
-
-
-def commands(lang: str) -> list[tuple[str, str]]:
-    """The command menu as (command, description) in ``lang``."""
-    return [(name, t(f"cmd_{name}", lang)) for name in COMMANDS]
 
 
 async def private_language(db: Database, user: User) -> str:

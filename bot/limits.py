@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import datetime as dtm
 import heapq
-import time
 import warnings
 from typing import Final, Protocol
 
 from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter, TelegramError
 from telegram.warnings import PTBDeprecationWarning
+
+from bot.waits import CLOCK, Clock
 
 MAX_TEXT: Final = 4096  # Telegram's limits, counted in UTF-16 code units
 MAX_CAPTION: Final = 1024
@@ -68,8 +69,13 @@ class Throttle:
     every worker shares (the overall 30 a second holds for the bot as a whole, bot.cluster)."""
 
     def __init__(
-        self, rate: float, in_flight: int = CONNECTIONS - ANSWER_CONNECTIONS, shared: SharedRate | None = None
+        self,
+        rate: float,
+        in_flight: int = CONNECTIONS - ANSWER_CONNECTIONS,
+        shared: SharedRate | None = None,
+        clock: Clock = CLOCK,
     ) -> None:
+        self._clock = clock
         self._gap = 1.0 / rate if rate > 0 else 0.0
         self._next = 0.0
         self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
@@ -97,7 +103,7 @@ class Throttle:
         self._in_flight.release()
 
     async def _rate(self, priority: int) -> None:
-        now = time.monotonic()
+        now = self._clock.monotonic()
         if not self._waiters and now >= self._next and self._shared is None:
             self._next = now + self._gap
             return
@@ -110,16 +116,16 @@ class Throttle:
 
     async def _grant(self) -> None:
         while self._waiters:
-            delay = self._next - time.monotonic()
+            delay = self._next - self._clock.monotonic()
             if delay > 0:
-                await asyncio.sleep(delay)
+                await self._clock.sleep(delay)
             if self._shared is not None:
                 await self._shared.take()  # the most urgent waiter then, not the one that came first
             _, _, fut = heapq.heappop(self._waiters)
             if fut.done():  # its caller was cancelled
                 continue
             fut.set_result(None)
-            self._next = max(time.monotonic(), self._next) + self._gap
+            self._next = max(self._clock.monotonic(), self._next) + self._gap
 
 
 def final_refusal(e: TelegramError) -> bool:

@@ -76,7 +76,7 @@ def follow_seats(application: BotApplication, world: World) -> None:
         def seated_at(user_id: int) -> int | None:
             return asyncio.run_coroutine_threadsafe(where(user_id), loop).result(SEATS_ANSWER_SECONDS)
 
-        world.seated_at = seated_at
+        world.ask_seats(seated_at)
 
     assert application.job_queue is not None, "install python-telegram-bot[job-queue]"
     # However late the start-up runs it (a job missed by over a second would be dropped otherwise).

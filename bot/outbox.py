@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from dataclasses import replace
 from typing import Final
 
@@ -37,7 +36,7 @@ from bot import limits
 from bot.fair_replies import add_reply
 from bot.limits import MAX_CAPTION, MAX_TEXT, Throttle, final_refusal, fit, length, retry_seconds, with_lines
 from bot.outbox_state import ChatQueue, Content, Refusal, Remember, Slot, TopicGone, Waiting, send_new, write
-from bot.waits import set_or_timeout
+from bot.waits import CLOCK, Clock
 
 __all__ = ["Content", "Outbox", "Refusal", "Remember"]
 
@@ -58,18 +57,18 @@ class Outbox:
         global_rate: float = 30.0,
         remember: Remember | None = None,
         shared_rate: limits.SharedRate | None = None,
+        clock: Clock = CLOCK,
     ) -> None:
-        self.bot = bot
+        self.bot, self._clock = bot, clock  # clock: all its pacing's time (a test's lets intervals pass at once)
         self._remember = remember  # told of every slot's new message, so a restart can edit it in place
-        # What Telegram refused for good (migrated, 403, a topic gone): whoever follows this queue acts on it.
-        self.refusals: asyncio.Queue[Refusal] = asyncio.Queue()
+        self.refusals: asyncio.Queue[Refusal] = asyncio.Queue()  # what Telegram refused for good: its reader acts
         self.group_interval = group_interval
         self.private_interval = private_interval
         self.passive_interval = passive_interval
-        self._throttle = Throttle(global_rate, shared=shared_rate)  # shared: with the other workers (bot.cluster)
+        self._throttle = Throttle(global_rate, shared=shared_rate, clock=clock)  # shared: bot.cluster's workers
         self._chats: dict[int, ChatQueue] = {}
         self.writes = 0  # successful Bot API writes, for the bench and the logs
-        self.unreachable: set[int] = set()  # private chats that answered 403
+        self.unreachable: set[int] = set()  # chats that answered 403 (changed by its own methods only)
 
     # --- what callers use -------------------------------------------------------------------------------
     def show(self, chat_id: int, slot: str, content: Content, *, urgent: bool = False, fresh: bool = False) -> None:
@@ -82,7 +81,7 @@ class Outbox:
             chat.retire(slot)
             s = chat.slots[slot]
         if s.pending is None:
-            s.pending_since, s.number = time.monotonic(), chat.number()
+            s.pending_since, s.number = self._clock.monotonic(), chat.number()
         s.pending = content
         s.urgent = s.urgent or urgent  # a newer state of an urgent slot stays urgent
         s.fresh = s.fresh or fresh
@@ -103,11 +102,11 @@ class Outbox:
         """Post ``text`` as a new message (in the forum topic ``thread``); with ``reply_to``, as a reply to that
         message, alone: the answer to ``asker``'s command. An answer waits aside (``bot.fair_replies``) unless it
         is part of what the table did (``in_order``: "X sits down" before the deal)."""
-        if chat_id in self.unreachable:  # it answered 403: nothing more until they come back (``came_back``)
+        if chat_id in self.unreachable:  # it answered 403: nothing more until it comes back (``came_back``)
             return
         chat = self._chat(chat_id)
         if not chat.waiting:
-            chat.announced_at = time.monotonic()
+            chat.announced_at = self._clock.monotonic()
         content = Content(text, markup, reply_to=reply_to, thread=thread, asker=asker)
         if reply_to is not None and not in_order:  # an answer aside from the table's story: bot.fair_replies
             add_reply(chat.waiting, Waiting(chat.number(), content, aside=True))
@@ -129,7 +128,7 @@ class Outbox:
         s.news.append(text)
         del s.news[:-_MAX_NEWS]
         if s.pending is None:
-            s.pending, s.pending_since, s.number = s.shown, time.monotonic(), chat.number()
+            s.pending, s.pending_since, s.number = s.shown, self._clock.monotonic(), chat.number()
         self._kick(chat)
 
     def forget(self, chat_id: int, slot: str) -> None:
@@ -180,6 +179,10 @@ class Outbox:
         chat = self._chats.pop(chat_id, None)
         if chat is not None and chat.task is not None:
             chat.task.cancel()
+
+    def came_back(self, chat_id: int) -> None:
+        """The chat may be written to again: a person heard from since their 403, a group that added the bot back."""
+        self.unreachable.discard(chat_id)
 
     def drop_topic(self, chat_id: int, thread: int) -> None:
         if chat_id in self._chats:
@@ -239,9 +242,8 @@ class Outbox:
         for name, s in chat.slots.items():
             if s.pending is None or (s.new_message and s.number != head):
                 continue
-            # A player with nothing to decide sees the table lazily: a state waits passive_interval after it
-            # arrived (and after the last write), so their next prompt, if it comes soon, carries it for free;
-            # unless a new message waits behind it.
+            # A player with nothing to decide sees the table lazily: a state waits passive_interval after it arrived
+            # and after the last write (their next prompt may carry it for free), unless a new message waits behind.
             passive = not s.urgent and chat.chat_id > 0 and not (queued and s.number == head)
             when = max(ready, max(s.last_sent, s.pending_since) + self.passive_interval) if passive else ready
             key = (when, 0 if s.urgent else 1, s.number, name)
@@ -252,16 +254,15 @@ class Outbox:
     async def _run(self, chat: ChatQueue) -> None:
         while True:
             chat.wakeup.clear()
-            job = self._next_job(chat, time.monotonic())
+            job = self._next_job(chat, self._clock.monotonic())
             if job is None:
                 if await self._idle(chat):
                     return
                 continue
             when, slot = job
-            delay = when - time.monotonic()
+            delay = when - self._clock.monotonic()
             if delay > 0:
-                # Something more urgent may arrive meanwhile: wake up and choose again.
-                await set_or_timeout(chat.wakeup, delay)
+                await self._clock.wait(chat.wakeup, delay)  # something more urgent may come: then choose again
                 continue
             chosen = chat.slots.get(slot) if slot is not None else None
             private = (chat.chat_id, chat.interval) if chat.chat_id > 0 else None  # its pace: shared by workers
@@ -278,7 +279,7 @@ class Outbox:
                     return
             finally:
                 self._throttle.release()
-                chat.in_flight, chat.last_write = chat.in_flight - 1, time.monotonic()
+                chat.in_flight, chat.last_write = chat.in_flight - 1, self._clock.monotonic()
 
     async def _refused(self, chat: ChatQueue, e: TelegramError) -> bool:
         """Handle a write Telegram refused: retried later (429, network), dropped (400), the chat given up (403),
@@ -289,7 +290,7 @@ class Outbox:
             return True
         if isinstance(e, RetryAfter):
             log.warning("chat %s: flood control, retrying in %.0f s", chat.chat_id, retry_seconds(e))
-            chat.resume_at = time.monotonic() + retry_seconds(e)
+            chat.resume_at = self._clock.monotonic() + retry_seconds(e)
         elif isinstance(e, Forbidden):
             self._lost(chat, e)
         elif isinstance(e, TopicGone):
@@ -299,7 +300,7 @@ class Outbox:
             log.error("chat %s: write refused and dropped: %s", chat.chat_id, e.message)
         elif isinstance(e, NetworkError):  # a timeout or a lost connection
             chat.backoff = min(_MAX_BACKOFF, max(1.0, chat.backoff * 2))
-            chat.resume_at = time.monotonic() + chat.backoff
+            chat.resume_at = self._clock.monotonic() + chat.backoff
             log.warning("chat %s: %s; retrying in %.0f s", chat.chat_id, e, chat.backoff)
         else:
             log.error("chat %s: write dropped: %s", chat.chat_id, e)
@@ -320,9 +321,9 @@ class Outbox:
             del chat.slots[name]
         if chat.slots or chat.waiting or chat.in_flight:
             return True
-        wait = max(chat.last_write + chat.interval, chat.resume_at) - time.monotonic()
+        wait = max(chat.last_write + chat.interval, chat.resume_at) - self._clock.monotonic()
         if wait > 0:
-            await set_or_timeout(chat.wakeup, wait)
+            await self._clock.wait(chat.wakeup, wait)
             return False
         if self._chats.get(chat.chat_id) is chat:
             del self._chats[chat.chat_id]
@@ -361,7 +362,7 @@ class Outbox:
                 chat.forget_waiting(sent)
             raise
         chat.forget_waiting(sent)
-        chat.announced_at = time.monotonic()
+        chat.announced_at = self._clock.monotonic()
         self.writes += 1
 
     async def _send_slot(self, chat: ChatQueue, name: str) -> None:
@@ -384,7 +385,7 @@ class Outbox:
             raise
         s.shown = content
         del s.news[: len(news)]  # lines told meanwhile wait for the next write
-        s.last_sent = time.monotonic()
+        s.last_sent = self._clock.monotonic()
         self.writes += 1
         if s.forgotten and s.pending is None and chat.slots.get(name) is s:  # its last write: done with it
             del chat.slots[name]  # (a retired message's, in a chat never idle, would otherwise stay for good)

@@ -12,10 +12,8 @@ every write, then tries again when the pause is over). Requests to other chats, 
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dtm
 import logging
-import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -23,6 +21,7 @@ from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 
 from bot.limits import retry_seconds
+from bot.waits import CLOCK, Clock
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +30,8 @@ Result = bool | JSONDict | list[JSONDict]
 
 
 class ChatRateLimiter(BaseRateLimiter[int]):
-    def __init__(self, *, max_wait: float = 3.0, max_retries: int = 1) -> None:
+    def __init__(self, *, max_wait: float = 3.0, max_retries: int = 1, clock: Clock = CLOCK) -> None:
+        self._clock = clock
         self.max_wait = max_wait
         self.max_retries = max_retries
         self._until: dict[int | str, float] = {}  # chat → no request before this (monotonic); pruned as it passes
@@ -47,14 +47,14 @@ class ChatRateLimiter(BaseRateLimiter[int]):
         until = self._until.get(chat)
         if until is None:
             return 0.0
-        left = until - time.monotonic()
+        left = until - self._clock.monotonic()
         if left <= 0:
             del self._until[chat]
             return 0.0
         return left
 
     def _prune(self) -> None:
-        now = time.monotonic()
+        now = self._clock.monotonic()
         for chat in [c for c, until in self._until.items() if until <= now]:
             del self._until[chat]
 
@@ -77,13 +77,13 @@ class ChatRateLimiter(BaseRateLimiter[int]):
             if left > self.max_wait or (left > 0 and attempt > retries):
                 raise RetryAfter(dtm.timedelta(seconds=left))
             if left > 0:
-                await asyncio.sleep(left)
+                await self._clock.sleep(left)
             try:
                 return await callback(*args, **kwargs)
             except RetryAfter as e:
                 seconds = retry_seconds(e)
                 self._prune()
-                self._until[chat] = time.monotonic() + seconds
+                self._until[chat] = self._clock.monotonic() + seconds
                 log.info("chat %s: %s flood control for %.0f s (this chat only)", chat, endpoint, seconds)
                 if attempt >= retries or seconds > self.max_wait:
                     raise

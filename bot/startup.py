@@ -21,7 +21,7 @@ from telegram import Bot, BotCommand
 from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 from telegram.ext import Application, ExtBot, JobQueue
 
-from bot import i18n
+from bot.commands import command_menu
 from bot.context import BotContext, BotData
 from bot.limits import retry_seconds
 
@@ -101,7 +101,7 @@ async def cancel_all(data: BotData) -> None:
 
 async def publish_commands(bot: Bot) -> None:
     """The command menu: Chinese for everyone, English for Telegram clients set to English; each retried."""
-    zh = [BotCommand(name, about) for name, about in i18n.commands("zh")]
-    en = [BotCommand(name, about) for name, about in i18n.commands("en")]
+    zh = [BotCommand(name, about) for name, about in command_menu("zh")]
+    en = [BotCommand(name, about) for name, about in command_menu("en")]
     await retried(lambda: bot.set_my_commands(zh), "publishing the command menu")
     await retried(lambda: bot.set_my_commands(en, language_code="en"), "publishing the English command menu")

@@ -12,9 +12,37 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
+from typing import Final, Protocol
 
 
 async def set_or_timeout(event: asyncio.Event, seconds: float) -> None:
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(seconds):
             await event.wait()
+
+
+class Clock(Protocol):
+    """Where the outbox and its pacing (``Throttle``, ``ChatRateLimiter``) read the time and wait: ``CLOCK``, the
+    real one, unless a test passes its own (tests/clock.py), on which the intervals pass without being waited."""
+
+    def monotonic(self) -> float: ...
+
+    async def sleep(self, seconds: float) -> None: ...
+
+    async def wait(self, event: asyncio.Event, seconds: float) -> None:
+        """Until ``event`` is set, or ``seconds`` have passed (``set_or_timeout``)."""
+
+
+class _RealClock:
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+    async def wait(self, event: asyncio.Event, seconds: float) -> None:
+        await set_or_timeout(event, seconds)
+
+
+CLOCK: Final[Clock] = _RealClock()

@@ -55,9 +55,13 @@ class World:
         self.forum = api.add_group("麻将论坛 · Mahjong forum", forum=True)
         self._people: dict[str, Person] = {}
         self._lock = threading.Lock()
-        # The group where a user sits at a table, as the bot knows it (bot.local_sandbox.follow_seats gives it
-        # the bot's answer; with no bot to ask: nowhere).
-        self.seated_at: Callable[[int], int | None] = lambda user_id: None
+        # The group where a user sits at a table, as the bot knows it (``ask_seats``; with no bot to ask: nowhere).
+        self._seated_at: Callable[[int], int | None] = lambda user_id: None
+
+    def ask_seats(self, seated_at: Callable[[int], int | None]) -> None:
+        """Where a user sits is asked of ``seated_at`` from now on: the bot's answer (bot.local_sandbox.follow_seats),
+        once the bot runs (the world is built before it)."""
+        self._seated_at = seated_at
 
     def join(self, name: str, lang: str) -> Person:
         """A new person: a user who pressed START in the bot's private chat, a member of the shared groups."""
@@ -86,7 +90,7 @@ class World:
         once, the table a few seconds later (/newgame, Start: paced as in Telegram); or (None, the group they
         sit in) when they play already (one table a person): nothing is made, the way back is that group."""
         try:
-            seated = self.seated_at(person.user.id)
+            seated = self._seated_at(person.user.id)
         except TimeoutError as e:  # the bot is too busy to say now
             raise SandboxError("the bot did not answer: try again") from e
         if seated is not None and seated in self._chat_ids(person):

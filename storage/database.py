@@ -43,10 +43,10 @@ T = TypeVar("T")
 
 
 class Database:
-    def __init__(self, backend: Backend, clock: Clock = utc_now) -> None:
+    def __init__(self, backend: Backend, clock: Clock = utc_now, fence: Fence | None = None) -> None:
         self.backend = backend
         self.now = clock
-        self.fence: Fence | None = None  # a fenced view's (below)
+        self.fence = fence  # a fenced view's (below)
         self.players = Players(self)
         self.chats = Chats(self)
         self.matches = Matches(self)
@@ -81,8 +81,7 @@ class Database:
         shard's epoch (storage.fencing); one view per fence, kept (a worker takes a shard a handful of times)."""
         view = self._views.get(fence)
         if view is None:
-            view = self._views[fence] = Database(FencedBackend(self.backend, fence), self.now)
-            view.fence = fence
+            view = self._views[fence] = Database(FencedBackend(self.backend, fence), self.now, fence)
         return view
 
     async def __aenter__(self) -> Database:

@@ -155,15 +155,102 @@ def test_no_class_is_split_across_files_by_inheritance() -> None:
     assert split == []
 
 
+def _trees() -> dict[Path, ast.Module]:
+    return {path: ast.parse(path.read_text(encoding="utf-8")) for f in PACKAGES for path in (ROOT / f).rglob("*.py")}
+
+
+def _is_self(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id == "self"
+
+
+def _init(cls: ast.ClassDef) -> ast.FunctionDef | None:
+    return next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+
+
+def _declared(cls: ast.ClassDef) -> list[tuple[str, str, ast.expr | None]]:
+    """(attribute, annotation, value) of what a class declares: its fields, and what ``__init__`` sets on self
+    (annotated there, or taken from an annotated parameter)."""
+    out = [(n.target.id, ast.unparse(n.annotation), n.value) for n in cls.body if isinstance(n, ast.AnnAssign)
+           and isinstance(n.target, ast.Name)]  # fmt: skip
+    init = _init(cls)
+    if init is None:
+        return out
+    params = {a.arg: ast.unparse(a.annotation) for a in [*init.args.args, *init.args.kwonlyargs] if a.annotation}
+    for node in ast.walk(init):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Attribute) and _is_self(node.target.value):
+            out.append((node.target.attr, ast.unparse(node.annotation), node.value))
+        elif isinstance(node, ast.Assign) and isinstance(target := node.targets[0], ast.Attribute):
+            value = node.value
+            if isinstance(value, ast.Name) and value.id in params and _is_self(target.value):
+                out.append((target.attr, params[value.id], value))
+    return out
+
+
+def _kinds(classes: dict[str, ast.ClassDef]) -> tuple[set[str], set[str], set[str]]:
+    """Attribute names, by what their classes declare: collaborators (a callable, a Protocol), attributes a class
+    with an ``__init__`` starts as None, public collections such a class builds for itself."""
+    protocols = {name for name, c in classes.items() if any(ast.unparse(b).endswith("Protocol") for b in c.bases)}
+    collaborators, starts_none, collections = set(), set(), set()
+    for cls in classes.values():
+        for attr, annotation, value in _declared(cls):
+            names = {n.id for n in ast.walk(ast.parse(annotation, mode="eval")) if isinstance(n, ast.Name)}
+            if "Callable" in names or names & protocols:
+                collaborators.add(attr)
+            if _init(cls) is None:
+                continue
+            if isinstance(value, ast.Constant) and value.value is None:
+                starts_none.add(attr)
+            if not attr.startswith("_") and isinstance(value, ast.Call) and ast.unparse(value.func) in COLLECTIONS:
+                collections.add(attr)
+    return collaborators, starts_none, collections
+
+
+def _set_afterwards(trees: dict[Path, ast.Module]) -> list[str]:
+    """What is given to an object once it is built: a function assigned to another object's attribute, a
+    collaborator set on another object, an attribute its class starts as None set right after building it, and a
+    collection an object builds for itself changed by others (directly or through a name for it) instead of by its
+    own methods."""
+    classes = {c.name: c for tree in trees.values() for c in ast.walk(tree) if isinstance(c, ast.ClassDef)}
+    collaborators, starts_none, collections = _kinds(classes)
+    found = set()
+    for path, tree in trees.items():
+        for fn in [f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)]:
+            assigns = [n for n in ast.walk(fn) if isinstance(n, ast.Assign)]
+            names = [(t.id, n.value) for n in assigns for t in n.targets if isinstance(t, ast.Name)]
+            built = {name for name, v in names if isinstance(v, ast.Call) and ast.unparse(v.func) in classes}
+            aliases = {name for name, v in names if isinstance(v, ast.Attribute) and v.attr in collections}
+            for node in assigns:
+                for t in [t for t in node.targets if isinstance(t, ast.Attribute) and not _is_self(t.value)]:
+                    where = f"{path.relative_to(ROOT)}:{node.lineno} {ast.unparse(t)}"
+                    if isinstance(node.value, ast.Lambda) or t.attr in collaborators:
+                        found.add(f"{where} set on a built object")
+                    elif isinstance(t.value, ast.Name) and t.value.id in built and t.attr in starts_none:
+                        found.add(f"{where} set after building it")
+            for method in [n.func for n in ast.walk(fn) if isinstance(n, ast.Call)]:
+                if not isinstance(method, ast.Attribute) or method.attr not in MUTATORS:
+                    continue
+                owner = method.value
+                others = isinstance(owner, ast.Attribute) and owner.attr in collections and not _is_self(owner.value)
+                if others or (isinstance(owner, ast.Name) and owner.id in aliases):
+                    found.add(f"{path.relative_to(ROOT)}:{method.lineno} {ast.unparse(method)}: another's collection")
+    return sorted(found)
+
+
+MUTATORS = {"add", "discard", "remove", "clear", "update", "append", "extend", "pop", "setdefault", "insert"}
+COLLECTIONS = ("set", "dict", "list")
+
+
 def test_no_object_gets_a_callback_assigned_after_it_is_built() -> None:
     """``outbox.lost = manager.unreachable`` was a hidden cycle: such a callback needs an attribute that starts as
     ``None`` and is filled in later. What an object calls is given when it is built, so no such attribute (a frozen
-    dataclass's field is given when it is built)."""
+    dataclass's field is given when it is built); nor is anything set on it, or its own collections changed, by
+    others afterwards (``hub.on_leave = …``, ``runner.session = …``, ``view.fence = …`` right after building
+    the view, ``outbox.unreachable.discard(…)``): what changes an object is its own methods."""
+    trees = _trees()
     slots = [
         f"{path.relative_to(ROOT)}:{node.lineno}"
-        for folder in PACKAGES
-        for path in (ROOT / folder).rglob("*.py")
-        for cls in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for path, tree in trees.items()
+        for cls in ast.walk(tree)
         if isinstance(cls, ast.ClassDef) and "frozen=True" not in " ".join(map(ast.unparse, cls.decorator_list))
         for node in ast.walk(cls)
         if isinstance(node, ast.AnnAssign)
@@ -173,6 +260,7 @@ def test_no_object_gets_a_callback_assigned_after_it_is_built() -> None:
         and node.value.value is None
     ]
     assert slots == []
+    assert _set_afterwards(trees) == []
 
 
 # What `make run` does not install (pyproject's extras): the bot must start without them unless configured.

@@ -1,4 +1,4 @@
-"""Which shard a table, or an update, belongs to: the unit of ownership between workers (bot.cluster.worker).
+"""Which shard a table, or an update, belongs to: the unit of ownership between workers (bot.cluster.ownership).
 
     shard_of(TableKey(-100123))       # 0 … SHARDS - 1, the same in every worker and every release
     update_shard(update)              # the shard of the table an update is for; None: of no table (/me, /calc…)
@@ -6,7 +6,9 @@
 A table is spread by its group's id (crc32, stable across processes and Python versions). Everything said in a
 group (its commands, its buttons, its members coming and going) belongs to the group's table's shard, so one
 worker paces each group; a play button pressed in a private chat names its table in its data; so does the
-lobby's Join link (/start join_<table>). Everything else said privately belongs to no table.
+lobby's Join link (/start join_<table>). Everything else said privately belongs to no table: whichever worker
+claims it first from the inbox handles it (bot.cluster.consumer): what it needs of a table it reads from storage
+(the table in memory is its shard owner's; /status, asked privately, counts the answering worker's own).
 """
 
 from __future__ import annotations

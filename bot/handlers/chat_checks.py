@@ -171,14 +171,14 @@ async def came_back(update: Update, context: BotContext) -> None:
     """Runs first on every update: a person the bot hears from again in private, or who presses its button,
     may be written to again (the outbox stops writing to a chat that answered 403). A group is written to
     again when the bot is added back (``table_commands.bot_membership``)."""
-    unreachable = context.outbox.unreachable
+    outbox = context.outbox
     chat, user = update.effective_chat, update.effective_user
-    if not unreachable or chat is None:
+    if not outbox.unreachable or chat is None:
         return
     if chat.id > 0:
-        unreachable.discard(chat.id)
+        outbox.came_back(chat.id)
     if user is not None and update.callback_query is not None:
-        unreachable.discard(user.id)
+        outbox.came_back(user.id)
 
 
 async def ignore(update: Update, context: BotContext) -> None:

@@ -234,7 +234,7 @@ async def bot_membership(update: Update, context: BotContext) -> None:
     if gone:
         context.tables.removed(change.chat.id)
     else:
-        context.outbox.unreachable.discard(change.chat.id)
+        context.outbox.came_back(change.chat.id)
 
 
 async def on_error(update: object, context: BotContext) -> None:

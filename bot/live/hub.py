@@ -10,10 +10,11 @@ free; a newer frame for the same connection replaces one not yet sent.
 While a person has the page open at a table, their private picture need not follow every step (``live``): the
 edge shows it lazily, within Telegram's pace for a player with nothing to decide, and remembers that it may lag
 behind (``owe``, ``owed``); when their last connection closes, or they press in the chat, it is shown at once
-(``on_leave``: the table is asked to).
+(``leave`` says so: the page's server then asks the table to).
 
-    hub = Hub(config, clock, on_leave=lambda key, user_id: tables.post(key, Refresh(user_id)))
-    hub.join(connection); hub.shown(table, effect); hub.leave(connection)
+    hub = Hub(config, clock)
+    hub.join(connection); hub.shown(table, effect)
+    if hub.leave(connection): tables.post(connection.key, Refresh(connection.user_id))
 """
 
 from __future__ import annotations
@@ -58,11 +59,8 @@ def frame_for(table: Table, user_id: int, lang: str, now: float, bot_delay: floa
 
 
 class Hub:
-    def __init__(
-        self, config: Config, clock: Callable[[], float], on_leave: Callable[[TableKey, int], None] | None = None
-    ) -> None:
+    def __init__(self, config: Config, clock: Callable[[], float]) -> None:
         self.config, self.clock = config, clock
-        self.on_leave = on_leave
         self._tables: dict[TableKey, set[Connection]] = {}
         self._pending: dict[Connection, str] = {}
         self._owed: set[tuple[TableKey, int]] = set()  # a picture shown lazily while the page was open
@@ -75,16 +73,16 @@ class Hub:
         if table is not None:
             self._queue(connection, table)
 
-    def leave(self, connection: Connection) -> None:
-        """A page closed: when it was the person's last at that table, their picture is brought up to date."""
+    def leave(self, connection: Connection) -> bool:
+        """A page closed; True when it was the person's last at that table and their picture may lag behind: it is
+        to be brought up to date."""
         key, user_id = connection.key, connection.user_id
         self._pending.pop(connection, None)
         connections = self._tables.get(key, set())
         connections.discard(connection)
         if not connections:
             self._tables.pop(key, None)
-        if not self.live(key, user_id) and (key, user_id) in self._owed and self.on_leave is not None:
-            self.on_leave(key, user_id)
+        return not self.live(key, user_id) and (key, user_id) in self._owed
 
     def live(self, key: TableKey, user_id: int) -> bool:
         return any(c.user_id == user_id for c in self._tables.get(key, ()))

@@ -273,8 +273,8 @@ class LiveSocket(tornado.websocket.WebSocketHandler):
             sockets[self.address] -= 1
             if not sockets[self.address]:
                 del sockets[self.address]
-        if self.page is not None:
-            self.services.hub.leave(self.page)
+        if self.page is not None and self.services.hub.leave(self.page):  # their picture is brought up to date
+            self.services.tables.post(self.page.key, msg.Refresh(self.page.user_id))
 
 
 def _frame(message: str | bytes) -> dict[str, Any] | None:

@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 
 async def reaches(bot: Bot, outbox: Outbox, user_id: int, message: str) -> bool:
     """Whether the bot can write to the user privately: it tries (403 = they never started it)."""
-    outbox.unreachable.discard(user_id)  # they may have started the bot since
+    outbox.came_back(user_id)  # they may have started the bot since
     try:
         await bot.send_message(user_id, message)
     except Forbidden:

@@ -169,7 +169,7 @@ class Tables:
         """A league night takes up its table resumed at start-up."""
         runner = self._runners.get(key)
         if runner is not None:
-            runner.session = session
+            runner.attach(session)
 
     async def release(self, which: Callable[[TableKey], bool]) -> int:
         """Stop the runners of these tables without closing them, and drop what waits to be written to their

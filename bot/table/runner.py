@@ -5,9 +5,9 @@ For each message it steps the core (``bot.table.core.step``) and carries out the
 what it means (a press answered "try again", a timer tried again later). After each message the table's next
 due time goes to the scheduler (``bot.table.registry.Scheduler``), which posts ``Due`` when it comes.
 
-    runner = TableRunner(table, edge, config, clock, on_rekey, on_closed)
+    runner = TableRunner(table, edge, config, clock, hooks, session)  # hooks: what the registry hears (Hooks)
     reply = await runner.ask(Press(...))       # from a handler: the answer to give
-    runner.post(Due())                        # from the scheduler or the outbox: no answer awaited
+    runner.post(Due())                        # from the registry (its scheduler, the outbox's refusals): no answer
 """
 
 from __future__ import annotations
@@ -76,6 +76,10 @@ class TableRunner:
     inbox: asyncio.Queue[Envelope] = field(default_factory=asyncio.Queue)
     task: asyncio.Task[None] | None = None
     closed: bool = False
+
+    def attach(self, session: Session) -> None:
+        """A session takes up this table (a league night's, resumed at start-up before its night was)."""
+        self.session = session
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name=f"table {self.table.key.token}")

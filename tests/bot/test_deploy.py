@@ -7,7 +7,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from bot.i18n import commands
+from bot.commands import command_menu
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -41,4 +41,4 @@ def test_the_systemd_units_check_the_configuration_and_back_up_the_state_directo
 
 def test_the_botfather_list_is_the_chinese_command_menu() -> None:
     listed = (DEPLOY / "botfather-commands.txt").read_text(encoding="utf-8").splitlines()
-    assert listed == [f"{name} - {about}" for name, about in commands("zh")]
+    assert listed == [f"{name} - {about}" for name, about in command_menu("zh")]

@@ -189,8 +189,7 @@ class FakePage:
 
 
 async def test_the_hub_sends_each_page_what_its_effect_concerns_and_owes_pictures() -> None:
-    left: list[tuple[TableKey, int]] = []
-    hub = Hub(Config(token=TOKEN), lambda: 0.0, on_leave=lambda key, user: left.append((key, user)))
+    hub = Hub(Config(token=TOKEN), lambda: 0.0)
     table = seated_table()
     pages = [FakePage(KEY, user) for user in (1, 2, 99)]
     for page in pages:
@@ -204,9 +203,9 @@ async def test_the_hub_sends_each_page_what_its_effect_concerns_and_owes_picture
     await asyncio.sleep(0)
     assert [len(p.frames) for p in pages] == [3, 2, 2]
     hub.owe(KEY, 1)
-    hub.leave(pages[1])
-    hub.leave(pages[0])
-    assert left == [(KEY, 1)] and not hub.live(KEY, 1) and hub.live(KEY, 99)
+    assert not hub.leave(pages[1])
+    assert hub.leave(pages[0])  # owed: their picture is to be brought up to date
+    assert not hub.live(KEY, 1) and hub.live(KEY, 99)
     moved = TableKey(-100888)  # the group migrated: the page follows, its presses too
     hub.rekey(KEY, moved)
     assert pages[2].key == moved and hub.live(moved, 99) and not hub.live(KEY, 99)
@@ -536,7 +535,6 @@ async def test_one_table_on_two_screens(fake_telegram: FakeTelegram, bot: Bot, t
     hub = Hub(config, time.monotonic)
     outbox = Outbox(bot, private_interval=0.0, group_interval=0.0, passive_interval=PASSIVE)
     tables = Tables(config, Edge(config, db, outbox, bot, hub=hub))
-    hub.on_leave = lambda key, user: tables.post(key, msg.Refresh(user))
     key = TableKey(group.id)
 
     async def may_watch(chat_id: int, user_id: int) -> bool:

@@ -128,6 +128,25 @@ def _open_tables(tg: FakeTelegram, groups: list[Chat], people: list[SimUser]) ->
         person.say(group, "/begin")
 
 
+def _start_workers(tg: FakeTelegram, tmp_path: Path, db: str, count: int) -> list[BotProcess]:
+    """``count`` workers on the database ``db``, started side by side (``_up`` waits for them)."""
+    env = {
+        "MAHJONG_DB": db,
+        "MAHJONG_WORKERS": "1",
+        "MAHJONG_GROUP_INTERVAL": str(GROUP_INTERVAL),
+        "MAHJONG_SEED": SEED,
+    }
+    return [BotProcess(tg, tmp_path / f"worker{n}.sqlite3", **env).start(wait=False) for n in range(count)]
+
+
+def _up(workers: list[BotProcess], url: str) -> None:
+    """Until each worker is up, the shards are shared out among them and one of them polls."""
+    for worker in workers:
+        worker.wait_until_up(1)
+    _wait(lambda: _balanced(_owners(url), len(workers)), 30)
+    _wait(lambda: any("this worker polls" in w.log() for w in workers), 30)
+
+
 def _play_until(tables: list[Players], done: Callable[[], bool], timeout: float) -> None:
     end = time.monotonic() + timeout
     while not done():
@@ -140,18 +159,9 @@ def test_three_workers_one_killed_mid_hand_every_press_stored_once(
     fake_telegram: FakeTelegram, tmp_path: Path, postgres_url: str
 ) -> None:
     tg, url = fake_telegram, postgres_url
-    env = {
-        "MAHJONG_DB": url,
-        "MAHJONG_WORKERS": "1",
-        "MAHJONG_GROUP_INTERVAL": str(GROUP_INTERVAL),
-        "MAHJONG_SEED": SEED,
-    }
-    workers = [BotProcess(tg, tmp_path / f"worker{n}.sqlite3", **env).start(wait=False) for n in range(3)]
+    workers = _start_workers(tg, tmp_path, url, 3)
     try:
-        for worker in workers:  # started side by side, each then waited for
-            worker.wait_until_up(1)
-        _wait(lambda: _balanced(_owners(url)), 30)
-        _wait(lambda: any("this worker polls" in w.log() for w in workers), 30)
+        _up(workers, url)
         killed = next(w for w in workers if "this worker polls" in w.log())
         groups = _spread(tg, url, _pid(killed.log()))
         people = [tg.add_user(f"P{n}") for n in range(TABLES)]
@@ -261,18 +271,9 @@ def test_a_stopped_worker_loses_its_tables_and_the_polling_within_its_lease(
     LEASE_TAKEN_OVER_S; SIGCONT: the stopped one finds it has lost them and stores nothing; every match ends,
     every press stored once."""
     tg, url = fake_telegram, postgres_url
-    env = {
-        "MAHJONG_DB": url,
-        "MAHJONG_WORKERS": "1",
-        "MAHJONG_GROUP_INTERVAL": str(GROUP_INTERVAL),
-        "MAHJONG_SEED": SEED,
-    }
-    workers = [BotProcess(tg, tmp_path / f"worker{n}.sqlite3", **env).start(wait=False) for n in range(2)]
+    workers = _start_workers(tg, tmp_path, url, 2)
     try:
-        for worker in workers:
-            worker.wait_until_up(1)
-        _wait(lambda: _balanced(_owners(url), 2), 30)
-        _wait(lambda: any("this worker polls" in w.log() for w in workers), 30)
+        _up(workers, url)
         polling = next(w for w in workers if "this worker polls" in w.log())
         stopped = polling if role == "poller" else next(w for w in workers if w is not polling)
         survivor = next(w for w in workers if w is not stopped)
@@ -340,13 +341,7 @@ def test_workers_play_on_while_their_connections_are_terminated(
     the deal to the end: the polling goes on, every match ends, nothing is stored twice, every press once."""
     tg, url = fake_telegram, postgres_url
     name = f"mahjong_{tmp_path.name}"[:60]
-    env = {
-        "MAHJONG_DB": f"{url}&application_name={name}",
-        "MAHJONG_WORKERS": "1",
-        "MAHJONG_GROUP_INTERVAL": str(GROUP_INTERVAL),
-        "MAHJONG_SEED": SEED,
-    }
-    workers = [BotProcess(tg, tmp_path / f"worker{n}.sqlite3", **env).start(wait=False) for n in range(2)]
+    workers = _start_workers(tg, tmp_path, f"{url}&application_name={name}", 2)
     done = threading.Event()
     terminated: list[int] = []
 
@@ -356,10 +351,7 @@ def test_workers_play_on_while_their_connections_are_terminated(
 
     terminator = threading.Thread(target=terminate, name="terminator")
     try:
-        for worker in workers:
-            worker.wait_until_up(1)
-        _wait(lambda: _balanced(_owners(url), 2), 30)
-        _wait(lambda: any("this worker polls" in w.log() for w in workers), 30)
+        _up(workers, url)
         polling = next(w for w in workers if "this worker polls" in w.log())
         groups = _spread(tg, url, _pid(polling.log()), tables=2 * STOPPED_TABLES, killed=STOPPED_TABLES)
         people = [tg.add_user(f"P{n}") for n in range(len(groups))]
