@@ -199,8 +199,7 @@ def play_due(table: Table, config: Config, now: float) -> Steps:
         yield from end_hand(table, config, now)  # its settlement was refused before
         return
     if table.state == "between":
-        if now >= table.between_since + config.next_hand_seconds - SLACK:
-            yield from start_hand(table, config, now)
+        yield from _between_due(table, config, now)
         return
     if table.state == "playing" and table.held is not None:
         if now >= table.held.until - SLACK:
@@ -242,6 +241,15 @@ def due_action(table: Table, seat: int) -> Generator[Effect, Any, tuple[Action, 
     return action, urgent
 
 
+def _between_due(table: Table, config: Config, now: float) -> Steps:
+    """Between hands: the next hand when its time has come; after the last one, the match closed in storage (its
+    close was refused: tried again, never another hand dealt)."""
+    if table.closing:
+        yield from finish(table, "done")
+    elif now >= table.between_since + config.next_hand_seconds - SLACK:
+        yield from start_hand(table, config, now)
+
+
 def due_at(table: Table, config: Config) -> float | None:
     """When the table next needs its timer, or None when it waits for nobody."""
     if table.state == "playing" and table.hand is not None and table.hand.finished:
@@ -252,7 +260,7 @@ def due_at(table: Table, config: Config) -> float | None:
         due = table.next_due(config.bot_delay)
         when = None if due is None else due[0]
     elif table.state == "between":
-        when = table.between_since + config.next_hand_seconds
+        when = table.not_before if table.closing else table.between_since + config.next_hand_seconds
     else:
         return None
     return None if when is None else max(when, table.not_before)
@@ -291,10 +299,15 @@ def end_hand(table: Table, config: Config, now: float) -> Steps:
         for r in closed.results
         if r.title_changed and r.title_before is not None and r.title_after is not None
     }
-    last = match.hands_played >= table.hands_planned or (table.session and (yield fx.AskSession("over")))
+    last = table.match_over() or (table.session and (yield fx.AskSession("over")))
     yield from show_the_end(table, None if last else config.next_hand_seconds)
     if last:
-        yield from finish(table, "done")
+        table.closing = True
+        try:
+            yield from finish(table, "done")
+        except StorageError:  # the match stays open in storage: the timer closes it, never deals another hand
+            table.not_before = now + RETRY_SECONDS
+            raise
 
 
 def show_the_end(table: Table, next_seconds: float | None) -> Steps:
@@ -310,10 +323,10 @@ def show_the_end(table: Table, next_seconds: float | None) -> Steps:
 def retire_ready(table: Table, seat: int | None = None) -> Steps:
     """A finished hand's private results offer Ready only until the next hand starts, the table ends or the
     player leaves: then each (``seat``: that one's) shows the result alone, edited in place."""
-    hand, match = table.hand, table.match
+    hand = table.hand
     if table.state != "between" or hand is None or not hand.finished or table.proof is None:
         return  # no result with a Ready button is out
-    if match is not None and match.hands_played >= table.hands_planned:
+    if table.match_over():
         return  # the last hand's results offered none
     for i, _ in table.humans():
         if seat is None or i == seat:

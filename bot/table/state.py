@@ -112,6 +112,7 @@ class Table:
     tuoguan: list[int] = field(default_factory=lambda: [0] * SEATS)  # 托管 takeovers per seat this hand
     prompts: dict[int, Prompt] = field(default_factory=dict)
     held: Held | None = None  # a draw made but not shown yet (bot.table.hand.hold): nobody is asked anything
+    closing: bool = False  # its last hand is over and shown: only closing the match in storage is left
     claim_pauses: list[float] = field(default_factory=list)  # how long people took over their latest claims
     between_since: float = 0.0  # when the last hand ended
     not_before: float = 0.0  # the timer waits at least until then (a store refused: tried again later)
@@ -170,6 +171,10 @@ class Table:
         for i, s in enumerate(self.seats):
             if s is None:
                 self.seats[i] = Seat(None, name_of(i))
+
+    def match_over(self) -> bool:
+        """Every planned hand of the match played."""
+        return self.match is not None and self.match.hands_played >= self.hands_planned
 
     def humans(self) -> list[tuple[int, Seat]]:
         return [(i, s) for i, s in enumerate(self.seats) if s is not None and s.user_id is not None]

@@ -600,3 +600,19 @@ def test_tuoguan_asked_during_a_claim_is_told_to_nobody_before_her_next_turn() -
     now = max(now, due_at(table, CONFIG) or now)
     world.take(table, msg.Due(), now)  # her turn, played for her
     assert world.effects.count(told) == 1 and spectator_frame(table)["auto"][0] is True
+
+
+def test_a_refused_close_of_the_match_is_tried_again_and_no_hand_is_dealt_after_the_last() -> None:
+    """The last hand settled and shown, storage refuses to close the match (a connection cut): the timer closes
+    it again, instead of dealing a hand the match does not have (seen with workers' connections terminated)."""
+    world = World(settings=replace(ChatSettings(GROUP.chat_id), hands_per_game=1), refuse={fx.FinishMatch})
+    table = dealt(world, (ANN, "Ann"))
+    with pytest.raises(StorageError):  # the runner logs it and asks for the table's next due time
+        play_out(world, table)
+    assert table.state == "between" and table.closing and world.hands == 1
+    world.refuse.clear()  # the database is back
+    when = due_at(table, CONFIG)
+    assert when is not None and when < table.between_since + CONFIG.next_hand_seconds  # not the next hand's time
+    world.take(table, msg.Due(), when)
+    assert table.state == "closed" and world.hands == 1
+    assert world.of(fx.FinishMatch) == [fx.FinishMatch(1, "done")] * 2  # refused once, then done
