@@ -15,7 +15,7 @@ import asyncio
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, Final, NoReturn, TypeVar
+from typing import Any, Final, TypeVar
 
 from telegram import Bot, BotCommand
 from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
@@ -37,18 +37,20 @@ STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)  # PTB's run_polling and r
 def stop_once(loop: asyncio.AbstractEventLoop) -> None:
     """The first stop signal stops the bot as PTB's own handler does (SystemExit out of the loop, then PTB's
     orderly stop); another one during that stop is only logged. PTB's handler would raise again in the middle of
-    its stop, which then never closed the database: the database's threads kept the process alive for good."""
+    its stop, which then never closed the database: the database's threads kept the process alive for good. Two
+    signals read by the loop at once run this handler twice: only the first call stops."""
+    stopping = False
 
-    def again() -> None:
-        log.warning("already stopping: the tables, the outbox and the database close first (SIGKILL: at once)")
-
-    def first() -> NoReturn:
-        for sig in STOP_SIGNALS:
-            loop.add_signal_handler(sig, again)
+    def on_signal() -> None:
+        nonlocal stopping
+        if stopping:
+            log.warning("already stopping: the tables, the outbox and the database close first (SIGKILL: at once)")
+            return
+        stopping = True
         raise SystemExit
 
     for sig in STOP_SIGNALS:
-        loop.add_signal_handler(sig, first)
+        loop.add_signal_handler(sig, on_signal)
 
 
 def transient(e: BaseException) -> bool:
