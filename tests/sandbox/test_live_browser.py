@@ -27,7 +27,7 @@ from urllib.parse import quote, urlsplit
 
 from bot.callbacks import PlayButton, Stamp, parse_action_code
 from bot.i18n import language_of_code, t
-from bot.table.hand import held_draw
+from bot.table.held import held_draw
 from bot.table.state import Held
 from bot.views.public_view import shown_view
 from game.actions import Action
@@ -186,7 +186,7 @@ def _engine_views(db_path: Path, hand_number: int) -> tuple[int, list[list[dict[
 
 def replayed_views(hand: Hand, actions: list[Action]) -> list[list[SeatView]]:
     """Each seat's view (and the group's, last) after each action of ``hand``'s log, and before each draw the
-    table may have held back (bot.table.hand.held_draw): every state a chat may be shown, in order."""
+    table may have held back (bot.table.held.held_draw): every state a chat may be shown, in order."""
     seats = (0, 1, 2, 3, None)
     states = [[shown_view(hand, s) for s in seats]]
     for action in actions:
