@@ -193,12 +193,16 @@ function picture(message, list, item) {
     fresh.onload = follow;
     return fresh;
   }
-  fresh.decode().catch(() => {}).then(() => {
+  const swap = () => {
     const now = $("img", item);
-    if (item.dataset.photo !== message.photo || !now || now === fresh) return;
+    if (item.dataset.photo !== message.photo || !now || now === fresh || !fresh.naturalWidth) return;
     now.replaceWith(fresh);
     follow();
-  });
+  };
+  // decode() may give up on a busy machine before the picture has loaded: then it is swapped in once loaded, and
+  // a picture that never loads leaves the old one shown (never a blank one).
+  fresh.decode().then(swap, () => fresh.addEventListener("load", swap, { once: true }));
+  if (fresh.complete) swap();
   return shown;
 }
 
