@@ -202,7 +202,6 @@ function picture(message, list, item) {
   // decode() may give up on a busy machine before the picture has loaded: then it is swapped in once loaded, and
   // a picture that never loads leaves the old one shown (never a blank one).
   fresh.decode().then(swap, () => fresh.addEventListener("load", swap, { once: true }));
-  if (fresh.complete) swap();
   return shown;
 }
 
