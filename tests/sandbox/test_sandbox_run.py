@@ -89,7 +89,8 @@ def test_play_against_the_bot_through_the_page_api(tmp_path: Path) -> None:
             person.post("/api/say", {"chat": club, "text": "/settings"})
         alice.wait_for(club, lambda m: m["text"].startswith("⚙️ 本群设置") and m["keyboard"] != [])  # the club's menu
         alice.wait_for(club, lambda m: m["text"] == "Only group admins can change the settings.")
-        button = next(b for row in hand["keyboard"] for b in row if "data" in b)
+        # A move (not 托管, the button that asks the automatic player to play on: its data ends with its code).
+        button = next(b for row in hand["keyboard"] for b in row if "data" in b and not b["data"].endswith("|auto"))
         answer = alice.post("/api/press", {"chat": me, "message": hand["id"], "data": button["data"]})
         assert answer == {"answer": {"text": None, "alert": False}}  # answered, no notice: the move was played
         alice.wait_for(me, lambda m: (m["id"], m["edits"]) > (hand["id"], hand["edits"]))  # her hand, redrawn
