@@ -301,15 +301,17 @@ def _seed(env: Mapping[str, str]) -> int | None:
 
 
 def _workers(env: Mapping[str, str]) -> tuple[bool, str | None, int]:
-    """MAHJONG_WORKERS=1 (PostgreSQL, long polling), MAHJONG_REDIS=redis://…, MAHJONG_WORKERS_EXPECTED=N."""
+    """MAHJONG_WORKERS=1 (PostgreSQL), MAHJONG_REDIS=redis://…, MAHJONG_WORKERS_EXPECTED=N."""
     on = _flag(env, "MAHJONG_WORKERS", "several workers share the tables")
     if on and not is_postgres(env.get("MAHJONG_DB", "")):
         raise ConfigError("MAHJONG_WORKERS=1 needs MAHJONG_DB=postgresql://… (the workers share it)")
-    if on and env.get("MAHJONG_WEBHOOK_URL", "").strip():
-        raise ConfigError("MAHJONG_WORKERS=1 polls (one worker at a time): unset MAHJONG_WEBHOOK_URL")
-    if on and env.get("MAHJONG_WEBAPP_URL", "").strip():
-        raise ConfigError("MAHJONG_WORKERS=1 does not serve the Mini App yet: unset MAHJONG_WEBAPP_URL")
     redis = env.get("MAHJONG_REDIS", "").strip() or None
+    # Every worker registers the webhook: one secret that all of them check (one generated per worker would not).
+    if on and env.get("MAHJONG_WEBHOOK_URL", "").strip() and not env.get("MAHJONG_WEBHOOK_SECRET", "").strip():
+        raise ConfigError("MAHJONG_WORKERS=1 with a webhook needs MAHJONG_WEBHOOK_SECRET (every worker checks it)")
+    # A page on one worker hears its table's owner on another through Redis (bot.cluster.live_relay).
+    if on and env.get("MAHJONG_WEBAPP_URL", "").strip() and redis is None:
+        raise ConfigError("MAHJONG_WORKERS=1 with the Mini App needs MAHJONG_REDIS (the pages' frames go through it)")
     if redis is not None and urlsplit(redis).scheme not in ("redis", "rediss", "unix"):
         raise ConfigError(f"MAHJONG_REDIS must be a redis:// URL, got {redis!r}")
     expected = round(_number(env, "MAHJONG_WORKERS_EXPECTED", 1, 1))

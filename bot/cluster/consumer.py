@@ -6,6 +6,9 @@ anyway (a notification lost with a connection).
     consumer = Consumer(application, db, ownership, wake)   # wake: set by the coordinator's LISTEN
     await consumer.run()
 
+A press from a live page on another worker (bot.cluster.live_relay: a body ``{"live_press": …}``, its id below
+zero) goes to ``pressed`` instead, in its shard's order like the rest.
+
 A shard's updates are handled one at a time, by one task per shard (a slow one holds only its shard); each
 while the shard cannot be given up (``Ownership.handling``): a shard given up stops its task before the next
 update, which waits in the inbox for the shard's new owner. An update that fails is logged and marked done
@@ -20,6 +23,7 @@ import asyncio
 import json
 import logging
 from collections import defaultdict
+from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from telegram import Update
@@ -36,6 +40,9 @@ log = logging.getLogger(__name__)
 POLL_S: Final = 1.0
 BATCH: Final = 200
 UNOWNED: Final = -1  # the task of the updates of no table
+PAGE_PRESS: Final = "live_press"  # an inbox body {"live_press": {...}}: a live page's press, not a Telegram update
+
+Pressed = Callable[[int, dict[str, Any]], Awaitable[None]]
 
 
 class Consumer:
@@ -45,8 +52,10 @@ class Consumer:
         db: Database,
         ownership: Ownership,
         wake: asyncio.Event,
+        pressed: Pressed | None = None,
     ) -> None:
         self.application, self.db, self.ownership, self.wake = application, db, ownership, wake
+        self.pressed = pressed  # a live page's press (bot.cluster.live_relay.Relay.pressed)
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self.handled = 0
 
@@ -93,8 +102,12 @@ class Consumer:
 
     async def _handle(self, row: Waiting) -> None:
         try:
-            update = Update.de_json(json.loads(row.body), self.application.bot)
-            await self.application.process_update(update)
+            if row.body.startswith(f'{{"{PAGE_PRESS}"'):
+                if self.pressed is not None:
+                    await self.pressed(row.update_id, json.loads(row.body)[PAGE_PRESS])
+            else:
+                update = Update.de_json(json.loads(row.body), self.application.bot)
+                await self.application.process_update(update)
         except Exception:
             log.exception("update %s could not be handled; marked done", row.update_id)
         self.handled += 1

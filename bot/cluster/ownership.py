@@ -80,6 +80,11 @@ class Ownership:
         self._marked_at: float | None = None  # when this worker's WITHOUT_REDIS mark was taken (on its connection)
 
     @property
+    def joined(self) -> bool:
+        """Whether this worker holds its place among the workers now (its connection is up): what /healthz says."""
+        return self.coordinator is not None and not self.coordinator.closed
+
+    @property
     def owned(self) -> frozenset[int]:
         return frozenset(self._owned)
 

@@ -1,5 +1,7 @@
 """Run one worker of several (MAHJONG_WORKERS=1): the application started without PTB's own polling, the shards'
-owner (bot.cluster.ownership), the poller (whichever worker holds its lock) and the inbox's consumer.
+owner (bot.cluster.ownership), the inbox's consumer, and how updates come in: the poller (whichever worker holds
+its lock), or with MAHJONG_WEBHOOK_URL the webhook on every worker (bot.cluster.hook). With the Mini App, its
+pages on this worker reach tables on the others through the relay (bot.cluster.live_relay).
 
     serve_workers(application, config)     # blocks until SIGINT/SIGTERM (bot.app.main)
 
@@ -20,6 +22,7 @@ from typing import Any
 from telegram.ext import Application
 
 from bot.cluster.consumer import Consumer
+from bot.cluster.hook import HookServer, register
 from bot.cluster.ownership import Ownership
 from bot.cluster.poller import Poller
 from bot.cluster.shards import shard_of
@@ -56,7 +59,8 @@ async def _serve(application: App, config: Config) -> None:
 
 
 async def work(application: App, config: Config, stop: asyncio.Event) -> None:
-    """Own shards, poll when it falls to this worker, and handle the owned shards' updates, until ``stop``."""
+    """Own shards, take updates in (the webhook, or polling when it falls to this worker), and handle the owned
+    shards' updates, until ``stop``."""
     data = application.bot_data
     db, tables, nights = data.require("db"), data.require("tables"), data.require("nights")
     dsn = parse_target(config.db_path)[1]
@@ -70,17 +74,34 @@ async def work(application: App, config: Config, stop: asyncio.Event) -> None:
 
     # The fences are the edge's: the tables' writes carry them.
     ownership = Ownership(connect, tables, db, wake, fences=tables.edge.fences, taken_up=take_up, rate=data.shared_rate)
-    consumer = Consumer(application, db, ownership, wake)
-    poller = Poller(application.bot, db, ownership)
+    live = data.live
+    relay = None
+    if live is not None and config.redis_url is not None:
+        from bot.cluster.live_relay import Relay  # redis is needed only here
+
+        services = live.services
+        relay = Relay.connect(config.redis_url, config.token.split(":")[0], tables, services.hub, services.may_watch)
+        services.relay, services.healthy = relay, lambda: ownership.joined
+    consumer = Consumer(application, db, ownership, wake, pressed=relay.pressed if relay is not None else None)
     tasks = [
         asyncio.create_task(ownership.run(), name="shards"),
         asyncio.create_task(consumer.run(), name="inbox"),
-        asyncio.create_task(poller.run(), name="poller"),
     ]
+    if relay is not None:
+        tasks.append(asyncio.create_task(relay.run(), name="live relay"))
+    hook = None
+    if config.webhook_url is not None:  # every worker takes Telegram's posts into the inbox
+        hook = HookServer(config, application.bot, db, lambda: ownership.joined)
+        hook.start()
+        tasks.append(asyncio.create_task(register(application.bot, config), name="setWebhook"))
+    else:
+        tasks.append(asyncio.create_task(Poller(application.bot, db, ownership).run(), name="poller"))
     log.info("worker started")
     try:
         await stop.wait()
     finally:
+        if hook is not None:
+            hook.stop()
         for task in tasks:
             task.cancel()
         for task in tasks:

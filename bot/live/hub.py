@@ -33,6 +33,8 @@ from bot.table.state import Table
 
 log = logging.getLogger(__name__)
 
+CLOSED = json.dumps({"type": "closed"})  # the frame of a table that has ended
+
 
 class Connection(Protocol):
     """One open page: whose, at which table, in which language; it sends a text frame."""
@@ -132,7 +134,7 @@ class Hub:
     def closed(self, key: TableKey) -> None:
         """The table has ended: its pages are told so, and hear nothing more (a new table there is not theirs)."""
         for connection in self._tables.pop(key, set()):
-            self._pending[connection] = json.dumps({"type": "closed"})
+            self._pending[connection] = CLOSED
         self._owed = {k for k in self._owed if k[0] != key}
         self._schedule()
 

@@ -30,11 +30,12 @@ import functools
 import io
 import json
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import tornado.web
@@ -47,7 +48,7 @@ from bot.config import Config
 from bot.i18n import language_of_code, t
 from bot.listeners import BoundedHTTPServer, Limits, Notices
 from bot.live.auth import InitDataError, WebAppUser, check_init_data, table_of
-from bot.live.hub import Hub
+from bot.live.hub import CLOSED, Hub
 from bot.table import messages as msg
 from bot.table.key import TableKey
 from bot.table.registry import Tables
@@ -55,6 +56,10 @@ from bot.table.runner import StepFailed
 from game.tiles import HIDDEN, TileError, parse_tile
 from rendering.tile_faces import render_tile
 from storage.database import Database
+from storage.errors import StorageError
+
+if TYPE_CHECKING:
+    from bot.cluster.live_relay import Relay
 
 log = logging.getLogger(__name__)
 
@@ -86,11 +91,27 @@ def tile_png(name: str, laizi: bool) -> bytes:
 
 
 class Services:
-    """What the handlers reach: the configuration, the tables, the live hub, storage, who may watch."""
+    """What the handlers reach: the configuration, the tables, the live hub, storage, who may watch; with several
+    workers, the relay to the tables of the others (bot.cluster.live_relay) and whether this one is well."""
 
     def __init__(self, config: Config, tables: Tables, hub: Hub, db: Database, may_watch: MayWatch) -> None:
         self.config, self.tables, self.hub, self.db, self.may_watch = config, tables, hub, db, may_watch
         self.sockets: dict[str, int] = {}  # open sockets by address
+        self.relay: Relay | None = None
+        self.healthy: Callable[[], bool] = lambda: True
+
+
+class HealthHandler(tornado.web.RequestHandler):
+    """200 while this process is well (with several workers: it holds its place among them), else 503."""
+
+    def initialize(self, services: Services) -> None:
+        self.services = services
+
+    def get(self) -> None:
+        self.set_header("Cache-Control", "no-store")
+        well = self.services.healthy()
+        self.set_status(200 if well else 503)
+        self.write("ok\n" if well else "not serving\n")
 
 
 class PageHandler(tornado.web.RequestHandler):
@@ -116,15 +137,25 @@ class TileHandler(tornado.web.RequestHandler):
 
 @dataclass(eq=False)
 class Page:
-    """One person's open page at one table (``bot.live.hub.Connection``)."""
+    """One person's open page at one table (``bot.live.hub.Connection``; with several workers also
+    ``bot.cluster.live_relay.LocalPage``)."""
 
     key: TableKey
     user_id: int
     lang: str
     socket: LiveSocket
+    id: str = field(default_factory=lambda: secrets.token_hex(8))
+    closed: bool = False  # its table ended: it hears nothing more
+    heard: bool = False
 
     def send(self, text: str) -> None:
+        if text == CLOSED:
+            self.closed = True
         self.socket.send(text)
+
+    def refuse(self, text: str) -> None:
+        self.socket.send(text)
+        self.socket.close(1008, "refused")
 
 
 class LiveSocket(tornado.websocket.WebSocketHandler):
@@ -211,25 +242,35 @@ class LiveSocket(tornado.websocket.WebSocketHandler):
         token = str(frame.get("table") or user.start_param or "")
         key = table_of(token, services.config.token)
         table = services.tables.get(key) if key is not None else None
-        if key is None or table is None:
+        # With several workers a table not here may be another's: its owner checks the page (bot.cluster.live_relay).
+        if key is None or (table is None and services.relay is None):
             self._refuse("live_no_table")
             return
-        seated_or_member = table.seat_of(user.user_id) is not None or await services.may_watch(
-            key.chat_id, user.user_id
-        )
-        if seated_or_member is None:  # Telegram could not say now (a 429, a 500): the page tries again by itself
-            self.send(json.dumps({"type": "notice", "text": t("check_later", self.lang)}, ensure_ascii=False))
-            self.close(1013, "try again")
-            return
-        if not seated_or_member:
-            self._refuse("live_not_at_table")
-            return
+        if table is not None:
+            seated_or_member = table.seat_of(user.user_id) is not None or await services.may_watch(
+                key.chat_id, user.user_id
+            )
+            if seated_or_member is None:  # Telegram could not say now (a 429, a 500): the page tries again by itself
+                self.send(json.dumps({"type": "notice", "text": t("check_later", self.lang)}, ensure_ascii=False))
+                self.close(1013, "try again")
+                return
+            if not seated_or_member:
+                self._refuse("live_not_at_table")
+                return
         if self._gone():  # closed while it was being checked (its hello came too late): nothing to join
             return
-        self.page = Page(key, user.user_id, self.lang, self)
+        self.page = page = Page(key, user.user_id, self.lang, self)
         texts = {k: t(k, self.lang) for k in PAGE_TEXTS}
         self.send(json.dumps({"type": "hello", "lang": self.lang, "texts": texts}, ensure_ascii=False))
-        services.hub.join(self.page, table)
+        table = services.tables.get(key)  # still here after the checks
+        if table is not None:
+            services.hub.join(page, table)
+            if services.relay is not None:
+                services.relay.opened(page)  # followed should its table move away
+        elif services.relay is not None:
+            services.relay.watch(page)
+        else:
+            self._refuse("live_no_table")
 
     async def _language(self, user: WebAppUser) -> str:
         player = await self.services.db.players.get(user.user_id)
@@ -248,14 +289,23 @@ class LiveSocket(tornado.websocket.WebSocketHandler):
         except (BadCallback, KeyError):
             self.send(json.dumps({"type": "notice", "text": t("press_stale", self.lang)}, ensure_ascii=False))
             return
-        try:
-            answer = await self.services.tables.ask(
-                page.key, msg.Press(page.user_id, stamp, code, self.lang, from_page=True)
-            )
-        except StepFailed:  # logged by the runner; the table goes on
-            text: str | None = t("error_apology", self.lang)
+        relay = self.services.relay
+        text: str | None
+        if relay is not None and self.services.tables.get(page.key) is None:  # the owner answers through the relay
+            try:
+                await relay.press(self.services.db, page, stamp.encode(), code)
+                return
+            except StorageError:
+                text = t("error_apology", self.lang)
         else:
-            text = answer.text
+            try:
+                answer = await self.services.tables.ask(
+                    page.key, msg.Press(page.user_id, stamp, code, self.lang, from_page=True)
+                )
+            except StepFailed:  # logged by the runner; the table goes on
+                text = t("error_apology", self.lang)
+            else:
+                text = answer.text
         if text:
             self.send(json.dumps({"type": "notice", "text": text}, ensure_ascii=False))
 
@@ -273,6 +323,8 @@ class LiveSocket(tornado.websocket.WebSocketHandler):
             sockets[self.address] -= 1
             if not sockets[self.address]:
                 del sockets[self.address]
+        if self.page is not None and self.services.relay is not None:
+            self.services.relay.closed(self.page)
         if self.page is not None and self.services.hub.leave(self.page):  # their picture is brought up to date
             self.services.tables.post(self.page.key, msg.Refresh(self.page.user_id))
 
@@ -304,6 +356,7 @@ class LiveServer:
         self.app = _Application(
             [
                 (r"/", PageHandler),
+                (r"/healthz", HealthHandler, {"services": services}),
                 (r"/ws", LiveSocket, {"services": services}),
                 (r"/tile/(back|[1-9][mps]|[1-7]z)\.png", TileHandler),
                 (r"/static/(.*)", tornado.web.StaticFileHandler, {"path": str(STATIC)}),

@@ -74,20 +74,29 @@ def test_the_mini_apps_caps_and_whose_address_counts_are_summarised(tmp_path: Pa
     assert check_config(env | {"MAHJONG_WEBAPP_PROXY": "maybe"})[0] == 2
 
 
-def test_workers_with_the_mini_app_are_refused_in_one_line() -> None:
-    """Not supported together (a page must reach the worker that owns its table): refused, not started half-way."""
-    status, text = check_config(
-        {
-            "TELEGRAM_BOT_TOKEN": TOKEN,
-            "MAHJONG_DB": "postgresql://mahjong@db.example/mahjong",
-            "MAHJONG_WORKERS": "1",
-            "MAHJONG_WEBAPP_URL": "https://bot.example.org/mahjong/",
-        }
-    )
-    assert (status, text) == (
+def test_workers_serve_the_webhook_and_the_mini_app_with_one_secret_and_redis() -> None:
+    """Every worker takes Telegram's posts and serves pages: one secret all of them check, Redis for the pages'
+    frames; without either, refused in one line, not started half-way."""
+    workers = {
+        "TELEGRAM_BOT_TOKEN": TOKEN,
+        "MAHJONG_DB": "postgresql://mahjong@db.example/mahjong",
+        "MAHJONG_WORKERS": "1",
+    }
+    page = {"MAHJONG_WEBAPP_URL": "https://bot.example.org/mahjong/"}
+    hook = {"MAHJONG_WEBHOOK_URL": "https://bot.example.org/tg"}
+    assert check_config(workers | page) == (
         2,
-        "configuration error: MAHJONG_WORKERS=1 does not serve the Mini App yet: unset MAHJONG_WEBAPP_URL",
+        "configuration error: MAHJONG_WORKERS=1 with the Mini App needs MAHJONG_REDIS (the pages' frames go through"
+        " it)",
     )
+    assert check_config(workers | hook) == (
+        2,
+        "configuration error: MAHJONG_WORKERS=1 with a webhook needs MAHJONG_WEBHOOK_SECRET (every worker checks it)",
+    )
+    status, text = check_config(
+        workers | page | hook | {"MAHJONG_REDIS": "redis://db.example:6379/0", "MAHJONG_WEBHOOK_SECRET": "s3cret"}
+    )
+    assert status == 0 and "webhook https://bot.example.org/tg" in text and "Mini App https://bot.example.org" in text
 
 
 def test_the_webhook_listens_on_loopback_unless_configured() -> None:
