@@ -446,6 +446,18 @@ class BotApi:
                 self._updates.append(copy)
             self._changed.notify_all()
 
+    def take_for_webhook(self, timeout: float) -> list[JSON]:
+        """With a webhook set, Telegram posts each update instead of waiting to be asked: the updates queued (waited
+        for up to ``timeout`` s), handed over to the caller, who posts them to the webhook's URL as Telegram would
+        (and posts again what is not answered 200: the test's part)."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while not self._updates and not self._stopping and (remaining := deadline - time.monotonic()) > 0:
+                self._changed.wait(remaining)
+            taken, self._updates = self._updates, []
+            self._redelivered = []
+            return taken
+
     def slow(self, method: str, seconds: float) -> None:
         """Every later call of `method` waits `seconds` before it is answered (a slow Bot API); 0 ends that."""
         with self._lock:
