@@ -35,6 +35,7 @@ from storage.leagues import Leagues
 from storage.live_messages import LiveMessages
 from storage.matches import Matches
 from storage.players import Players
+from storage.seated import Seated
 from storage.sqlite import SqliteBackend
 from storage.standings import Standings
 from storage.stats import Stats
@@ -58,6 +59,7 @@ class Database:
         self.updates = HandledUpdates(self)
         self.inbox = Inbox(self)  # workers sharing PostgreSQL only (bot.cluster), as are the two below
         self.shard_owners = ShardOwners(self)
+        self.seated = Seated(self)  # one table a person across workers (bot.cluster)
         self._views: dict[Fence, Database] = {}
 
     @classmethod

@@ -1,7 +1,8 @@
 """Run one worker of several (MAHJONG_WORKERS=1): the application started without PTB's own polling, the shards'
 owner (bot.cluster.ownership), the inbox's consumer, and how updates come in: the poller (whichever worker holds
 its lock), or with MAHJONG_WEBHOOK_URL the webhook on every worker (bot.cluster.hook). With the Mini App, its
-pages on this worker reach tables on the others through the relay (bot.cluster.live_relay).
+pages on this worker reach tables on the others through the relay (bot.cluster.live_relay). One table a person
+is the database's (bot.cluster.seated).
 
     serve_workers(application, config)     # blocks until SIGINT/SIGTERM (bot.app.main)
 
@@ -25,6 +26,7 @@ from bot.cluster.consumer import Consumer
 from bot.cluster.hook import HookServer, register
 from bot.cluster.ownership import Ownership
 from bot.cluster.poller import Poller
+from bot.cluster.seated import claimer, keep
 from bot.cluster.shards import shard_of
 from bot.config import Config
 from bot.table.key import TableKey
@@ -83,9 +85,11 @@ async def work(application: App, config: Config, stop: asyncio.Event) -> None:
         relay = Relay.connect(config.redis_url, config.token.split(":")[0], tables, services.hub, services.may_watch)
         services.relay, services.healthy = relay, lambda: ownership.joined
     consumer = Consumer(application, db, ownership, wake, pressed=relay.pressed if relay is not None else None)
+    tables.claim = claimer(db)  # one table a person, across the workers
     tasks = [
         asyncio.create_task(ownership.run(), name="shards"),
         asyncio.create_task(consumer.run(), name="inbox"),
+        asyncio.create_task(keep(db, tables, ownership), name="seated"),
     ]
     if relay is not None:
         tasks.append(asyncio.create_task(relay.run(), name="live relay"))

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from bot.table.key import TableKey
 from bot.table.state import Table
+from storage.seated import name_of
 
 
 def table_of(tables: Iterable[Table], user_id: int, *, other_than: TableKey | None = None) -> Table | None:
@@ -20,4 +21,4 @@ def seated_elsewhere(tables: Iterable[Table], here: TableKey, user_id: int) -> s
     other = table_of(tables, user_id, other_than=here)
     if other is None:
         return None
-    return other.title if other.key.thread_id is None else f"{other.title} · #{other.key.thread_id}"
+    return name_of(other.title, other.key.thread_id or 0)

@@ -18,7 +18,7 @@ import contextlib
 import heapq
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -101,6 +101,8 @@ class Tables:
         self.scheduler = Scheduler(lambda key: self.post(key, msg.Due()), clock)
         self._hooks = Hooks(rekey=self._rekey, closed=self._closed, arm=self.scheduler.arm)
         self._following: asyncio.Task[None] | None = None
+        # With several workers: a person sat down here, unless the database has them at another table (its name).
+        self.claim: Callable[[int, TableKey, str], Awaitable[str | None]] | None = None
 
     # --- what is open -----------------------------------------------------------------------------------------
     def get(self, key: TableKey) -> Table | None:
@@ -121,9 +123,13 @@ class Tables:
     # --- messages -----------------------------------------------------------------------------------------------
     async def ask(self, key: TableKey, message: msg.Message) -> Answer:
         """Hand ``message`` to the table and wait until it is taken; what to answer its sender."""
-        if isinstance(message, msg.Open | msg.Join):  # one table a person: the others are known here
-            message = replace(message, elsewhere=seated_elsewhere(self.all(), key, message.user_id))
         runner = self._runners.get(key)
+        if isinstance(message, msg.Open | msg.Join):  # one table a person: the others are known here
+            elsewhere = seated_elsewhere(self.all(), key, message.user_id)
+            if elsewhere is None and self.claim is not None:  # or, with workers, by the database
+                title = message.title if isinstance(message, msg.Open) else runner.table.title if runner else ""
+                elsewhere = await self.claim(message.user_id, key, title)
+            message = replace(message, elsewhere=elsewhere)
         if runner is not None and runner.dead:  # taken up again from storage (bot.cluster): nothing taken now
             raise StepFailed("the table's runner died")
         if runner is None and isinstance(message, msg.Open):

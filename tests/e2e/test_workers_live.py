@@ -3,6 +3,8 @@ PostgreSQL and Redis, through the loopback Bot API: Telegram's posts are spread 
 proxy does: the next worker that answers), and two people play one table on live pages opened on the two workers
 that do not own it (the WebSocket spoken directly, as live.js does). Then:
 
+- a person seated at one worker's table cannot open another on another worker (the database says where each
+  person sits);
 - every page gets its seat's frames, and a press from each page is applied once: every action of a person's seat
   is a press of theirs, none stored twice (a press sent twice is refused the second time);
 - the worker of one page is SIGKILLed mid-hand: the page reconnects to another worker and is current again (a
@@ -28,6 +30,7 @@ from tornado.websocket import WebSocketClientConnection, websocket_connect
 
 from bot.callbacks import BadCallback, Stamp, parse_action_code
 from bot.cluster.shards import shard_of
+from bot.i18n import t
 from bot.live.auth import table_token
 from bot.table.key import TableKey
 from game.actions import Action
@@ -217,6 +220,11 @@ def test_three_webhook_workers_live_pages_on_two_a_page_worker_killed(
             group = _group_owned_by(tg, url, _pid(owner.log()), [alice, bob])
             _one_hand_of_easy_players(url, group)
             _open_table(tg, group, alice, bob)
+            # One table a person across workers: Alice, seated at worker 0's table, opens none on worker 1's.
+            other = _group_owned_by(tg, url, _pid(workers[1].log()), [alice])
+            alice.say(other, "/newgame")
+            refusal = t("seated_elsewhere", "en", table=group.title)
+            tg.wait_for_message(other.id, lambda m: m.text == refusal, timeout=15)
             pages, killed_at, reconnected = asyncio.run(_play(tg, url, group, [alice, bob], workers, page_ports))
         finally:
             spreader.stopped = True

@@ -60,6 +60,7 @@ async def fill(db: Database) -> None:
         "INSERT INTO inbox (update_id, shard, received_at, body, done_at) VALUES (1001, 3, ?, '', ?)", (stamp, stamp)
     )
     await db.execute("INSERT INTO shard_owners (shard, epoch, taken_at) VALUES (3, 2, ?)", (stamp,))
+    assert await db.seated.claim(11, -1, 0, 3, "a group") is None
     stored = 0
     while stored < HANDS:
         chat = (-1, -2, -3)[stored % 3]
