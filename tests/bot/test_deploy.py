@@ -7,6 +7,8 @@ import re
 import tomllib
 from pathlib import Path
 
+import yaml
+
 from bot.commands import command_menu
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,3 +44,51 @@ def test_the_systemd_units_check_the_configuration_and_back_up_the_state_directo
 def test_the_botfather_list_is_the_chinese_command_menu() -> None:
     listed = (DEPLOY / "botfather-commands.txt").read_text(encoding="utf-8").splitlines()
     assert listed == [f"{name} - {about}" for name, about in command_menu("zh")]
+
+
+def _caddy_upstreams(caddyfile: str, path: str) -> tuple[list[str], str]:
+    """The upstreams of the reverse_proxy under ``path``'s handle block, and the block itself."""
+    block = re.search(rf"handle(?:_path)? {re.escape(path)} \{{(.*?)\n\t\}}", caddyfile, re.S)
+    assert block is not None, f"no handle block for {path}"
+    proxy = re.search(r"reverse_proxy ([^{\n]+) \{", block.group(1))
+    assert proxy is not None
+    return proxy.group(1).split(), block.group(1)
+
+
+def test_the_workers_profile_runs_workers_behind_caddy_with_health_checks() -> None:
+    """compose's `workers` profile: PostgreSQL, Redis, the workers, each taking the webhook and serving the live
+    table, each health-checked on its /healthz, and Caddy in front (TLS for the domain) spreading the webhook's
+    posts and the pages over every one of them, an unhealthy one left out."""
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text(encoding="utf-8"))
+    services = compose["services"]
+    workers = sorted(name for name, s in services.items() if s.get("environment", {}).get("MAHJONG_WORKERS") == "1")
+    assert len(workers) >= 3 and "bot" not in workers
+    for name in workers:
+        worker = services[name]
+        env = worker["environment"]
+        assert worker["profiles"] == ["workers"] and worker["image"] == services["bot"]["image"]
+        assert env["MAHJONG_DB"].startswith("postgresql://") and env["MAHJONG_DB"].endswith("@postgres:5432/mahjong")
+        assert env["MAHJONG_REDIS"] == "redis://redis:6379/0"
+        assert env["MAHJONG_WEBHOOK_URL"] == "https://${MAHJONG_DOMAIN:-}/telegram-hook"
+        assert env["MAHJONG_WEBAPP_URL"] == "https://${MAHJONG_DOMAIN:-}/mahjong/"
+        assert env["MAHJONG_WEBHOOK_LISTEN"] == "0.0.0.0:8443" and env["MAHJONG_WEBAPP_LISTEN"] == "0.0.0.0:8090"
+        assert env["MAHJONG_WEBAPP_PROXY"] == "1"
+        assert "http://127.0.0.1:8443/healthz" in " ".join(worker["healthcheck"]["test"])
+        assert worker["depends_on"]["postgres"]["condition"] == "service_healthy"
+    for backing in ("postgres", "redis"):
+        assert services[backing]["profiles"] == ["workers"]
+    proxy = services["proxy"]
+    assert proxy["image"].split(":")[0] == "caddy" and proxy["profiles"] == ["workers"]
+    assert sorted(proxy["depends_on"]) == workers and {"80:80", "443:443"} <= set(proxy["ports"])
+    assert "./Caddyfile:/etc/caddy/Caddyfile:ro" in proxy["volumes"] and (DEPLOY / "Caddyfile").is_file()
+    assert proxy["environment"]["MAHJONG_DOMAIN"] == "${MAHJONG_DOMAIN:-}"
+    assert set(compose["volumes"]) >= {"caddy-data", "caddy-config"}
+
+    caddyfile = (DEPLOY / "Caddyfile").read_text(encoding="utf-8")
+    assert re.search(r"^\{\$MAHJONG_DOMAIN\} \{$", caddyfile, re.M)  # a site on the domain: automatic HTTPS
+    hook, hook_block = _caddy_upstreams(caddyfile, "/telegram-hook")
+    pages, page_block = _caddy_upstreams(caddyfile, "/mahjong/*")
+    assert hook == [f"{w}:8443" for w in workers] and pages == [f"{w}:8090" for w in workers]
+    for block in (hook_block, page_block):
+        assert "health_uri /healthz" in block and "lb_try_duration" in block
+    assert "header_up X-Real-IP {remote_host}" in page_block
