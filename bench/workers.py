@@ -34,6 +34,15 @@ this bench's own bot id); without either it says so and ends (its last line ``{"
    of the action before it in its hand, as it would be if its own search took the whole budget and one other
    table's search were ahead of it in the queue (how many took longer than the delay plus one budget, 0.8 s, is
    counted beside). The figure is the largest table count whose step passed.
+5. ``ws_workers_own_view_p95_ms``: the live table on two workers (each on a core of its own, polling; bot.cluster.
+   live_relay): ``--live-tables`` (200) tables of one person and three automatic players (bench/live.py's: the
+   usual 0.6 s delay, a real group's pace), each person's page opened on the two workers in turn, so that about
+   half of them sit on the worker that does not run their table (their frames through Redis, their presses through
+   the inbox); each person presses their move 1 s after it appears: the time from a press to the first frame that
+   shows it, p95 over every press in ``--window``. ``ws_reconnect_s``: then the first worker is SIGKILLed under its
+   pages; each page, its socket ended, reconnects 0.5 s later (live.js's first retry) to the other worker: the
+   time from the kill to the first view of its table there, the slowest page's (the tables the killed worker ran
+   are taken over and resumed meanwhile: the one worker left runs all 200).
 
 **The CPU, honestly.** This machine has 2 cores, and a bot process starts ``MAHJONG_SEARCH_PROCESSES`` search
 processes (default: the cores it may use less one). Left free, one worker on 2 cores runs one search process
@@ -78,6 +87,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tornado.websocket import WebSocketClientConnection  # noqa: E402
+
 from bot.cluster.shards import shard_of  # noqa: E402
 from bot.config import Config  # noqa: E402
 from bot.table.key import TableKey  # noqa: E402
@@ -89,6 +100,7 @@ from storage.database import Database  # noqa: E402
 from tests.e2e.players import PRODUCTION as GROUP_PACE  # noqa: E402
 from tests.e2e.players import CommandBotProcess, Players, pg_query  # noqa: E402
 from tests.postgres import drop_schema, fresh_schema, server_url  # noqa: E402
+from tests.sandbox.page_client import free_port  # noqa: E402
 
 REDIS = os.environ.get("MAHJONG_BENCH_REDIS", "redis://127.0.0.1:6379/0")
 TOKEN = "880028028:bench-workers-token-not-a-real-one"  # its own bot id: its own bucket in Redis
@@ -572,6 +584,107 @@ def _step_up(cluster: Cluster, args: argparse.Namespace) -> dict[str, Any]:
     return {"tables_per_core_hard": carried, "steps": steps}
 
 
+def live_bench() -> ModuleType:
+    """bench/live.py, whose tables and pages phase 5 reuses."""
+    spec = importlib.util.spec_from_file_location("bench_live", ROOT / "bench" / "live.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def live_workers(args: argparse.Namespace, work: Path, cores: list[int]) -> dict[str, Any]:
+    """Phase 5: pages on two workers, presses shown on them; a worker SIGKILLed under its pages."""
+    live = live_bench()
+    url = fresh_schema(durable=True)
+    ports = [free_port(), free_port()]
+    try:
+        with FakeTelegram(token=TOKEN) as tg:
+            env = {"MAHJONG_DB": url, "MAHJONG_WORKERS": "1", "MAHJONG_REDIS": REDIS, "MAHJONG_SEARCH_PROCESSES": "1",
+                   **live.QUIET, "MAHJONG_LOG_LEVEL": "INFO", "MAHJONG_BOT_DELAY": "0.6", "MAHJONG_WEBAPP_URL": f"http://127.0.0.1:{ports[0]}/",
+                   "MAHJONG_WEBAPP_PER_ADDRESS": str(args.live_tables)}  # fmt: skip
+            cluster = Cluster(tg, url, work, env, cores)
+            try:
+                for port in ports:
+                    cluster.start(MAHJONG_WEBAPP_LISTEN=f"127.0.0.1:{port}")
+                cluster.wait_balanced()
+                tables = live._tables(tg, args.live_tables)
+                live._deal(tg, tables)
+                return asyncio.run(_live_pages(live, cluster, tables, ports, args.window))
+            finally:
+                cluster.stop()
+    finally:
+        drop_schema(url)
+
+
+async def _live_pages(
+    live: ModuleType, cluster: Cluster, tables: list[tuple[SimUser, Chat]], ports: list[int], window: float
+) -> dict[str, Any]:
+    tg = cluster.tg
+    urls = [f"ws://127.0.0.1:{port}/ws" for port in ports]
+    pages = [await live._connect(urls[n % 2], tg, p, g, THINK_S) for n, (p, g) in enumerate(tables)]
+    until = time.monotonic() + window
+    await asyncio.gather(*(page.run(until) for page in pages))
+    shown = [s for page in pages for s in page.shown]
+    p95 = live._p95(shown) * 1000
+    owners = await asyncio.to_thread(cluster.owners)
+    elsewhere = [
+        shard_of(TableKey(g.id)) not in owners.get(cluster.connection(cluster.workers[n % 2]), [])
+        for n, (_, g) in enumerate(tables)
+    ]
+    remote = sum(elsewhere)
+    for where in (False, True):
+        some = [s for page, e in zip(pages, elsewhere, strict=True) if e == where for s in page.shown]
+        if some:
+            print(f"  pages {'elsewhere' if where else 'with their table'}: {len(some)} presses, p95"
+                  f" {live._p95(some) * 1000:.1f} ms")  # fmt: skip
+    print(f"{len(tables)} tables on 2 workers, {remote} pages on the worker without their table: {len(shown)} presses"
+          f" shown; p50 {statistics.median(shown) * 1000:.1f} ms, p95 {p95:.1f} ms")  # fmt: skip
+    for page in pages:
+        for task in page.tasks:
+            task.cancel()
+    victim = cluster.workers[0]
+    assert victim.proc is not None
+    victim.proc.send_signal(signal.SIGKILL)
+    killed_at = time.monotonic()
+    under = list(zip(pages[0::2], tables[0::2], strict=True))
+    again = await asyncio.gather(*(_reconnect(live, page.ws, urls[1], tg, table, killed_at) for page, table in under))
+    victim.proc.wait()
+    for page in pages[1::2]:
+        page.ws.close()
+    print(f"SIGKILL under {len(under)} pages: each current again on the other worker within {max(again):.2f} s"
+          f" (median {statistics.median(again):.2f} s)")  # fmt: skip
+    return {
+        "ws_workers_own_view_p95_ms": round(p95, 1),
+        "ws_reconnect_s": round(max(again), 2),
+        "ws_workers_tables": len(tables),
+        "ws_workers_presses": len(shown),
+        "ws_workers_pages_elsewhere": remote,
+        "ws_reconnect_median_s": round(statistics.median(again), 2),
+    }
+
+
+async def _reconnect(
+    live: ModuleType,
+    ws: WebSocketClientConnection,
+    url: str,
+    tg: FakeTelegram,
+    table: tuple[SimUser, Chat],
+    killed_at: float,
+) -> float:
+    """As live.js: the socket ends, 0.5 s later it opens on another worker; when the table's view came, after the
+    kill."""
+    while await ws.read_message() is not None:
+        pass
+    await asyncio.sleep(0.5)
+    again = (await live._connect(url, tg, *table, THINK_S)).ws
+    while (text := await again.read_message()) is not None:
+        if json.loads(text).get("type") == "view":
+            break
+    again.close()
+    return time.monotonic() - killed_at
+
+
 def _writes(tg: FakeTelegram) -> list[Any]:
     return [c for c in tg.calls() if c.method in WRITES]
 
@@ -598,6 +711,9 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--core-max", type=int, default=24, help="phase 4: at most this many tables")
     parser.add_argument("--skip-core", action="store_true", help="without phase 4")
     parser.add_argument("--only-core", action="store_true", help="phase 4 alone (while trying it out)")
+    parser.add_argument("--live-tables", type=int, default=200, help="phase 5: tables with a live page")
+    parser.add_argument("--skip-live", action="store_true", help="without phase 5")
+    parser.add_argument("--only-live", action="store_true", help="phase 5 alone")
     return parser.parse_args()
 
 
@@ -611,9 +727,13 @@ def main() -> None:
         print(json.dumps({"skipped": f"no {missing}"}))
         return
     cores = sorted(os.sched_getaffinity(0))
-    if args.only_core:
+    if args.only_core or args.only_live:
         with tempfile.TemporaryDirectory() as tmp:
-            print(json.dumps(per_core(args, Path(tmp), cores)))
+            phase = per_core if args.only_core else live_workers
+            print(f"machine: {os.cpu_count()} cores, this bench may use {cores}; load average {os.getloadavg()}")
+            result = phase(args, Path(tmp), cores)
+            print(f"load average {os.getloadavg()}")
+            print(json.dumps(result))
         return
     print(f"machine: {os.cpu_count()} cores, this bench may use {cores}; load average {os.getloadavg()}")
     started = time.monotonic()
@@ -622,8 +742,9 @@ def main() -> None:
         appends = append_medians(work)
         scale = throughput(args, work, cores)
         core = per_core(args, work, cores) if not args.skip_core else {"tables_per_core_hard": None, "steps": []}
+        live = live_workers(args, work, cores) if not args.skip_live else {}
     print(f"load average {os.getloadavg()}; {time.monotonic() - started:.0f} s in all")
-    print(json.dumps(summary(args, appends, scale, core)))
+    print(json.dumps(summary(args, appends, scale, core) | live))
 
 
 def summary(
