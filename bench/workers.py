@@ -144,9 +144,9 @@ WRITES = ("sendMessage", "sendPhoto", "editMessageText", "editMessageCaption", "
           "editMessageReplyMarkup", "deleteMessage")  # fmt: skip
 
 
-def storage_bench() -> ModuleType:
-    """bench/storage.py as a module (its name would shadow the storage package if imported as ``storage``)."""
-    spec = importlib.util.spec_from_file_location("bench_storage", ROOT / "bench" / "storage.py")
+def bench_module(name: str) -> ModuleType:
+    """bench/<name>.py as a module (``bench_<name>``: bench/storage.py's name would shadow the storage package)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -155,7 +155,7 @@ def storage_bench() -> ModuleType:
 
 def append_medians(work: Path) -> tuple[float, float]:
     """(PostgreSQL, SQLite) median ms of storing one action, bench/storage.py's own measure on each backend."""
-    bench = storage_bench()
+    bench = bench_module("storage")
 
     async def median_ms(target: str | Path) -> tuple[float, float]:
         db = await Database.open(target)
@@ -584,18 +584,9 @@ def _step_up(cluster: Cluster, args: argparse.Namespace) -> dict[str, Any]:
     return {"tables_per_core_hard": carried, "steps": steps}
 
 
-def live_bench() -> ModuleType:
-    """bench/live.py, whose tables and pages phase 5 reuses."""
-    spec = importlib.util.spec_from_file_location("bench_live", ROOT / "bench" / "live.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def live_workers(args: argparse.Namespace, work: Path, cores: list[int]) -> dict[str, Any]:
     """Phase 5: pages on two workers, presses shown on them; a worker SIGKILLed under its pages."""
-    live = live_bench()
+    live = bench_module("live")  # its tables and pages
     url = fresh_schema(durable=True)
     ports = [free_port(), free_port()]
     try:

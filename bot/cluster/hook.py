@@ -60,6 +60,8 @@ class Post(tornado.web.RequestHandler):
     async def post(self) -> None:
         try:
             data = json.loads(self.request.body)
+            if not isinstance(data, dict):
+                raise ValueError("not an object")
             update = Update.de_json(data, self.bot)
         except (ValueError, TypeError, KeyError):
             raise tornado.web.HTTPError(400) from None
