@@ -107,6 +107,7 @@ class Relay:
         self.here: dict[str, LocalPage] = {}  # this worker's pages at its own tables
         self.remote: dict[tuple[str, str], RemotePage] = {}  # other workers' pages at this worker's tables
         self._checking: set[tuple[str, str]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()  # the pages being checked
         self._out: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
 
     @classmethod
@@ -156,7 +157,7 @@ class Relay:
             page.send(text)
 
     # --- the owner's side --------------------------------------------------------------------------------------
-    async def _met(self, said: dict[str, Any]) -> None:
+    def _met(self, said: dict[str, Any]) -> None:
         ident = (str(said["worker"]), str(said["page"]))
         if said["op"] == "unwatch":
             self._drop(self.remote.pop(ident, None))
@@ -166,11 +167,19 @@ class Relay:
             known.seen = time.monotonic()
             return
         key = TableKey.parse(str(said["table"]))
-        table = self.tables.get(key)
-        if table is None or ident in self._checking:  # not here (its owner answers), or being checked
+        if self.tables.get(key) is None or ident in self._checking:  # not here (its owner answers), or being checked
             return
-        user_id, lang = int(said["user"]), str(said["lang"])
-        self._checking.add(ident)
+        self._checking.add(ident)  # checked aside: a getChatMember of seconds holds no other page's frames
+        task = asyncio.create_task(self._check(ident, key, int(said["user"]), str(said["lang"])))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _check(self, ident: tuple[str, str], key: TableKey, user_id: int, lang: str) -> None:
+        """A page met for the first time: the checks of a page of this worker's own, then held in the hub."""
+        table = self.tables.get(key)
+        if table is None:
+            self._checking.discard(ident)
+            return
         try:
             allowed = table.seat_of(user_id) is not None or await self.may_watch(key.chat_id, user_id)
         finally:
@@ -222,7 +231,7 @@ class Relay:
         try:
             await asyncio.gather(*tasks)
         finally:
-            for task in tasks:
+            for task in [*tasks, *self._tasks]:
                 task.cancel()
             await self.redis.aclose()
 
@@ -234,16 +243,21 @@ class Relay:
                     await pubsub.subscribe(mine, watch)
                     log.info("live relay: listening as %s", self.worker)
                     async for message in pubsub.listen():
-                        data = message["data"].decode()
-                        if message["channel"].decode() == mine:
-                            self._deliver(data)
-                        else:
-                            await self._met(json.loads(data))
+                        self._heard(message["channel"].decode() == mine, message["data"].decode())
             except (RedisError, OSError) as e:
                 log.warning("live relay: Redis failed (%s); listening again", type(e).__name__)
             except Exception:
                 log.exception("live relay: listening failed; listening again")
             await asyncio.sleep(RETRY_S)
+
+    def _heard(self, mine: bool, data: str) -> None:
+        try:
+            if mine:
+                self._deliver(data)
+            else:
+                self._met(json.loads(data))
+        except (ValueError, KeyError, TypeError):  # not a worker's (nothing else should publish there)
+            log.warning("live relay: a message not understood, skipped")
 
     async def _send(self) -> None:
         while True:
