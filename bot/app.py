@@ -45,6 +45,7 @@ from bot.callbacks import (
     SETTINGS_PATTERN,
     STANDINGS_PATTERN,
 )
+from bot.cluster.seating import claimer as seated_claim
 from bot.cluster.shards import shard_of
 from bot.commands import COMMANDS, Callback
 from bot.config import Config, ConfigError, check_config, load_dotenv
@@ -62,7 +63,7 @@ from bot.handlers import (
 from bot.league.nights import LeagueNights
 from bot.limits import CONNECTIONS, SharedRate
 from bot.live.hub import Hub
-from bot.live.web import LiveServer, Services
+from bot.live.start import start_live, watching
 from bot.local_sandbox import banner, follow_seats, open_sandbox
 from bot.logs import setup_logging
 from bot.outbox import Outbox
@@ -166,9 +167,12 @@ async def _start(application: BotApplication) -> None:
     data.pool = pool = SearchPool(config.search_workers)  # replaced whenever a worker dies
     hub = Hub(config, time.monotonic) if config.webapp_url else None  # the Mini App's live pages
     fences = Fences(shard_of) if config.workers else None  # a worker's shards' fences (bot.cluster.ownership)
-    data.tables = tables = Tables(config, Edge(config, db, outbox, application.bot, pool, hub, fences))
-    if hub is not None:
-        data.live = start_live(application, hub)
+    # With workers, one table a person is the database's (bot.cluster.seating), and the live table starts with the
+    # worker (bot.cluster.serve), its pages reaching the other workers' tables.
+    claim = seated_claim(db) if config.workers else None
+    data.tables = tables = Tables(config, Edge(config, db, outbox, application.bot, pool, hub, fences), claim=claim)
+    if hub is not None and not config.workers:
+        data.live = start_live(application, hub, watching(application))
     data.reviews = Reviews(db, outbox, pool, config.review_samples)
     # A group migrated, a chat that answers 403, a forum topic gone: the tables concerned are told.
     tables.follow(outbox.refusals)
@@ -220,29 +224,6 @@ async def _stop(application: BotApplication) -> None:
         await data.db.close()
     if data.pool is not None:
         data.pool.shutdown(wait=False, cancel_futures=True)
-
-
-def start_live(application: BotApplication, hub: Hub) -> LiveServer:
-    """The Mini App's server in this loop: a page closed brings its person's picture up to date; anyone in the
-    group may watch (getChatMember, cached as for the commands)."""
-    data = application.bot_data
-    tables: Tables = data.require("tables")
-
-    async def may_watch(chat_id: int, user_id: int) -> bool | None:
-        try:
-            return await chat_checks.is_member(BotContext(application), chat_id, user_id)
-        except chat_checks.Unanswered as e:  # the page is asked to try again (bot.live.web)
-            log.info("live: %s", e)
-            return None
-
-    config: Config = data.require("config")
-    server = LiveServer(Services(config, tables, hub, data.require("db"), may_watch))
-    try:
-        server.start()
-    except OSError as e:  # the bot plays on, without its page
-        host, port = config.webapp_listen
-        log.error("the Mini App cannot listen on %s:%s (%s): set MAHJONG_WEBAPP_LISTEN", host, port, e.strerror)
-    return server
 
 
 def main() -> None:

@@ -2,7 +2,7 @@
 owner (bot.cluster.ownership), the inbox's consumer, and how updates come in: the poller (whichever worker holds
 its lock), or with MAHJONG_WEBHOOK_URL the webhook on every worker (bot.cluster.hook). With the Mini App, its
 pages on this worker reach tables on the others through the relay (bot.cluster.live_relay). One table a person
-is the database's (bot.cluster.seated).
+is the database's (bot.cluster.seating).
 
     serve_workers(application, config)     # blocks until SIGINT/SIGTERM (bot.app.main)
 
@@ -26,9 +26,10 @@ from bot.cluster.consumer import Consumer
 from bot.cluster.hook import HookServer, register
 from bot.cluster.ownership import Ownership
 from bot.cluster.poller import Poller
-from bot.cluster.seated import claimer, keep
+from bot.cluster.seating import keep
 from bot.cluster.shards import shard_of
 from bot.config import Config
+from bot.live.start import start_live, watching
 from bot.table.key import TableKey
 from storage.cluster import Coordinator
 from storage.dialect import parse_target
@@ -76,16 +77,14 @@ async def work(application: App, config: Config, stop: asyncio.Event) -> None:
 
     # The fences are the edge's: the tables' writes carry them.
     ownership = Ownership(connect, tables, db, wake, fences=tables.edge.fences, taken_up=take_up, rate=data.shared_rate)
-    live = data.live
-    relay = None
-    if live is not None and config.redis_url is not None:
+    hub, relay = tables.edge.hub, None
+    if hub is not None and config.redis_url is not None:  # the live table: its pages reach any worker's tables
         from bot.cluster.live_relay import Relay  # redis is needed only here
 
-        services = live.services
-        relay = Relay.connect(config.redis_url, config.token.split(":")[0], tables, services.hub, services.may_watch)
-        services.relay, services.healthy = relay, lambda: ownership.joined
+        may_watch = watching(application)
+        relay = Relay.connect(config.redis_url, config.token.split(":")[0], tables, hub, may_watch)
+        data.live = start_live(application, hub, may_watch, relay, healthy=lambda: ownership.joined)
     consumer = Consumer(application, db, ownership, wake, pressed=relay.pressed if relay is not None else None)
-    tables.claim = claimer(db)  # one table a person, across the workers
     tasks = [
         asyncio.create_task(ownership.run(), name="shards"),
         asyncio.create_task(consumer.run(), name="inbox"),

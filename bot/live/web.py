@@ -35,7 +35,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import tornado.web
@@ -57,9 +57,6 @@ from game.tiles import HIDDEN, TileError, parse_tile
 from rendering.tile_faces import render_tile
 from storage.database import Database
 from storage.errors import StorageError
-
-if TYPE_CHECKING:
-    from bot.cluster.live_relay import Relay
 
 log = logging.getLogger(__name__)
 
@@ -90,15 +87,35 @@ def tile_png(name: str, laizi: bool) -> bytes:
     return buffer.getvalue()
 
 
+class Relaying(Protocol):
+    """With several workers, what reaches a table another worker runs (bot.cluster.live_relay.Relay)."""
+
+    def watch(self, page: Page) -> None: ...
+
+    def opened(self, page: Page) -> None: ...
+
+    def closed(self, page: Page) -> None: ...
+
+    async def press(self, db: Database, page: Page, stamp: str, code: str) -> None: ...
+
+
 class Services:
     """What the handlers reach: the configuration, the tables, the live hub, storage, who may watch; with several
     workers, the relay to the tables of the others (bot.cluster.live_relay) and whether this one is well."""
 
-    def __init__(self, config: Config, tables: Tables, hub: Hub, db: Database, may_watch: MayWatch) -> None:
+    def __init__(
+        self,
+        config: Config,
+        tables: Tables,
+        hub: Hub,
+        db: Database,
+        may_watch: MayWatch,
+        relay: Relaying | None = None,
+        healthy: Callable[[], bool] = lambda: True,
+    ) -> None:
         self.config, self.tables, self.hub, self.db, self.may_watch = config, tables, hub, db, may_watch
+        self.relay, self.healthy = relay, healthy
         self.sockets: dict[str, int] = {}  # open sockets by address
-        self.relay: Relay | None = None
-        self.healthy: Callable[[], bool] = lambda: True
 
 
 class HealthHandler(tornado.web.RequestHandler):

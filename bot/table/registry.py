@@ -95,14 +95,20 @@ class Scheduler:
 
 
 class Tables:
-    def __init__(self, config: Config, edge: Edge, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        config: Config,
+        edge: Edge,
+        clock: Callable[[], float] = time.monotonic,
+        claim: Callable[[int, TableKey, str], Awaitable[str | None]] | None = None,
+    ) -> None:
         self.config, self.edge, self.clock = config, edge, clock
         self._runners: dict[TableKey, TableRunner] = {}
         self.scheduler = Scheduler(lambda key: self.post(key, msg.Due()), clock)
         self._hooks = Hooks(rekey=self._rekey, closed=self._closed, arm=self.scheduler.arm)
         self._following: asyncio.Task[None] | None = None
-        # With several workers: a person sat down here, unless the database has them at another table (its name).
-        self.claim: Callable[[int, TableKey, str], Awaitable[str | None]] | None = None
+        # With several workers: a person sits down here, unless the database has them at another table (its name).
+        self.claim = claim
 
     # --- what is open -----------------------------------------------------------------------------------------
     def get(self, key: TableKey) -> Table | None:

@@ -53,8 +53,10 @@ def test_workers_are_off_unless_configured_and_need_postgresql() -> None:
     assert (single.worker_rate, config.worker_rate) == (single.global_rate, config.global_rate / 3)
     with pytest.raises(ConfigError, match="needs MAHJONG_DB=postgresql"):
         Config.from_env({"TELEGRAM_BOT_TOKEN": "1:a", "MAHJONG_WORKERS": "1"})  # SQLite: one process only
-    with pytest.raises(ConfigError, match="unset MAHJONG_WEBHOOK_URL"):
+    with pytest.raises(ConfigError, match="with a webhook needs MAHJONG_WEBHOOK_SECRET"):
         Config.from_env(pg | {"MAHJONG_WEBHOOK_URL": "https://bot.example/hook"})
+    hooked = Config.from_env(pg | {"MAHJONG_WEBHOOK_URL": "https://bot.example/hook", "MAHJONG_WEBHOOK_SECRET": "s"})
+    assert (hooked.workers, hooked.webhook_url) == (True, "https://bot.example/hook")
     with pytest.raises(ConfigError, match="must be 1"):
         Config.from_env(pg | {"MAHJONG_WORKERS": "many"})
     with pytest.raises(ConfigError, match="redis:// URL"):

@@ -1,7 +1,7 @@
 """One table a person across workers: the database holds where each person sits (storage.seated), so a person
 at a table on one worker cannot sit down at another's table on another worker (each registry knows only its own).
 
-    tables.claim = claimer(db)         # the registry asks it before a person opens or joins a table
+    Tables(config, edge, claim=claimer(db))   # the registry asks it before a person opens or joins a table
     await keep(db, tables, ownership)  # until cancelled: the owned shards' rows kept as their tables sit
 
 A claim the database cannot take (it does not answer) lets the person sit: the table's own check still holds on
@@ -14,9 +14,8 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from datetime import timedelta
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from bot.cluster.ownership import Ownership
 from bot.cluster.shards import shard_of
 from bot.table.key import TableKey
 from bot.table.registry import Tables
@@ -24,6 +23,9 @@ from bot.table.state import Table
 from storage.database import Database
 from storage.errors import StorageError
 from storage.seated import Seat
+
+if TYPE_CHECKING:  # asyncpg (the `workers` extra) only where workers run: claimer is made in bot.app
+    from bot.cluster.ownership import Ownership
 
 log = logging.getLogger(__name__)
 
