@@ -50,6 +50,11 @@ class StepFailed(RuntimeError):
     """A message the table could not take (logged; what it had stored stays): its sender is apologised to."""
 
 
+class TableMoved(StepFailed):
+    """The table stopped in this process while the message waited or was being taken (another worker takes it up,
+    or the process stops): what it had stored, if anything, the next owner shows, so nobody is told it failed."""
+
+
 @dataclass
 class Envelope:
     message: msg.Message
@@ -152,8 +157,12 @@ class TableRunner:
             except StopIteration:
                 break
             except Exception as e:  # a bug, or a store refused where nothing else was to be done: tried again later
-                log.exception("table %s: %s failed; trying again in %.0f s", self.table.key.token,
-                              type(message).__name__, RETRY_SECONDS)  # fmt: skip
+                if e is refused:  # said above, without a stack: what a database or a worker's move away does
+                    log.warning("table %s: %s not taken; trying again in %.0f s", self.table.key.token,
+                                type(message).__name__, RETRY_SECONDS)  # fmt: skip
+                else:
+                    log.exception("table %s: %s failed; trying again in %.0f s", self.table.key.token,
+                                  type(message).__name__, RETRY_SECONDS)  # fmt: skip
                 self.table.not_before = now + RETRY_SECONDS
                 failed = StepFailed(f"{type(message).__name__} failed: {e}")
                 break
@@ -212,4 +221,4 @@ class TableRunner:
 
 def _stopped(answer: asyncio.Future[fx.Reply | None] | None) -> None:
     if answer is not None and not answer.done():
-        answer.set_exception(StepFailed("the table stopped in this process"))
+        answer.set_exception(TableMoved("the table stopped in this process"))
