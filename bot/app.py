@@ -59,6 +59,9 @@ from bot.handlers import (
     standings_commands,
     table_commands,
 )
+from bot.host.edge import Edge
+from bot.host.registry import Tables
+from bot.host.resume import fill_titles, resume_tables
 from bot.league.nights import LeagueNights
 from bot.limits import CONNECTIONS, SharedRate
 from bot.live.hub import Hub
@@ -70,10 +73,7 @@ from bot.ratelimit import ChatRateLimiter
 from bot.review_queue import Reviews
 from bot.search_pool import SearchPool
 from bot.startup import StartingApplication, cancel_all, in_background, publish_commands, stop_once
-from bot.table.edge import Edge
 from bot.table.key import TableKey
-from bot.table.registry import Tables
-from bot.table.resume import fill_titles, resume_tables
 from bot.updates import UpdatesRequest, once, tls_context
 from bot.webhook import serve
 from rendering import warm_up

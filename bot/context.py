@@ -24,11 +24,11 @@ from storage.database import Database
 
 if TYPE_CHECKING:
     from bot.cluster.shared_rate import RedisRate
+    from bot.host.registry import Tables
     from bot.league.nights import LeagueNights
     from bot.live.web import LiveServer
     from bot.outbox import Outbox
     from bot.review_queue import Reviews
-    from bot.table.registry import Tables
 
 
 class NotStarted(RuntimeError):

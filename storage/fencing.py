@@ -45,7 +45,7 @@ OWNER_ROW = "SELECT 1 AS owned FROM shard_owners WHERE shard = ?4 AND epoch = ?5
 
 class Fences(Generic[K]):
     """The fence of each shard a worker holds, by the shard of a key (a table's): filled by the worker's ownership
-    (bot.cluster.ownership) as it takes and gives up shards, read for every write of a table (bot.table.edge).
+    (bot.cluster.ownership) as it takes and gives up shards, read for every write of a table (bot.host.edge).
 
         fences = Fences(shard_of)
         fences.hold(await db.shard_owners.take(7)); fences.fence(table_key); fences.drop(7)

@@ -1,9 +1,9 @@
 """One table's runner: a task with an inbox, so a table takes one message at a time by construction (no locks).
 
 For each message it steps the core (``bot.table.core.step``) and carries out the effects in the order they come
-(``bot.table.edge``), sending each answer back in: a store refused is thrown back into the core, which decides
+(``bot.host.edge``), sending each answer back in: a store refused is thrown back into the core, which decides
 what it means (a press answered "try again", a timer tried again later). After each message the table's next
-due time goes to the scheduler (``bot.table.registry.Scheduler``), which posts ``Due`` when it comes.
+due time goes to the scheduler (``bot.host.registry.Scheduler``), which posts ``Due`` when it comes.
 
     runner = TableRunner(table, edge, config, clock, hooks, session)  # hooks: what the registry hears (Hooks)
     reply = await runner.ask(Press(...))       # from a handler: the answer to give
@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from bot.config import Config
+from bot.host.edge import Edge
 from bot.table import effects as fx
 from bot.table import messages as msg
 from bot.table.core import absent, step
-from bot.table.edge import Edge
 from bot.table.hand import RETRY_SECONDS, SLACK, due_at
 from bot.table.key import TableKey
 from bot.table.state import Seat, Table
