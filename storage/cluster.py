@@ -55,7 +55,7 @@ WHERE locktype = 'advisory' AND objsubid = 2 AND granted AND classid = {_KEY}::o
 """
 
 
-ALIVE: Final = "mahjong alive "  # a worker's number (storage.fencing.process_number) while its lease lives
+ALIVE: Final = "mahjong alive "  # a worker's number (storage.fencing.worker_number) while its lease lives
 # The sessions of the processes given (their pooled ones, storage.postgres) ended: what a worker whose lease ended
 # still holds (an open transaction, a shard's row) is let go at once, and nothing more is written through them.
 _END_SESSIONS = f"""

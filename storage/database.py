@@ -68,7 +68,7 @@ class Database:
 
         target: a SQLite file (a path, or sqlite:///path) or a PostgreSQL URL (postgresql://…). trace: called
         with each statement's SQL before it runs, once migrated (diagnostics, and the crash tests' kill points).
-        member: this worker's number among several on PostgreSQL (bot.cluster, storage.fencing.process_number): its
+        member: this worker's number among several on PostgreSQL (bot.cluster, storage.fencing.worker_number): its
         sessions marked with it."""
         backend, where = parse_target(str(target))
         if backend == "postgresql":

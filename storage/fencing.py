@@ -21,7 +21,6 @@ statement (storage.hands).
 from __future__ import annotations
 
 import contextlib
-import os
 import secrets
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from pathlib import Path
@@ -33,14 +32,12 @@ from storage.gateway import Backend, Fence, Gateway, Row, Tx
 
 T = TypeVar("T")
 K = TypeVar("K")
-_NUMBERS: dict[int, int] = {}
 
 
-def process_number() -> int:
-    """This process's number among the workers: its pooled sessions and its lease are marked with it
-    (storage.postgres, storage.cluster), so that once its lease ends the others end its sessions too. Drawn at its
-    first use in each process (a forked child draws its own)."""
-    return _NUMBERS.setdefault(os.getpid(), secrets.randbits(31))
+def worker_number() -> int:
+    """A new worker's number among the workers, drawn when it starts: its pooled sessions and its lease are marked
+    with it (storage.postgres, storage.cluster), so that once its lease ends the others end its sessions too."""
+    return secrets.randbits(31)
 
 
 _RAISE = """
@@ -56,7 +53,7 @@ OWNER_ROW = "SELECT 1 AS owned FROM shard_owners WHERE shard = ?4 AND epoch = ?5
 
 class Fences(Generic[K]):
     """The fence of each shard a worker holds, by the shard of a key (a table's): filled by the worker's ownership
-    (bot.cluster.ownership) as it takes and gives up shards, read for every write of a table (bot.table.edge).
+    (bot.cluster.ownership) as it takes and gives up shards, read for every write of a table (bot.host.edge).
 
         fences = Fences(shard_of)
         fences.hold(*await db.shard_owners.take([7])); fences.fence(table_key); fences.drop([7])

@@ -60,7 +60,7 @@ FAILURES = (
     asyncio.TimeoutError,
 )
 _COUNT = re.compile(r"(\d+)$")
-# A worker's pooled sessions each hold a shared lock on its process's number (storage.fencing.process_number), and its
+# A worker's pooled sessions each hold a shared lock on its process's number (storage.fencing.worker_number), and its
 # coordinator's connection an exclusive one while its lease lives (storage.cluster), so the others can end the
 # sessions of a worker whose lease ended (a stopped process's open transactions, its rows' locks) at once.
 POOLED: Final = "mahjong pooled "

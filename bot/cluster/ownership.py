@@ -11,7 +11,7 @@ Every ``REBALANCE_S`` a worker counts the live workers N (each holds a member lo
 and moves toward ceil(SHARDS / N) shards: above it, it gives up those running the fewest tables (their runners
 stopped first, then the lock freed); below it, it takes free shards (a lock nobody holds), raises their epochs
 (storage.fencing: from then on the writes of any worker that held them before are refused), then resumes their
-tables from storage (bot.table.resume) before it handles their updates; while still below, it looks again every
+tables from storage (bot.host.resume) before it handles their updates; while still below, it looks again every
 ``SHORT_OF_SHARE_S``, so a worker that joins has its share as soon as the others' rounds free it. A worker
 killed frees its locks with its connection, and the others, now fewer, take its shards within a round or two;
 so does a worker that stops running (SIGSTOP) once its lease ends (storage.cluster.LEASE_S). A worker that
@@ -32,9 +32,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Final
 
 from bot.cluster.shards import SHARDS, shard_of
+from bot.host.registry import Tables
+from bot.host.resume import resume_tables
 from bot.table.key import TableKey
-from bot.table.registry import Tables
-from bot.table.resume import resume_tables
 from bot.waits import set_or_timeout
 from storage.cluster import Coordinator
 from storage.database import Database

@@ -27,7 +27,6 @@ from bot.config import Config
 from bot.table.key import TableKey
 from storage.cluster import Coordinator
 from storage.dialect import parse_target
-from storage.fencing import process_number
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +63,7 @@ async def work(application: App, config: Config, stop: asyncio.Event) -> None:
     wake = asyncio.Event()
 
     async def connect() -> Coordinator:
-        return await Coordinator.connect(dsn, lambda _payload: wake.set(), member=process_number())
+        return await Coordinator.connect(dsn, lambda _payload: wake.set(), member=data.member)
 
     async def take_up(shards: frozenset[int]) -> None:  # the league nights of the groups of the shards taken
         await nights.start(which=lambda chat: shard_of(TableKey(chat)) in shards)

@@ -31,12 +31,12 @@ from bot.handlers.chat_checks import (
     table_title,
     topic_of,
 )
+from bot.host.registry import Answer
+from bot.host.runner import TableMoved
 from bot.i18n import language_for, private_language, t
 from bot.outbox import Content
 from bot.table import messages as msg
 from bot.table.key import TableKey
-from bot.table.registry import Answer
-from bot.table.runner import TableMoved
 from bot.views.game_views import flee_question
 from storage.chats import ChatSettings
 

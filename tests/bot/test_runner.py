@@ -13,15 +13,15 @@ from telegram import Bot
 
 from bot.callbacks import code_of
 from bot.config import Config
+from bot.host.edge import Edge
+from bot.host.registry import Tables
+from bot.host.resume import resume_tables
+from bot.host.runner import CATCH_UP_POLL, CATCH_UP_SECONDS, StepFailed, TableMoved
 from bot.i18n import t
 from bot.outbox import Outbox
 from bot.table import messages as msg
-from bot.table.edge import Edge
 from bot.table.hand import due_at
 from bot.table.key import TableKey
-from bot.table.registry import Tables
-from bot.table.resume import resume_tables
-from bot.table.runner import CATCH_UP_POLL, CATCH_UP_SECONDS, StepFailed, TableMoved
 from game.titles import START_SKILL
 from sandbox import FakeTelegram
 from storage.database import Database

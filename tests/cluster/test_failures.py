@@ -19,11 +19,11 @@ from bot.cluster.ownership import Ownership
 from bot.cluster.poller import Poller
 from bot.cluster.shards import SHARDS, shard_of
 from bot.config import Config
+from bot.host.edge import Edge
+from bot.host.registry import Tables
 from bot.table import effects as fx
 from bot.table import messages as msg
-from bot.table.edge import Edge
 from bot.table.key import TableKey
-from bot.table.registry import Tables
 from bot.table.state import Table
 from storage.cluster import Coordinator
 from storage.database import Database
@@ -91,7 +91,7 @@ async def test_a_runner_survives_any_exception(
             raise RuntimeError("a bug")
         return (reply for reply in [fx.Reply("taken")])
 
-    monkeypatch.setattr("bot.table.runner.step", step)
+    monkeypatch.setattr("bot.host.runner.step", step)
     tables = _tables()
     tables.adopt(Table(KEY, "g", 7, "Ann"))  # its Resumed fails
     answer = await asyncio.wait_for(tables.ask(KEY, msg.Leave(7)), 5)
@@ -113,7 +113,7 @@ async def test_a_due_whose_store_is_refused_is_said_once_without_a_stack(
     async def refused(table: Table, effect: fx.Effect) -> None:
         raise StorageUnavailableError("the database refused it (InternalClientError)")
 
-    monkeypatch.setattr("bot.table.runner.step", step)
+    monkeypatch.setattr("bot.host.runner.step", step)
     tables = _tables()
     monkeypatch.setattr(tables.edge, "carry_out", refused, raising=False)
     tables.adopt(Table(KEY, "g", 7, "Ann"))  # its Resumed is refused

@@ -19,9 +19,9 @@ from bot.cluster.consumer import Consumer
 from bot.cluster.ownership import Ownership
 from bot.cluster.shards import SHARDS, shard_of
 from bot.config import Config
+from bot.host.edge import Edge
 from bot.outbox import Outbox
 from bot.table import effects as fx
-from bot.table.edge import Edge
 from bot.table.key import TableKey
 from bot.table.state import Table
 from game.actions import Action
