@@ -340,10 +340,11 @@ def test_a_stopped_worker_loses_its_tables_and_the_polling_within_its_lease(
     assert not any("Traceback" in w.log() for w in workers)
 
 
-# The workers' pooled connections (not their coordinators', which hold a member lock), of this test alone: its
+# The workers' pooled connections (not their coordinators', which hold a worker's lock), of this test alone: its
 # workers connect with their own application_name; other tests' and other people's sessions are never touched.
 TERMINATE = """SELECT COUNT(pg_terminate_backend(a.pid)) FROM pg_stat_activity a WHERE a.application_name = $1
-AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'advisory' AND l.objsubid = 2)"""
+AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'advisory' AND l.objsubid = 2
+AND l.classid = hashtext('mahjong worker ' || current_schema())::oid)"""
 TERMINATE_EVERY_S = 1.0  # alone, the six one-hand matches may end in 6 s: still cut again and again
 
 
