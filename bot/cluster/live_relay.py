@@ -49,12 +49,12 @@ from redis.exceptions import RedisError
 from bot.callbacks import BadCallback, Stamp
 from bot.cluster.consumer import PAGE_PRESS
 from bot.cluster.shards import shard_of
+from bot.host.registry import Tables
+from bot.host.runner import StepFailed
 from bot.i18n import t
 from bot.live.hub import Hub
 from bot.table import messages as msg
 from bot.table.key import TableKey
-from bot.table.registry import Tables
-from bot.table.runner import StepFailed
 from storage.database import Database
 
 log = logging.getLogger(__name__)

@@ -17,8 +17,8 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Final
 
 from bot.cluster.shards import shard_of
+from bot.host.registry import Tables
 from bot.table.key import TableKey
-from bot.table.registry import Tables
 from bot.table.state import Table
 from storage.database import Database
 from storage.errors import StorageError

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from bot.config import Config
 from bot.context import BotApplication, BotContext
 from bot.handlers import chat_checks
+from bot.host.registry import Tables
 from bot.live.hub import Hub
 from bot.live.web import LiveServer, MayWatch, Relaying, Services
-from bot.table.registry import Tables
 
 log = logging.getLogger(__name__)
 

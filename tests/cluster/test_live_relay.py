@@ -16,11 +16,11 @@ import pytest
 
 from bot.cluster.live_relay import NO_TABLE_S, Relay
 from bot.config import Config
+from bot.host.registry import Tables
 from bot.i18n import t
 from bot.live.hub import Hub
 from bot.table import effects as fx
 from bot.table.key import TableKey
-from bot.table.registry import Tables
 from bot.table.state import Table
 
 KEY = TableKey(-100555)
