@@ -26,6 +26,7 @@ from tornado.routing import URLSpec
 from bot.cluster.shards import update_shard
 from bot.config import Config
 from bot.listeners import WEBHOOK, BoundedHTTPServer
+from bot.live.web import HealthHandler
 from bot.startup import retried
 from storage.database import Database
 from storage.errors import StorageError
@@ -33,19 +34,6 @@ from storage.errors import StorageError
 log = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
-
-
-class Health(tornado.web.RequestHandler):
-    """200 while the worker is well (it holds its place among the workers), else 503: the proxy sends it nothing."""
-
-    def initialize(self, healthy: Callable[[], bool]) -> None:
-        self.healthy = healthy
-
-    def get(self) -> None:
-        self.set_header("Cache-Control", "no-store")
-        well = self.healthy()
-        self.set_status(200 if well else 503)
-        self.write("ok\n" if well else "not a worker now\n")
 
 
 class Post(tornado.web.RequestHandler):
@@ -77,7 +65,7 @@ def routes(config: Config, bot: Bot, db: Database, healthy: Callable[[], bool]) 
     assert config.webhook_url is not None and config.webhook_secret is not None  # bot.config: both, with workers
     path = urlsplit(config.webhook_url).path or "/"
     return [
-        tornado.web.url("/healthz", Health, {"healthy": healthy}),
+        tornado.web.url("/healthz", HealthHandler, {"healthy": healthy}),
         tornado.web.url(path, Post, {"bot": bot, "db": db, "secret": config.webhook_secret}),
     ]
 

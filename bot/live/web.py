@@ -119,14 +119,15 @@ class Services:
 
 
 class HealthHandler(tornado.web.RequestHandler):
-    """200 while this process is well (with several workers: it holds its place among them), else 503."""
+    """/healthz, what a proxy's health checks ask: 200 while this process is well (with several workers: it holds
+    its place among them), else 503 (the webhook's listener on a worker answers it too: bot.cluster.hook)."""
 
-    def initialize(self, services: Services) -> None:
-        self.services = services
+    def initialize(self, healthy: Callable[[], bool]) -> None:
+        self.healthy = healthy
 
     def get(self) -> None:
         self.set_header("Cache-Control", "no-store")
-        well = self.services.healthy()
+        well = self.healthy()
         self.set_status(200 if well else 503)
         self.write("ok\n" if well else "not serving\n")
 
@@ -373,7 +374,7 @@ class LiveServer:
         self.app = _Application(
             [
                 (r"/", PageHandler),
-                (r"/healthz", HealthHandler, {"services": services}),
+                (r"/healthz", HealthHandler, {"healthy": services.healthy}),
                 (r"/ws", LiveSocket, {"services": services}),
                 (r"/tile/(back|[1-9][mps]|[1-7]z)\.png", TileHandler),
                 (r"/static/(.*)", tornado.web.StaticFileHandler, {"path": str(STATIC)}),

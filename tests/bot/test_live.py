@@ -377,6 +377,8 @@ async def test_the_page_and_its_tiles_are_served_by_the_bot(server: tuple[str, F
     assert tile.headers["Content-Type"] == "image/png" and tile.body.startswith(b"\x89PNG")
     with pytest.raises(HTTPClientError):
         await client.fetch(base + "tile/8z.png")
+    health = await client.fetch(base + "healthz")  # one process: well while it serves (a worker's: bot.cluster.hook)
+    assert (health.code, health.body) == (200, b"ok\n")
 
 
 async def _closed(ws: WebSocketClientConnection, seconds: float = 5) -> list[dict[str, Any]]:
