@@ -48,7 +48,7 @@ from storage.errors import (
 )
 from storage.fencing import OWNER_ROW
 from storage.gateway import Gateway, Row, Tx
-from storage.inbox import DONE, done_in
+from storage.inbox import DONE
 from storage.matches import SEATS, Match, Seat, load_match, seat_from_row
 from storage.standings import periods_of
 from storage.stats import pattern_mask
@@ -398,7 +398,8 @@ class Hands:
         self, hand_id: int, seq: int, action: Mapping[str, Any], *, done: int | None = None
     ) -> None:
         """Store the hand's action number seq (0, 1, 2, … with no gaps), durably, before its effects are sent.
-        ``done``: the inbox's update (bot.cluster) that asked for it, marked done in the same transaction.
+        ``done``: the inbox's update (bot.cluster) that asked for it, marked done in the same statement; only a
+        worker's fenced view has an inbox to mark (in one process the update was claimed before it was handled).
 
         A duplicate or skipped seq raises ActionOrderError; a settled hand raises AlreadyClosedError.
         """
@@ -406,14 +407,9 @@ class Hands:
         if not isinstance(action, Mapping):
             raise InvalidInputError(f"an action must be a JSON object, not {type(action).__name__}")
         text = dump_json(dict(action), "the action")
-
-        async def stored_and_done(tx: Tx) -> int:
-            stored = (await tx.execute(_APPEND, (hand_id, seq, text))).rowcount
-            if stored == 1 and done is not None:
-                await done_in(tx, done, self._db.now())
-            return stored
-
         fence = self._db.fence
+        if done is not None and fence is None:
+            raise InvalidInputError("an update is marked done with its action only by a worker's fenced view")
         if fence is not None:
             now = timestamp(self._db.now())
             params = (hand_id, seq, text, fence.shard, fence.epoch, now, done)
@@ -421,10 +417,8 @@ class Hands:
             if not row["owned"]:
                 raise FencedError(f"shard {fence.shard} was taken over: hand {hand_id}'s action #{seq} refused")
             stored = int(row["stored"])
-        elif done is None:  # one statement, no transaction around it, on the hot path
+        else:  # one statement, no transaction around it, on the hot path
             stored = await self._db.execute(_APPEND, (hand_id, seq, text))
-        else:
-            stored = await self._db.write(stored_and_done)
         if stored == 1:
             return
         # Nothing was written: say why.
