@@ -9,7 +9,8 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from functools import partial
+from typing import Any, Literal
 
 from sandbox import api_limits
 from sandbox.api_state import WINDOW_SECONDS, ApiState
@@ -210,22 +211,17 @@ def _send_message(api: ApiState, params: Params) -> JSON:
     return api._post_bot_message(chat, params, text=text, source=source)
 
 
-@_method("sendPhoto")
-def _send_photo(api: ApiState, params: Params) -> JSON:
+def _send_picture(api: ApiState, params: Params, field: Literal["photo", "animation"]) -> JSON:
     chat = api._writable_chat(params)
     source = params.text("caption")
     caption = api_limits.caption(source, params.text("parse_mode"))
-    photo = api._photo(params, params.text("photo"), "photo")
-    return api._post_bot_message(chat, params, photo=photo, caption=caption, source=source)
+    picture = api._photo(params, params.text(field), field)
+    animated = field == "animation"
+    return api._post_bot_message(chat, params, photo=picture, animated=animated, caption=caption, source=source)
 
 
-@_method("sendAnimation")
-def _send_animation(api: ApiState, params: Params) -> JSON:
-    chat = api._writable_chat(params)
-    source = params.text("caption")
-    caption = api_limits.caption(source, params.text("parse_mode"))
-    animation = api._photo(params, params.text("animation"), "animation")
-    return api._post_bot_message(chat, params, photo=animation, animated=True, caption=caption, source=source)
+_method("sendPhoto")(partial(_send_picture, field="photo"))
+_method("sendAnimation")(partial(_send_picture, field="animation"))
 
 
 @_method("sendChatAction")
@@ -234,26 +230,19 @@ def _send_chat_action(api: ApiState, params: Params) -> bool:
     return True
 
 
-@_method("editMessageText")
-def _edit_message_text(api: ApiState, params: Params) -> JSON:
+def _edit_words(api: ApiState, params: Params, field: Literal["text", "caption"]) -> JSON:
+    """A message's text, or a picture's caption: each method edits its own kind of message only."""
     message = api._editable(params)
-    if message.photo is not None:
-        raise bad_request("there is no text in the message to edit")
-    source = params.text("text")
-    text = api_limits.message_text(source, params.text("parse_mode"))
+    if (message.photo is None) == (field == "caption"):
+        raise bad_request(f"there is no {field} in the message to edit")
+    source = params.text(field)
+    words = (api_limits.message_text if field == "text" else api_limits.caption)(source, params.text("parse_mode"))
     markup = api_limits.reply_markup(params.structure("reply_markup"), private=message.chat_id > 0)
-    return api._edit(message, text=text, source=source, reply_markup=markup)
+    return api._edit(message, **{field: words}, source=source, reply_markup=markup)
 
 
-@_method("editMessageCaption")
-def _edit_message_caption(api: ApiState, params: Params) -> JSON:
-    message = api._editable(params)
-    if message.photo is None:
-        raise bad_request("there is no caption in the message to edit")
-    source = params.text("caption")
-    caption = api_limits.caption(source, params.text("parse_mode"))
-    markup = api_limits.reply_markup(params.structure("reply_markup"), private=message.chat_id > 0)
-    return api._edit(message, caption=caption, source=source, reply_markup=markup)
+_method("editMessageText")(partial(_edit_words, field="text"))
+_method("editMessageCaption")(partial(_edit_words, field="caption"))
 
 
 @_method("editMessageMedia")

@@ -142,9 +142,11 @@ class ApiState:
         self.version += 1
         self._changed.notify_all()
 
-    def _store_new(self, message: Message) -> Message:
-        in_chat = self._messages[message.chat_id]
-        stored = replace(message, message_id=max(in_chat, default=0) + 1)
+    def _store_new(self, chat_id: int, sender_id: int, *, from_bot: bool, **fields: Any) -> Message:
+        """A new message in the chat, sent now, numbered after the chat's last."""
+        in_chat = self._messages[chat_id]
+        number = max(in_chat, default=0) + 1
+        stored = Message(chat_id, number, sender_id, from_bot, date=int(time.time()), **fields)
         in_chat[stored.message_id] = stored
         self._notify()
         return stored
@@ -232,17 +234,13 @@ class ApiState:
         if thread is None and reply_to is not None:  # a reply goes where what it answers is
             thread = self._messages[chat.id][reply_to].thread_id
         message = self._store_new(
-            Message(
-                chat_id=chat.id,
-                message_id=0,
-                sender_id=self.bot_id,
-                from_bot=True,
-                date=int(time.time()),
-                reply_markup=api_limits.reply_markup(params.structure("reply_markup"), private=chat.id > 0),
-                reply_to_message_id=reply_to,
-                thread_id=thread,
-                **content,
-            )
+            chat.id,
+            self.bot_id,
+            from_bot=True,
+            reply_markup=api_limits.reply_markup(params.structure("reply_markup"), private=chat.id > 0),
+            reply_to_message_id=reply_to,
+            thread_id=thread,
+            **content,
         )
         return self._message_json(message)
 

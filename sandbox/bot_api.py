@@ -88,9 +88,7 @@ class BotApi(ApiState):
         with self._changed:
             if not chat.is_forum:
                 raise ValueError(f"chat {chat.id} is not a forum")
-            opened = self._store_new(
-                Message(chat_id=chat.id, message_id=0, sender_id=by.id, from_bot=False, date=int(time.time()))
-            )
+            opened = self._store_new(chat.id, by.id, from_bot=False)
             self._messages[chat.id][opened.message_id] = replace(opened, thread_id=opened.message_id)
             chat.topics[opened.message_id] = name
             return opened.message_id
@@ -166,17 +164,13 @@ class BotApi(ApiState):
                 command = text.split(maxsplit=1)[0]
                 entities = ({"type": "bot_command", "offset": 0, "length": _utf16_length(command)},)
             message = self._store_new(
-                Message(
-                    chat_id=chat.id,
-                    message_id=0,
-                    sender_id=user.id,
-                    from_bot=False,
-                    date=int(time.time()),
-                    text=text,
-                    entities=entities,
-                    reply_to_message_id=reply_to.message_id if reply_to else None,
-                    thread_id=topic,
-                )
+                chat.id,
+                user.id,
+                from_bot=False,
+                text=text,
+                entities=entities,
+                reply_to_message_id=reply_to.message_id if reply_to else None,
+                thread_id=topic,
             )
             if self._bot_receives(chat, message):
                 self._enqueue("message", self._message_json(message))
