@@ -20,7 +20,7 @@ from tornado.websocket import WebSocketClientConnection, websocket_connect
 
 from bot.callbacks import PlayButton, Stamp
 from bot.config import Config, ConfigError
-from bot.host.edge import Edge
+from bot.host.edge import Edge, table_options
 from bot.host.registry import Answer, Tables
 from bot.i18n import t
 from bot.live import web
@@ -227,14 +227,14 @@ async def test_while_a_haidi_is_decided_only_the_deciding_seat_is_shown_anything
         hub.join(page, table)
     await asyncio.sleep(0)
     assert [bool(p.frames) for p in pages] == [seat == deciding for seat in (0, 1, 2, 3, None)]
-    assert list(step(table, msg.Refresh(1 + (deciding + 1) % 4), 0.0, Config(token=TOKEN))) == []
+    assert list(step(table, msg.Refresh(1 + (deciding + 1) % 4), 0.0, table_options(Config(token=TOKEN)))) == []
 
 
 def test_a_player_back_from_the_page_is_shown_their_picture() -> None:
     table = seated_table()
-    effects = list(step(table, msg.Refresh(1), 0.0, Config(token=TOKEN)))
+    effects = list(step(table, msg.Refresh(1), 0.0, table_options(Config(token=TOKEN))))
     assert effects == [fx.ShowSeat(0, urgent=True)]
-    assert list(step(table, msg.Refresh(99), 0.0, Config(token=TOKEN))) == []
+    assert list(step(table, msg.Refresh(99), 0.0, table_options(Config(token=TOKEN)))) == []
 
 
 # --- the server, in-process -----------------------------------------------------------------------------------
