@@ -34,7 +34,7 @@ from storage.errors import StorageUnavailableError
 from storage.inbox import CHANNEL
 from storage.postgres import CONNECT_TIMEOUT_S, FAILURES, POOLED
 
-# A stopped worker's tables move after at most LEASE_S and the others' next round (bot.cluster.ownership: 2 s).
+# A stopped worker's tables move after at most LEASE_S and the others' next round (bot.cluster.ownership: 1 s).
 LEASE_S: Final = 4.0  # with a round after it, tables move again within 10 s even on a busy machine
 RENEW_S: Final = LEASE_S / 3
 # The server notices a silent peer in 2 + 3 x 1 = 5 s and ends its session, freeing its locks; a silent process

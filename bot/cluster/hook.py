@@ -25,8 +25,7 @@ from tornado.routing import URLSpec
 
 from bot.cluster.shards import update_shard
 from bot.config import Config
-from bot.listeners import WEBHOOK, BoundedHTTPServer
-from bot.live.web import HealthHandler
+from bot.listeners import WEBHOOK, BoundedHTTPServer, HealthHandler
 from bot.startup import retried
 from storage.database import Database
 from storage.errors import StorageError

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-REBALANCE_S: Final = 2.0
+REBALANCE_S: Final = 1.0  # a round: two short queries on the coordinator (how many live, whose lease ended)
 WITHOUT_REDIS: Final = "without redis"  # the mark of a worker Redis does not answer (bot.cluster.shared_rate)
 # Such a worker writes nothing this long after its mark is taken: every other worker has had a round to see it
 # and lower the bucket's rate by its share.

@@ -43,7 +43,7 @@ async def test_shards_are_shared_fairly_and_taken_over_when_a_worker_dies(cluste
         assert a.coordinator is not None
         await a.coordinator.close()  # as a killed worker's connection: its locks are free at once
         started = time.monotonic()
-        while len(b.owned) < SHARDS:  # the survivor's rounds (each 2 s apart in a worker; here at once)
+        while len(b.owned) < SHARDS:  # the survivor's rounds (each 1 s apart in a worker; here at once)
             assert time.monotonic() - started < 5.0  # the issue asks for 10 s; here one round, once the server
             await _rounds(b, n=1)  # has seen the connection end (a few ms)
         await _rounds(a, b, n=1)  # a sees its connection gone: it drops its shards, joins again, finds none free
