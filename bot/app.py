@@ -79,7 +79,7 @@ from bot.webhook import serve
 from rendering import warm_up
 from storage.database import Database
 from storage.dialect import sqlite_file
-from storage.fencing import Fences
+from storage.fencing import Fences, worker_number
 
 log = logging.getLogger("bot")
 
@@ -150,7 +150,8 @@ async def _start(application: BotApplication) -> None:
     database_file = sqlite_file(config.db_path)
     if database_file is not None:
         database_file.parent.mkdir(parents=True, exist_ok=True)
-    data.db = db = await Database.open(config.db_path)
+    data.member = worker_number() if config.workers else None
+    data.db = db = await Database.open(config.db_path, member=data.member)
     data.outbox = outbox = Outbox(
         application.bot,
         group_interval=config.group_interval,

@@ -51,6 +51,11 @@ class StepFailed(RuntimeError):
     """A message the table could not take (logged; what it had stored stays): its sender is apologised to."""
 
 
+class TableMoved(StepFailed):
+    """The table stopped in this process while the message waited or was being taken (another worker takes it up,
+    or the process stops): what it had stored, if anything, the next owner shows, so nobody is told it failed."""
+
+
 @dataclass
 class Envelope:
     message: msg.Message
@@ -146,18 +151,27 @@ class TableRunner:
         try:
             reply = await drive(step(self.table, message, now, self.options), self._carry_out)
         except StepFailed as e:  # an effect could not be carried out (logged): tried again later
+            self.table.not_before = now + RETRY_SECONDS
             failed = e
         except Exception as e:  # a bug, or a store refused where nothing else was to be done: tried again later
-            log.exception("table %s: %s failed; trying again in %.0f s", self.table.key.token,
-                          type(message).__name__, RETRY_SECONDS)  # fmt: skip
-            failed = StepFailed(f"{type(message).__name__} failed: {e}")
-        if failed is not None:
-            self.table.not_before = now + RETRY_SECONDS
+            failed = self._failed(message, e, isinstance(e, fx.Refused), now)
         if not self.closed:
             self.hooks.arm(self.table.key, due_at(self.table, self.options))
         if failed is not None:
             raise failed
         return reply
+
+    def _failed(self, message: msg.Message, error: Exception, refused: bool, now: float) -> StepFailed:
+        """The message failed: said (a store refused, already said above, in one line; a bug with its stack), and
+        the table tried again later."""
+        if refused:  # what a database gone for a moment or a worker's shard moved away does: no stack
+            log.warning("table %s: %s not taken; trying again in %.0f s", self.table.key.token,
+                        type(message).__name__, RETRY_SECONDS)  # fmt: skip
+        else:
+            log.exception("table %s: %s failed; trying again in %.0f s", self.table.key.token,
+                          type(message).__name__, RETRY_SECONDS, exc_info=error)  # fmt: skip
+        self.table.not_before = now + RETRY_SECONDS
+        return StepFailed(f"{type(message).__name__} failed: {error}")
 
     def _group_behind(self, now: float) -> bool:
         """The next hand is due but the group has not been shown the last one yet (and has not kept the table
@@ -208,4 +222,4 @@ class TableRunner:
 
 def _stopped(answer: asyncio.Future[fx.Reply | None] | None) -> None:
     if answer is not None and not answer.done():
-        answer.set_exception(StepFailed("the table stopped in this process"))
+        answer.set_exception(TableMoved("the table stopped in this process"))
