@@ -41,6 +41,10 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 FALLBACK_LEVEL = "normal"  # what a decision the search cannot make is played at
+# Decisions a quick process is given at most at a time; more are played in this process's threads meanwhile, so
+# that a machine whose cores are busy with other work slows the tables no more than before (measured: one quick
+# process on a shared machine made 100 tables wait for it, presses unanswered behind their tables' decisions).
+QUICK_QUEUE = 2
 ORPHAN_CHECK_S = 1.0  # how often a search process looks whether its bot process is still there
 
 
@@ -75,6 +79,7 @@ class SearchPool(Executor):
         self.replaced = 0  # pools replaced since start-up (for the logs and the tests)
         self._up: Future[int] | None = None  # its first job (``up``)
         self.thinking = 0  # decisions played in this process's threads meanwhile (``automatic_choice``)
+        self.queued = 0  # decisions submitted and not yet answered (``automatic_choice``)
         self._pool = self._new()
 
     def _new(self) -> ProcessPoolExecutor:
@@ -135,8 +140,9 @@ async def automatic_choice(
     pool: Executor | None, view: SeatView, level: str, seed: int, quick: SearchPool | None = None
 ) -> Action:
     """The automatic player's action at ``level``: the search (``hard``) in ``pool``, the other levels in
-    ``quick``'s processes once they are up (started when another decision is still being played in a thread),
-    else in a thread; a search the pool cannot run now is played at ``FALLBACK_LEVEL`` at once."""
+    ``quick``'s processes once they are up (started when another decision is still being played in a thread) and
+    not full (``QUICK_QUEUE``), else in a thread; a search the pool cannot run now is played at ``FALLBACK_LEVEL``
+    at once."""
     if level == "hard" and pool is not None:
         try:
             return await asyncio.wrap_future(pool.submit(choose, view, level, seed))
@@ -144,11 +150,14 @@ async def automatic_choice(
             level = FALLBACK_LEVEL
     if quick is None:
         return await asyncio.to_thread(choose, view, level, seed)
-    if quick.up(start=quick.thinking > 0):
+    if quick.up(start=quick.thinking > 0) and quick.queued < QUICK_QUEUE * quick.workers:
+        quick.queued += 1
         try:
             return await asyncio.wrap_future(quick.submit(choose, view, level, seed))
         except (BrokenProcessPool, PoolClosed):  # played here instead (a new pool takes the next one)
             pass
+        finally:
+            quick.queued -= 1
     quick.thinking += 1
     try:
         return await asyncio.to_thread(choose, view, level, seed)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.search_pool import FALLBACK_LEVEL, PoolClosed, SearchPool, automatic_choice
+from bot.search_pool import FALLBACK_LEVEL, QUICK_QUEUE, PoolClosed, SearchPool, automatic_choice
 from game.automatic import choose
 from game.policy import network
 from game.rules import Rules
@@ -166,6 +166,18 @@ def test_the_lighter_levels_move_to_processes_of_their_own_once_tables_overlap(m
                 m.setattr(asyncio, "to_thread", no_thread)
                 assert await automatic_choice(None, view, "normal", 5, quick) == expected[5]
                 assert await automatic_choice(None, view, "easy", 5, quick) == choose(view, "easy", 5)
+            # More at once than the processes are given: the rest are played here meanwhile, the same.
+            threads: list[object] = []
+
+            async def counted(fn: Callable[..., object], *args: object) -> object:
+                threads.append(args)
+                return fn(*args)
+
+            with monkeypatch.context() as m:
+                m.setattr(asyncio, "to_thread", counted)
+                together = [automatic_choice(None, view, "normal", seed, quick) for seed in range(8)]
+                assert await asyncio.gather(*together) == list(expected.values())
+            assert len(threads) == 8 - QUICK_QUEUE * quick.workers
             quick.shutdown(wait=True)  # the bot stopping: played in a thread again
             assert await automatic_choice(None, view, "normal", 6, quick) == expected[6]
         finally:
