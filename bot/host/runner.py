@@ -151,27 +151,28 @@ class TableRunner:
         try:
             reply = await drive(step(self.table, message, now, self.options), self._carry_out)
         except StepFailed as e:  # an effect could not be carried out (logged): tried again later
-            self.table.not_before = now + RETRY_SECONDS
             failed = e
         except Exception as e:  # a bug, or a store refused where nothing else was to be done: tried again later
-            failed = self._failed(message, e, isinstance(e, fx.Refused), now)
+            self._failed(message, e)
+            failed = StepFailed(f"{type(message).__name__} failed: {e}")
+        if failed is not None:
+            self.table.not_before = now + RETRY_SECONDS
+        # Armed after a message taken or failed; not when the runner is cancelled mid-step.
         if not self.closed:
             self.hooks.arm(self.table.key, due_at(self.table, self.options))
         if failed is not None:
             raise failed
         return reply
 
-    def _failed(self, message: msg.Message, error: Exception, refused: bool, now: float) -> StepFailed:
-        """The message failed: said (a store refused, already said above, in one line; a bug with its stack), and
-        the table tried again later."""
-        if refused:  # what a database gone for a moment or a worker's shard moved away does: no stack
+    def _failed(self, message: msg.Message, error: Exception) -> None:
+        """Say that the message failed: a store refused (said above, in one line: what a database gone for a
+        moment or a worker's shard moved away does) without a stack; a bug with its stack."""
+        if isinstance(error, fx.Refused):
             log.warning("table %s: %s not taken; trying again in %.0f s", self.table.key.token,
                         type(message).__name__, RETRY_SECONDS)  # fmt: skip
         else:
             log.exception("table %s: %s failed; trying again in %.0f s", self.table.key.token,
                           type(message).__name__, RETRY_SECONDS, exc_info=error)  # fmt: skip
-        self.table.not_before = now + RETRY_SECONDS
-        return StepFailed(f"{type(message).__name__} failed: {error}")
 
     def _group_behind(self, now: float) -> bool:
         """The next hand is due but the group has not been shown the last one yet (and has not kept the table
