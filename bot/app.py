@@ -168,11 +168,10 @@ async def _start(application: BotApplication) -> None:
     data.pool = pool = SearchPool(config.search_workers)  # replaced whenever a worker dies
     hub = Hub(config, time.monotonic) if config.webapp_url else None  # the Mini App's live pages
     fences = Fences(shard_of) if config.workers else None  # a worker's shards' fences (bot.cluster.ownership)
-    # With workers, one table a person is the database's (bot.cluster.seating), and the live table starts with the
-    # worker (bot.cluster.serve), its pages reaching the other workers' tables.
-    claim = seated_claim(db) if config.workers else None
-    data.tables = tables = Tables(config, Edge(config, db, outbox, application.bot, pool, hub, fences), claim=claim)
-    if hub is not None and not config.workers:
+    data.quick = quick = SearchPool(config.search_workers, quick=True)  # the other levels, once tables overlap
+    edge = Edge(config, db, outbox, application.bot, pool, hub, fences, quick)  # with workers, one table a person:
+    data.tables = tables = Tables(config, edge, claim=seated_claim(db) if config.workers else None)  # the database's
+    if hub is not None and not config.workers:  # a worker starts its own, its pages reaching the others' tables
         data.live = start_live(application, hub, watching(application))
     data.reviews = Reviews(db, outbox, pool, config.review_samples)
     # A group migrated, a chat that answers 403, a forum topic gone: the tables concerned are told.
@@ -223,8 +222,9 @@ async def _stop(application: BotApplication) -> None:
         await data.shared_rate.close()
     if data.db is not None:
         await data.db.close()
-    if data.pool is not None:
-        data.pool.shutdown(wait=False, cancel_futures=True)
+    for pool in (data.pool, data.quick):
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
 def main() -> None:

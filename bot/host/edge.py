@@ -29,7 +29,7 @@ from bot.live.hub import Hub
 from bot.live.links import with_group_link, with_page_button
 from bot.logs import log_action, log_event
 from bot.outbox import Content, Outbox
-from bot.search_pool import automatic_choice
+from bot.search_pool import SearchPool, automatic_choice
 from bot.table import effects as fx
 from bot.table.key import TableKey
 from bot.table.options import GroupSettings, Options
@@ -103,11 +103,13 @@ class Edge:
         pool: Executor | None = None,
         hub: Hub | None = None,
         fences: Fences[TableKey] | None = None,
+        quick: SearchPool | None = None,
     ) -> None:
         self.config, self.db, self.outbox, self.bot = config, db, outbox, bot
         self.pool = pool  # the processes the search (hard level) runs in; None: a thread, as the other levels
         self.hub = hub  # the Mini App's live pages (bot.live); None when it is off
         self.fences = fences  # a worker's (bot.cluster): its shards' fences, which its tables' writes carry
+        self.quick = quick  # the processes the other levels run in once several tables' decisions overlap
 
     def storage(self, table: Table) -> Database:
         """Where the table's writes go: the database, fenced by the table's shard on a worker (storage.fencing)."""
@@ -190,9 +192,9 @@ class Edge:
         return None
 
     async def _decide(self, effect: fx.Decide) -> Action:
-        # The search (hard) thinks in another process, the others in a thread: a slow decision never stalls the
-        # other tables, and a dead search process never stops one (bot.search_pool).
-        return await automatic_choice(self.pool, effect.view, effect.level, effect.seed)
+        # The search (hard) thinks in another process, the others in a thread or (many tables) other processes: a
+        # slow decision never stalls the other tables, and a dead search process never stops one (bot.search_pool).
+        return await automatic_choice(self.pool, effect.view, effect.level, effect.seed, self.quick)
 
     def show(self, table: Table, effect: fx.Effect) -> None:
         """Hand what a chat is to see to the outbox (built now, from the table as it is)."""

@@ -147,18 +147,22 @@ class TableRunner:
         if isinstance(message, msg.Due) and self._group_behind(now):
             self.hooks.arm(self.table.key, now + CATCH_UP_POLL)
             return None
+        failed: StepFailed | None = None
         try:
-            return await drive(step(self.table, message, now, self.options), self._carry_out)
-        except StepFailed:  # an effect could not be carried out (logged): tried again later
-            self.table.not_before = now + RETRY_SECONDS
-            raise
+            reply = await drive(step(self.table, message, now, self.options), self._carry_out)
+        except StepFailed as e:  # an effect could not be carried out (logged): tried again later
+            failed = e
         except Exception as e:  # a bug, or a store refused where nothing else was to be done: tried again later
             self._failed(message, e)
+            failed = StepFailed(f"{type(message).__name__} failed: {e}")
+        if failed is not None:
             self.table.not_before = now + RETRY_SECONDS
-            raise StepFailed(f"{type(message).__name__} failed: {e}") from e
-        finally:
-            if not self.closed:
-                self.hooks.arm(self.table.key, due_at(self.table, self.options))
+        # Armed after a message taken or failed; not when the runner is cancelled mid-step.
+        if not self.closed:
+            self.hooks.arm(self.table.key, due_at(self.table, self.options))
+        if failed is not None:
+            raise failed
+        return reply
 
     def _failed(self, message: msg.Message, error: Exception) -> None:
         """Say that the message failed: a store refused (said above, in one line: what a database gone for a

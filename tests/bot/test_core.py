@@ -200,6 +200,22 @@ def test_stale_foreign_forged_and_repeated_presses_change_nothing() -> None:
     assert len(world.of(fx.AppendAction)) == 1
 
 
+@dataclass
+class Untyped(World):
+    """Answers a new hand with a stand-in for its record, as tests once did."""
+
+    def answer(self, effect: fx.Effect) -> object:
+        return (7, 1, "c" * 64) if isinstance(effect, fx.StartHand) else super().answer(effect)
+
+
+def test_an_answer_of_another_type_than_its_effect_names_is_refused() -> None:
+    world = Untyped()
+    table = lobby(world, (ANN, "Ann"))
+    with pytest.raises(TypeError, match="StartHand answered with a tuple"):
+        world.take(table, msg.Begin(ANN))
+    assert table.hand is None  # nothing was dealt on a record it could not read
+
+
 def test_a_refused_store_leaves_the_table_as_it_was_and_the_timer_tries_again() -> None:
     world = World(refuse={fx.AppendAction})
     table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
