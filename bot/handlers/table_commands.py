@@ -12,7 +12,7 @@ import logging
 from dataclasses import replace
 from typing import Final
 
-from telegram import ChatMember, Update
+from telegram import ChatMember, InlineKeyboardMarkup, Update
 
 from bot.callbacks import BadCallback, FleeButton, PlayButton
 from bot.context import BotContext
@@ -37,6 +37,7 @@ from bot.table import messages as msg
 from bot.table.key import TableKey
 from bot.table.registry import Answer
 from bot.views.game_views import flee_question
+from bot.views.quick_views import play_button
 from storage.chats import ChatSettings
 
 log = logging.getLogger(__name__)
@@ -70,7 +71,8 @@ async def start(update: Update, context: BotContext) -> None:
         return
     hello = "start_hello" if in_private(update) else "help"
     lang = await language_for(context.db, chat.id, user)  # in private: the player's own language
-    reply(update, context, t(hello, lang) + "\n\n" + t("help", lang))
+    quick = InlineKeyboardMarkup([[play_button(lang)]]) if in_private(update) else None  # a quick match from here
+    reply(update, context, t(hello, lang) + "\n\n" + t("help", lang), quick)
 
 
 async def _group_only(update: Update, context: BotContext) -> bool:

@@ -24,7 +24,7 @@ from bot.table import messages as msg
 from bot.table.effects import Effect
 from bot.table.hand import Steps, announce
 from bot.table.key import TableKey
-from bot.table.state import Table, short_name
+from bot.table.state import Seat, Table, short_name
 from bot.table.texts import automatic_name, seat_label
 from game.match import Match
 from game.rules import Rules
@@ -179,12 +179,25 @@ def _deal(table: Table, rules: Rules, league_night_id: int | None, now: float, c
 def _open_session(table: Table, message: msg.OpenSession, now: float, config: Config) -> Steps:
     """A league night's table: these seats, dealt at once. Nobody's table (creator 0): only group admins may
     /stop it."""
+    table.session = True
+    yield from _open_seated(table, message.seats, message.rules, message.hands_planned, message.league_night_id,
+                            now, config)  # fmt: skip
+
+
+def _open_quick(table: Table, message: msg.OpenQuick, now: float, config: Config) -> Steps:
+    """A quick match's table (``bot.quick``): the people matched, automatic players in the other seats, dealt at
+    once under the preset they chose. It has no group: a group's default settings (``ReadSettings`` of its key
+    finds none), and the group's messages go nowhere (``bot.table.edge``)."""
+    yield from _open_seated(table, message.seats, message.rules, message.hands_planned, None, now, config)
+
+
+def _open_seated(table: Table, seats: tuple[Seat | None, ...], rules: Rules, hands_planned: int,
+                 league_night_id: int | None, now: float, config: Config) -> Steps:  # fmt: skip
     settings = yield fx.ReadSettings(table.chat_id)
-    table.seats, table.hands_planned = list(message.seats), message.hands_planned
-    table.session, table.state = True, "lobby"
+    table.seats, table.hands_planned, table.state = list(seats), hands_planned, "lobby"
     table.follow(settings, config)
     table.fill_with_automatic(lambda seat: automatic_name(seat, table.lang))
-    yield from _deal(table, message.rules, message.league_night_id, now, config)
+    yield from _deal(table, rules, league_night_id, now, config)
 
 
 # --- presses --------------------------------------------------------------------------------------------------
@@ -354,6 +367,7 @@ def _resumed(table: Table, now: float, config: Config) -> Steps:
 _TAKES: Final[dict[type, Callable[[Table, Any, float, Config], Steps]]] = {
     msg.Open: lambda table, m, now, config: _open(table, m, config),
     msg.OpenSession: _open_session,
+    msg.OpenQuick: _open_quick,
     msg.Join: lambda table, m, now, config: _join_answered(table, m),
     msg.Leave: lambda table, m, now, config: _replying(_leave(table, m, now, config)),
     msg.Begin: lambda table, m, now, config: _replying(_begin(table, m.user_id, m.lang or table.lang, now, config)),
