@@ -57,6 +57,7 @@ class Matchmaker:
         self.ours = ours  # a table key this process may open (a worker's shards)
         self._shown: dict[int, tuple[str, int, int]] = {}  # the waiting message each person last saw
         self._adopted = False
+        self._resumed: set[int] = set()  # people whose message from before a restart is shown again, saying so
 
     async def run(self) -> None:
         while True:
@@ -93,6 +94,7 @@ class Matchmaker:
         for m in await self.db.live_messages.of_chats(w.player_id for w in waiting):
             if m.slot == SLOT:
                 self.outbox.adopt(m.chat_id, SLOT, m.message_id, is_photo=m.is_photo)
+                self._resumed.add(m.chat_id)
         self._adopted = True
 
     def _show_counts(self, waiting: list[Waiting]) -> None:
@@ -101,7 +103,10 @@ class Matchmaker:
             seen = (w.preset, counts[w.preset], w.wait_s)
             if self._shown.get(w.player_id) != seen:
                 self._shown[w.player_id] = seen
-                content = waiting_content(w.language, w.preset, counts[w.preset], w.wait_s, self.config.quick_waits)
+                resumed = w.player_id in self._resumed
+                self._resumed.discard(w.player_id)
+                waits = self.config.quick_waits
+                content = waiting_content(w.language, w.preset, counts[w.preset], w.wait_s, waits, resumed=resumed)
                 self.outbox.show(w.player_id, SLOT, content)
         for gone in set(self._shown) - {w.player_id for w in waiting}:
             del self._shown[gone]

@@ -32,9 +32,14 @@ def preset_content(lang: str) -> Content:
     return Content(t("quick_choose", lang), InlineKeyboardMarkup(rows_by_width(buttons)))
 
 
-def waiting_content(lang: str, preset: str, waiting: int, wait_s: int, waits: tuple[int, ...]) -> Content:
-    """The one waiting message: how many wait for this preset, the chosen wait (✓), Cancel."""
+def waiting_content(
+    lang: str, preset: str, waiting: int, wait_s: int, waits: tuple[int, ...], *, resumed: bool = False
+) -> Content:
+    """The one waiting message: how many wait for this preset, the chosen wait (✓), Cancel; ``resumed``: shown
+    again after a restart, which it says."""
     text = t("quick_waiting", lang, preset=t(f"value_preset_{preset}", lang), n=waiting, wait=wait_label(wait_s, lang))
+    if resumed:
+        text += "\n" + t("quick_resumed", lang)
     choices = [
         InlineKeyboardButton(("✓ " if w == wait_s else "") + wait_label(w, lang), callback_data=quick_data("w", str(w)))
         for w in waits
