@@ -179,9 +179,8 @@ def _deal(table: Table, rules: Rules, league_night_id: int | None, now: float, c
 def _open_session(table: Table, message: msg.OpenSession, now: float, config: Config) -> Steps:
     """A league night's table: these seats, dealt at once. Nobody's table (creator 0): only group admins may
     /stop it."""
-    table.session = True
     yield from _open_seated(table, message.seats, message.rules, message.hands_planned, message.league_night_id,
-                            now, config)  # fmt: skip
+                            now, config, session=True)  # fmt: skip
 
 
 def _open_quick(table: Table, message: msg.OpenQuick, now: float, config: Config) -> Steps:
@@ -192,9 +191,10 @@ def _open_quick(table: Table, message: msg.OpenQuick, now: float, config: Config
 
 
 def _open_seated(table: Table, seats: tuple[Seat | None, ...], rules: Rules, hands_planned: int,
-                 league_night_id: int | None, now: float, config: Config) -> Steps:  # fmt: skip
+                 league_night_id: int | None, now: float, config: Config, session: bool = False) -> Steps:  # fmt: skip
     settings = yield fx.ReadSettings(table.chat_id)
-    table.seats, table.hands_planned, table.state = list(seats), hands_planned, "lobby"
+    table.seats, table.hands_planned = list(seats), hands_planned
+    table.session, table.state = session, "lobby"
     table.follow(settings, config)
     table.fill_with_automatic(lambda seat: automatic_name(seat, table.lang))
     yield from _deal(table, rules, league_night_id, now, config)
