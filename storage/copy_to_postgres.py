@@ -114,7 +114,7 @@ async def _copy_table(src: sqlite3.Connection, conn: asyncpg.Connection, table: 
     names = [r[1] for r in src.execute(f"PRAGMA table_info({table})")]
     if set(names) != set(types):
         raise StorageError(f"{table} has other columns in SQLite ({', '.join(names)}) than in PostgreSQL")
-    convert = [_CONVERT.get(types[n], _as_text) for n in names]
+    convert: list[Callable[[Any], Any]] = [_CONVERT.get(types[n], _as_text) for n in names]
     cursor = src.execute(f"SELECT {', '.join(names)} FROM {table}")
 
     def records() -> Iterator[tuple[Any, ...]]:

@@ -31,6 +31,7 @@ from bot.handlers.chat_checks import (
     table_title,
     topic_of,
 )
+from bot.handlers.quick_commands import play_command
 from bot.i18n import language_for, private_language, t
 from bot.outbox import Content
 from bot.table import messages as msg
@@ -43,6 +44,7 @@ from storage.chats import ChatSettings
 log = logging.getLogger(__name__)
 
 JOIN_PREFIX: Final = "join_"
+PLAY_PAYLOAD: Final = "play"
 
 
 def _say(update: Update, context: BotContext, said: Answer) -> None:
@@ -57,6 +59,9 @@ async def start(update: Update, context: BotContext) -> None:
     if user is None or chat is None:
         return
     payload = context.args[0] if context.args else ""
+    if payload == PLAY_PAYLOAD and in_private(update):  # t.me/<bot>?start=play: a quick match (the live page's)
+        await play_command(update, context)
+        return
     if payload.startswith(JOIN_PREFIX) and in_private(update):
         try:
             key = TableKey.parse(payload[len(JOIN_PREFIX) :])

@@ -105,6 +105,11 @@ def test_four_people_are_seated_together_and_rated_as_openskill_says(shared: Sha
         rating = _rows(shared.db, "SELECT mu, sigma, matches FROM ratings WHERE player_id = ?", seat["player_id"])[0]
         assert rating["mu"] == pytest.approx(team[0].mu) and rating["sigma"] == pytest.approx(team[0].sigma)
         assert rating["matches"] == 1
+    # The match's last result offers another quick match; /start play (the deep link) offers the presets.
+    _newest(tg, people[0], t("btn_quick", "zh"))
+    before = len(people[1].private_messages())
+    people[1].say(people[1].id, "/start play")
+    _newest(tg, people[1], t("value_preset_koukoufan", "zh"), before)
     # /me shows it with its range and place.
     before = len(people[0].private_messages())
     people[0].say(people[0].id, "/me")
