@@ -16,8 +16,8 @@ from typing import Final
 
 from storage.quick import Waiting
 
-BAND_START: Final = 3.0  # ratings (mu) this far apart may sit together at once: about a third of a newcomer's sigma
-BAND_WIDENS: Final = 0.5  # and this much further for every second waited (25 apart after 44 s)
+BAND_START: Final = 4.0  # ratings (mu) this far apart may sit together at once: about half a newcomer's sigma
+BAND_WIDENS: Final = 1.0  # and this much further for every second waited (a newcomer's sigma after 4 s)
 SEATS: Final = 4
 
 
