@@ -22,7 +22,7 @@ from sandbox.records import Message
 from sandbox.users import SimUser
 from tests.e2e.players import BotProcess, Players, SharedBot
 
-ENV = {"MAHJONG_QUICK_WAITS": "2,40,60", "MAHJONG_QUICK_HANDS": "1", "MAHJONG_SEED": "852"}
+ENV = {"MAHJONG_QUICK_WAITS": "2,60,90", "MAHJONG_QUICK_HANDS": "1", "MAHJONG_SEED": "852"}
 
 
 @pytest.fixture(scope="module")
@@ -173,3 +173,17 @@ def test_the_queue_survives_a_restart(tmp_path: Path) -> None:
                 queue(tg, p)
             tg.wait_until(lambda: together(db, people), timeout=10, what="the four seated together")
             assert "Traceback" not in bot.log()
+
+
+def test_one_who_blocked_the_bot_leaves_the_queue(shared: SharedBot) -> None:
+    tg = shared.begin().tg
+    gone, other = tg.add_user("Blocked"), tg.add_user("Other")
+    queue(tg, gone)  # the default wait (60 s): nobody is seated before the test ends
+    gone.block_bot()
+    queue(tg, other)  # the count changes: the bot writes to the blocked one, who answers 403
+    deadline = time.monotonic() + 10
+    while _rows(shared.db, "SELECT 1 FROM quick_queue WHERE player_id = ?", gone.id):
+        assert time.monotonic() < deadline, "the blocked person is still in the queue"
+        time.sleep(0.1)
+    assert _rows(shared.db, "SELECT 1 FROM quick_queue WHERE player_id = ?", other.id)
+    other.press(_newest(tg, other, t("btn_quick_cancel", "zh")), t("btn_quick_cancel", "zh"))
