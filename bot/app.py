@@ -241,7 +241,7 @@ def start_live(application: BotApplication, hub: Hub) -> LiveServer:
             return None
 
     config: Config = data.require("config")
-    server = LiveServer(Services(config, tables, hub, data.require("db"), may_watch))
+    server = LiveServer(Services(config, tables, hub, data.require("db"), may_watch, application.bot.username))
     try:
         server.start()
     except OSError as e:  # the bot plays on, without its page
