@@ -11,9 +11,9 @@ from telegram import Update, User
 from bot.callbacks import fields
 from bot.context import BotContext
 from bot.handlers.chat_checks import answer, in_private, reply
+from bot.host.one_table import seated_elsewhere
 from bot.i18n import private_language, t
 from bot.table.key import TableKey
-from bot.table.one_table import seated_elsewhere
 from bot.views.quick_views import SLOT, done_content, preset_content, waiting_content
 from game.rules import PRESETS
 

@@ -19,12 +19,12 @@ from collections.abc import Awaitable, Callable
 from typing import Final
 
 from bot.config import Config
+from bot.host.one_table import seated_elsewhere
+from bot.host.registry import Tables
 from bot.i18n import t
 from bot.outbox import Content, Outbox
 from bot.quick.matching import Group, groups
 from bot.table.key import TableKey
-from bot.table.one_table import seated_elsewhere
-from bot.table.registry import Tables
 from bot.table.state import Seat
 from bot.views.quick_views import SLOT, waiting_content
 from game.rules import Rules

@@ -13,7 +13,7 @@ and its players' private slots: ``-100123`` for a group's own table (unchanged f
 A quick-match table (``bot.quick``) has no group: its key is ``TableKey.quick(n)``, n its stored number
 (``storage.quick``), a chat id below any Telegram can give (they have at most 52 significant bits), so it is
 never a chat, fits the same tokens and button data, and has a shard like any table. ``key.quick`` tells it;
-its group-facing effects go to no chat (``bot.table.edge``).
+its group-facing effects go to no chat (``bot.host.edge``).
 """
 
 from __future__ import annotations
