@@ -16,7 +16,7 @@ from openskill.models import PlackettLuce
 
 from bot.i18n import t
 from bot.table.key import QUICK_BASE, TableKey
-from game.rating import START
+from game.rating import MIN_RATED_MATCHES, START
 from sandbox import FakeTelegram
 from sandbox.records import Message
 from sandbox.users import SimUser
@@ -119,6 +119,12 @@ def test_four_people_are_seated_together_and_rated_as_openskill_says(shared: Sha
         what="the card with the rating",
     )
     assert "全站第" in (card.caption or "")
+    # /top global: nobody has the rated matches it asks for yet.
+    before = len(people[0].private_messages())
+    people[0].say(people[0].id, "/top global")
+    empty = t("top_global_empty", "zh", n=MIN_RATED_MATCHES)
+    tg.wait_until(lambda: any(empty in (m.text or "") for m in people[0].private_messages()[before:]),
+                  timeout=10, what="/top global")  # fmt: skip
 
 
 def test_two_people_get_automatic_players_after_their_wait(shared: SharedBot) -> None:
@@ -132,6 +138,14 @@ def test_two_people_get_automatic_players_after_their_wait(shared: SharedBot) ->
                                 ON m.id = s.match_id WHERE m.chat_id = ?""", key.chat_id)  # fmt: skip
     assert sorted(s["player_id"] for s in seats if s["player_id"]) == sorted([a.id, b.id])
     assert sum(s["auto_level"] is not None for s in seats) == 2
+    # At a quick table: /play is refused, naming it.
+    before = len(a.private_messages())
+    a.say(a.id, "/play")
+    tg.wait_until(
+        lambda: any(t("quick_elsewhere", "zh", table="")[:6] in (m.text or "") for m in a.private_messages()[before:]),
+        timeout=10,
+        what="/play refused at another table",
+    )
 
 
 def test_cancel_and_queueing_twice(shared: SharedBot) -> None:
