@@ -21,7 +21,6 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bot.config import Config
 from bot.quick.matchmaker import TICK_S, Matchmaker
 from bot.table.key import TableKey
-from bot.table.state import Seat, Table
+from bot.table.messages import OpenQuick
+from bot.table.state import Table
 from game.rating import START
-from game.rules import Rules
 from storage import Database
 from storage.codec import timestamp
 
@@ -49,11 +48,9 @@ class Opened:
     def all(self) -> list[Table]:
         return []
 
-    async def open_quick(
-        self, key: TableKey, title: str, seats: Sequence[Seat | None], rules: Rules, hands_planned: int
-    ) -> bool:
+    async def open_quick(self, key: TableKey, title: str, opening: OpenQuick) -> bool:
         now = time.monotonic()
-        people = [s.user_id for s in seats if s is not None and s.user_id is not None]
+        people = [s.user_id for s in opening.seats if s is not None and s.user_id is not None]
         for pid in people:
             self.seated[pid] = now
         self.tables.append(len(people))

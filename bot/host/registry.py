@@ -161,14 +161,12 @@ class Tables:
         await runner.ask(msg.OpenSession(tuple(seats), rules, hands_planned, league_night_id))
         return True
 
-    async def open_quick(
-        self, key: TableKey, title: str, seats: Sequence[Seat | None], rules: Rules, hands_planned: int
-    ) -> bool:
-        """Open a quick match's table (``bot.quick``) with these seats and deal at once; False if it is open."""
+    async def open_quick(self, key: TableKey, title: str, opening: msg.OpenQuick) -> bool:
+        """Open a quick match's table (``bot.quick``) with its seats and deal at once; False if it is open."""
         if key in self._runners:
             return False
         runner = self._runner(Table(key=key, title=title, creator_id=0, creator_name=""))
-        await runner.ask(msg.OpenQuick(tuple(seats), rules, hands_planned))
+        await runner.ask(opening)
         return True
 
     def adopt(self, table: Table, session: Session | None = None) -> None:

@@ -24,6 +24,7 @@ from bot.host.registry import Tables
 from bot.i18n import t
 from bot.outbox import Content, Outbox
 from bot.quick.matching import Group, groups
+from bot.table import messages as msg
 from bot.table.key import TableKey
 from bot.table.state import Seat
 from bot.views.quick_views import SLOT, waiting_content
@@ -138,7 +139,8 @@ class Matchmaker:
         first = group.people[0]
         title = t("quick_title", first.language, n=number)
         rules = Rules.preset_named(group.preset)
-        await self.tables.open_quick(key, title, seats, rules, self.config.quick_hands)
+        opening = msg.OpenQuick(tuple(seats), rules, self.config.quick_hands, first.language)
+        await self.tables.open_quick(key, title, opening)
         for w in group.people:
             self._done(w, t("quick_matched", w.language, people=len(group.people)))
         log.info("quick table %s: %d people, preset %s", key.token, len(group.people), group.preset)

@@ -13,6 +13,7 @@ buttons are here; the hand in motion is ``bot.table.hand``.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
+from dataclasses import replace
 from typing import Any, Final
 
 from bot.callbacks import AUTO, BadCallback, Stamp, parse_action_code
@@ -187,15 +188,17 @@ def _open_quick(table: Table, message: msg.OpenQuick, now: float, config: Config
     """A quick match's table (``bot.quick``): the people matched, automatic players in the other seats, dealt at
     once under the preset they chose. It has no group: a group's default settings (``ReadSettings`` of its key
     finds none), and the group's messages go nowhere (``bot.host.edge``)."""
-    yield from _open_seated(table, message.seats, message.rules, message.hands_planned, None, now, config)
+    yield from _open_seated(table, message.seats, message.rules, message.hands_planned, None, now, config,
+                            lang=message.lang)  # fmt: skip
 
 
 def _open_seated(table: Table, seats: tuple[Seat | None, ...], rules: Rules, hands_planned: int,
-                 league_night_id: int | None, now: float, config: Config, session: bool = False) -> Steps:  # fmt: skip
+                 league_night_id: int | None, now: float, config: Config, session: bool = False,
+                 lang: str | None = None) -> Steps:  # fmt: skip
     settings = yield fx.ReadSettings(table.chat_id)
     table.seats, table.hands_planned = list(seats), hands_planned
     table.session, table.state = session, "lobby"
-    table.follow(settings, config)
+    table.follow(replace(settings, language=lang or settings.language), config)
     table.fill_with_automatic(lambda seat: automatic_name(seat, table.lang))
     yield from _deal(table, rules, league_night_id, now, config)
 

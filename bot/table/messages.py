@@ -44,6 +44,7 @@ class OpenQuick:
     seats: tuple[Seat | None, ...]
     rules: Rules
     hands_planned: int
+    lang: str  # what the table says to all of them (a win, a flight), told to each privately: its first person's
 
 
 @dataclass(frozen=True)
