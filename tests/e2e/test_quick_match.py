@@ -185,7 +185,15 @@ def test_the_queue_survives_a_restart(tmp_path: Path) -> None:
                           timeout=10, what="the waiting message edited after the restart")  # fmt: skip
             for p in people[1:]:
                 queue(tg, p)
-            tg.wait_until(lambda: together(db, people), timeout=10, what="the four seated together")
+            key = tg.wait_until(lambda: together(db, people), timeout=10, what="the four seated together")
+            # Their table, killed mid-hand, is taken up again: each of them is told privately (no group).
+            bot.kill()
+            bot.start()
+            resumed = t("resumed", "zh")
+            for p in people:
+                tg.wait_until(lambda p=p: any(resumed in (m.text or "") for m in p.private_messages()),
+                              timeout=15, what="the quick table resumed")  # fmt: skip
+            assert not tg.messages(key.chat_id)
             assert "Traceback" not in bot.log()
 
 
