@@ -187,7 +187,8 @@ async def _start(application: BotApplication) -> None:
         return
     stop_once(asyncio.get_running_loop())  # PTB's own loop (bot.cluster.serve has its own stop)
     resumed = await resume_tables(tables, db)  # from storage alone: no request to Telegram before polling
-    in_background(data, Matchmaker(config, db, tables, outbox).run(), "the quick-match queue")  # the one matchmaker
+    matchmaker = Matchmaker(config, db, tables, outbox, bot_username=application.bot.username)
+    in_background(data, matchmaker.run(), "the quick-match queue")  # the one matchmaker
     in_background(data, fill_titles(tables, db, application.bot), "the titles of older tables")
     log.info("bot @%s started; %d unfinished hand(s) resumed", application.bot.username, resumed)
     data.nights = nights = LeagueNights(db, tables, jobs, data.clock)
@@ -235,6 +236,8 @@ def start_live(application: BotApplication, hub: Hub) -> LiveServer:
     tables: Tables = data.require("tables")
 
     async def may_watch(chat_id: int, user_id: int) -> bool | None:
+        if TableKey(chat_id).is_quick:  # a quick match has no group to be a member of: anyone may watch it
+            return True
         try:
             return await chat_checks.is_member(BotContext(application), chat_id, user_id)
         except chat_checks.Unanswered as e:  # the page is asked to try again (bot.live.web)

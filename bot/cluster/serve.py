@@ -76,7 +76,9 @@ async def work(application: App, config: Config, stop: asyncio.Event) -> None:
     poller = Poller(application.bot, db, ownership)
     fences = tables.edge.fences
     # One matchmaker among the workers (bot.quick.election); its tables on shards this worker holds.
-    matchmaker = Matchmaker(config, db, tables, tables.edge.outbox, Election(ownership).lead, fences.holds)
+    matchmaker = Matchmaker(
+        config, db, tables, tables.edge.outbox, Election(ownership).lead, fences.holds, application.bot.username
+    )
     tasks = [
         asyncio.create_task(ownership.run(), name="shards"),
         asyncio.create_task(consumer.run(), name="inbox"),

@@ -22,6 +22,7 @@ from bot.config import Config
 from bot.host.one_table import seated_elsewhere
 from bot.host.registry import Tables
 from bot.i18n import t
+from bot.live.links import group_link
 from bot.outbox import Content, Outbox
 from bot.quick.matching import Group, groups
 from bot.table import messages as msg
@@ -52,10 +53,12 @@ class Matchmaker:
         outbox: Outbox,
         lead: Callable[[], Awaitable[bool]] = _always,
         ours: Callable[[TableKey], bool] = lambda key: True,
+        bot_username: str = "",
     ) -> None:
         self.config, self.db, self.tables, self.outbox = config, db, tables, outbox
         self.lead = lead  # whether this process matches now (bot.quick.election with workers)
         self.ours = ours  # a table key this process may open (a worker's shards)
+        self.bot_username = bot_username  # for the spectators' link (the Mini App's t.me link)
         self._shown: dict[int, tuple[str, int, int]] = {}  # the waiting message each person last saw
         self._adopted = False
         self._resumed: set[int] = set()  # people whose message from before a restart is shown again, saying so
@@ -141,8 +144,12 @@ class Matchmaker:
         rules = Rules.preset_named(group.preset)
         opening = msg.OpenQuick(tuple(seats), rules, self.config.quick_hands, first.language)
         await self.tables.open_quick(key, title, opening)
+        watch = group_link(self.config, self.bot_username, key)
         for w in group.people:
-            self._done(w, t("quick_matched", w.language, people=len(group.people)))
+            said = t("quick_matched", w.language, people=len(group.people))
+            if watch is not None:  # anyone may watch a quick table live: they may share it
+                said += "\n" + t("quick_watch", w.language, link=watch)
+            self._done(w, said)
         log.info("quick table %s: %d people, preset %s", key.token, len(group.people), group.preset)
         return key
 

@@ -15,12 +15,14 @@ import pytest
 from openskill.models import PlackettLuce
 
 from bot.i18n import t
+from bot.live.auth import table_token
 from bot.table.key import QUICK_BASE, TableKey
 from game.rating import MIN_RATED_MATCHES, START
 from sandbox import FakeTelegram
 from sandbox.records import Message
 from sandbox.users import SimUser
 from tests.e2e.players import BotProcess, Players, SharedBot
+from tests.sandbox.page_client import free_port
 
 ENV = {"MAHJONG_QUICK_WAITS": "2,60,90", "MAHJONG_QUICK_HANDS": "1", "MAHJONG_SEED": "852"}
 
@@ -29,7 +31,9 @@ ENV = {"MAHJONG_QUICK_WAITS": "2,60,90", "MAHJONG_QUICK_HANDS": "1", "MAHJONG_SE
 def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedBot]:
     with FakeTelegram() as tg:
         db = tmp_path_factory.mktemp("quick") / "db.sqlite3"
-        with BotProcess(tg, db, **ENV) as bot:
+        port = free_port()  # the Mini App on: the matched people get the spectators' link
+        live = {"MAHJONG_WEBAPP_URL": f"http://127.0.0.1:{port}/", "MAHJONG_WEBAPP_LISTEN": f"127.0.0.1:{port}"}
+        with BotProcess(tg, db, **ENV, **live, MAHJONG_WEBAPP_NAME="table") as bot:
             yield SharedBot(tg, bot, db)
             assert "Traceback" not in bot.log()
 
@@ -87,6 +91,15 @@ def test_four_people_are_seated_together_and_rated_as_openskill_says(shared: Sha
         queue(tg, p)
     key = tg.wait_until(lambda: together(shared.db, people), timeout=10, what="four people at one quick table")
     assert time.monotonic() - started < 10
+    # Each was told, with the link anyone may watch their table by (there is no group to watch it in).
+    matched = t("quick_matched", "zh", people=4)
+    for p in people:
+        said = tg.wait_until(
+            lambda p=p: next((m.text for m in p.private_messages() if matched in (m.text or "")), None),
+            timeout=10,
+            what="the matched message",
+        )
+        assert f"startapp={table_token(key, tg.token)}" in said
     assert not _rows(shared.db, "SELECT * FROM quick_queue")
     # No group: nothing of the table went to a chat but the players' own.
     assert not tg.messages(key.chat_id)
