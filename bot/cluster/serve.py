@@ -20,11 +20,11 @@ from typing import Any
 from telegram.ext import Application
 
 from bot.cluster.consumer import Consumer
+from bot.cluster.election import Election
 from bot.cluster.ownership import Ownership
 from bot.cluster.poller import Poller
 from bot.cluster.shards import shard_of
 from bot.config import Config
-from bot.quick.election import Election
 from bot.quick.matchmaker import Matchmaker
 from bot.table.key import TableKey
 from storage.cluster import Coordinator
@@ -75,9 +75,14 @@ async def work(application: App, config: Config, stop: asyncio.Event) -> None:
     consumer = Consumer(application, db, ownership, wake)
     poller = Poller(application.bot, db, ownership)
     fences = tables.edge.fences
-    # One matchmaker among the workers (bot.quick.election); its tables on shards this worker holds.
+
+    async def matchmaking() -> None:
+        log.info("this worker matches the quick-match queue now")
+
+    # One matchmaker among the workers (bot.cluster.election); its tables on shards this worker holds.
+    election = Election(ownership, "matchmaker", matchmaking)
     matchmaker = Matchmaker(
-        config, db, tables, tables.edge.outbox, Election(ownership).lead, fences.holds, application.bot.username
+        config, db, tables, tables.edge.outbox, election.lead, fences.holds, application.bot.username
     )
     tasks = [
         asyncio.create_task(ownership.run(), name="shards"),

@@ -2,7 +2,7 @@
 quick table, and keeps each waiting person's one message up to date (edited, never repeated).
 
 One process runs it as a task beside the polling; several workers run it on the one elected through the
-database (``bot.quick.election``). Its state is the queue in storage, so a restart or another worker taking
+database (``bot.cluster.election``). Its state is the queue in storage, so a restart or another worker taking
 over goes on from there: the waiting messages are taken up (``adopt``) and edited again.
 
     matchmaker = Matchmaker(config, db, tables, outbox)
@@ -56,7 +56,7 @@ class Matchmaker:
         bot_username: str = "",
     ) -> None:
         self.config, self.db, self.tables, self.outbox = config, db, tables, outbox
-        self.lead = lead  # whether this process matches now (bot.quick.election with workers)
+        self.lead = lead  # whether this process matches now (bot.cluster.election with workers)
         self.ours = ours  # a table key this process may open (a worker's shards)
         self.bot_username = bot_username  # for the spectators' link (the Mini App's t.me link)
         self._shown: dict[int, tuple[str, int, int]] = {}  # the waiting message each person last saw

@@ -1,5 +1,5 @@
 """Quick match with two workers sharing PostgreSQL (MAHJONG_WORKERS=1): one matchmaker, elected through the
-database (bot.quick.election). A person waits; the worker that matches is SIGKILLed; the other takes the
+database (bot.cluster.election). A person waits; the worker that matches is SIGKILLed; the other takes the
 matchmaker's lock, the queue is still there, and once three more queue the four sit at one table on a shard the
 surviving worker holds."""
 
