@@ -40,6 +40,7 @@ from bot.callbacks import (
     LANGUAGE_PATTERN,
     LEAGUE_PATTERN,
     PLAY_PATTERN,
+    QUICK_PATTERN,
     REPLAY_PATTERN,
     REVIEW_PATTERN,
     SETTINGS_PATTERN,
@@ -53,6 +54,7 @@ from bot.handlers import (
     chat_checks,
     info_commands,
     league_commands,
+    quick_commands,
     replay_commands,
     review_commands,
     settings_commands,
@@ -69,6 +71,7 @@ from bot.live.web import LiveServer, Services
 from bot.local_sandbox import banner, follow_seats, open_sandbox
 from bot.logs import setup_logging
 from bot.outbox import Outbox
+from bot.quick.matchmaker import Matchmaker
 from bot.ratelimit import ChatRateLimiter
 from bot.review_queue import Reviews
 from bot.search_pool import SearchPool
@@ -112,6 +115,7 @@ HANDLERS: list[BaseHandler[Any, BotContext, Any]] = [
     CallbackQueryHandler(replay_commands.replay_press, pattern=REPLAY_PATTERN),
     CallbackQueryHandler(review_commands.review_press, pattern=REVIEW_PATTERN),
     CallbackQueryHandler(table_commands.flee_press, pattern=FLEE_PATTERN),
+    CallbackQueryHandler(quick_commands.quick_press, pattern=QUICK_PATTERN),
     CallbackQueryHandler(table_commands.stale_press),
 ]
 
@@ -184,6 +188,8 @@ async def _start(application: BotApplication) -> None:
         return
     stop_once(asyncio.get_running_loop())  # PTB's own loop (bot.cluster.serve has its own stop)
     resumed = await resume_tables(tables, db)  # from storage alone: no request to Telegram before polling
+    matchmaker = Matchmaker(config, db, tables, outbox, bot_username=application.bot.username)
+    in_background(data, matchmaker.run(), "the quick-match queue")  # the one matchmaker
     in_background(data, fill_titles(tables, db, application.bot), "the titles of older tables")
     log.info("bot @%s started; %d unfinished hand(s) resumed", application.bot.username, resumed)
     data.nights = nights = LeagueNights(db, tables, jobs, data.clock)
@@ -232,6 +238,8 @@ def start_live(application: BotApplication, hub: Hub) -> LiveServer:
     tables: Tables = data.require("tables")
 
     async def may_watch(chat_id: int, user_id: int) -> bool | None:
+        if TableKey(chat_id).is_quick:  # a quick match has no group to be a member of: anyone may watch it
+            return True
         try:
             return await chat_checks.is_member(BotContext(application), chat_id, user_id)
         except chat_checks.Unanswered as e:  # the page is asked to try again (bot.live.web)
@@ -239,7 +247,7 @@ def start_live(application: BotApplication, hub: Hub) -> LiveServer:
             return None
 
     config: Config = data.require("config")
-    server = LiveServer(Services(config, tables, hub, data.require("db"), may_watch))
+    server = LiveServer(Services(config, tables, hub, data.require("db"), may_watch, application.bot.username))
     try:
         server.start()
     except OSError as e:  # the bot plays on, without its page

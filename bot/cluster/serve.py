@@ -20,10 +20,12 @@ from typing import Any
 from telegram.ext import Application
 
 from bot.cluster.consumer import Consumer
+from bot.cluster.election import Election
 from bot.cluster.ownership import Ownership
 from bot.cluster.poller import Poller
 from bot.cluster.shards import shard_of
 from bot.config import Config
+from bot.quick.matchmaker import Matchmaker
 from bot.table.key import TableKey
 from storage.cluster import Coordinator
 from storage.dialect import parse_target
@@ -72,10 +74,21 @@ async def work(application: App, config: Config, stop: asyncio.Event) -> None:
     ownership = Ownership(connect, tables, db, wake, fences=tables.edge.fences, taken_up=take_up, rate=data.shared_rate)
     consumer = Consumer(application, db, ownership, wake)
     poller = Poller(application.bot, db, ownership)
+    fences = tables.edge.fences
+
+    async def matchmaking() -> None:
+        log.info("this worker matches the quick-match queue now")
+
+    # One matchmaker among the workers (bot.cluster.election); its tables on shards this worker holds.
+    election = Election(ownership, "matchmaker", matchmaking)
+    matchmaker = Matchmaker(
+        config, db, tables, tables.edge.outbox, election.lead, fences.holds, application.bot.username
+    )
     tasks = [
         asyncio.create_task(ownership.run(), name="shards"),
         asyncio.create_task(consumer.run(), name="inbox"),
         asyncio.create_task(poller.run(), name="poller"),
+        asyncio.create_task(matchmaker.run(), name="matchmaker"),
     ]
     log.info("worker started")
     try:

@@ -60,6 +60,9 @@ async def fill(db: Database) -> None:
         "INSERT INTO inbox (update_id, shard, received_at, body, done_at) VALUES (1001, 3, ?, '', ?)", (stamp, stamp)
     )
     await db.execute("INSERT INTO shard_owners (shard, epoch, taken_at) VALUES (3, 2, ?)", (stamp,))
+    for pid in (11, 12, 13):  # the quick-match queue: one still waiting, two seated (the finished matches: ratings)
+        await db.quick.join(pid, "kaikoufan", 60)
+    await db.quick.seat([12, 13])
     stored = 0
     while stored < HANDS:
         chat = (-1, -2, -3)[stored % 3]
