@@ -13,7 +13,7 @@ from bot.callbacks import PlayButton
 from sandbox import FakeTelegram
 from sandbox.records import Button, Chat, Message
 from sandbox.users import SimUser
-from tests.e2e.players import PRODUCTION, BotProcess, Players, game_buttons
+from tests.e2e.players import PRODUCTION, BotProcess, Players, game_buttons, open_table
 
 
 def _stored_actions(db: Path) -> list[tuple[int, int, str]]:
@@ -24,17 +24,6 @@ def _stored_actions(db: Path) -> list[tuple[int, int, str]]:
 def _hand_status(db: Path) -> list[str]:
     with sqlite3.connect(db) as conn:
         return [row[0] for row in conn.execute("SELECT status FROM hands ORDER BY id")]
-
-
-def _open_table(tg: FakeTelegram, group: Chat, users: list[SimUser]) -> None:
-    users[0].say(group, "/newgame")
-    tg.wait_for_message(
-        group.id, lambda m: users[0].first_name in (m.text or "") and "东" in (m.text or ""), timeout=15
-    )
-    for u in users[1:]:
-        u.say(group, "/join")
-        tg.wait_for_message(group.id, lambda m, u=u: f"{u.first_name} 入座" in (m.text or ""), timeout=15)
-    users[0].say(group, "/begin")
 
 
 def _answer(tg: FakeTelegram, query_id: str) -> str | None:
@@ -51,7 +40,7 @@ def test_foreign_stale_and_repeated_presses_then_timeout_into_tuoguan(
     group = tg.add_group("托管群", members=[alice, bob])
     db = tmp_path / "db.sqlite3"
     with BotProcess(tg, db, MAHJONG_SEED="7", MAHJONG_TURN_SECONDS="2", MAHJONG_CLAIM_SECONDS="2") as bot:
-        _open_table(tg, group, [alice, bob])  # Alice deals (东), Bob 南, two automatic players
+        open_table(tg, group, [alice, bob])  # Alice deals (东), Bob 南, two automatic players
         hand = alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
         discard = next(b for b in game_buttons(hand, group) if PlayButton.decode(b.callback_data).code.startswith("d"))
         # Bob forges a press of Alice's button on a message of his own: refused, nothing stored.
@@ -106,7 +95,7 @@ def test_sigkill_mid_hand_and_between_hands_resumes(fake_telegram: FakeTelegram,
     db = tmp_path / "db.sqlite3"
     bot = BotProcess(tg, db, MAHJONG_SEED="852", **PRODUCTION).start()
     try:
-        _open_table(tg, group, users)
+        open_table(tg, group, users)
         players = Players(tg, group, users, allow_hu=lambda caption: "抢杠" in caption)
         players.play_until(lambda: len(_stored_actions(db)) >= 20, timeout=40)
         bot.kill()
