@@ -59,6 +59,9 @@ from bot.handlers import (
     standings_commands,
     table_commands,
 )
+from bot.host.edge import Edge
+from bot.host.registry import Tables
+from bot.host.resume import fill_titles, resume_tables
 from bot.league.nights import LeagueNights
 from bot.limits import CONNECTIONS, SharedRate
 from bot.live.hub import Hub
@@ -70,16 +73,13 @@ from bot.ratelimit import ChatRateLimiter
 from bot.review_queue import Reviews
 from bot.search_pool import SearchPool
 from bot.startup import StartingApplication, cancel_all, in_background, publish_commands, stop_once
-from bot.table.edge import Edge
 from bot.table.key import TableKey
-from bot.table.registry import Tables
-from bot.table.resume import fill_titles, resume_tables
 from bot.updates import UpdatesRequest, once, tls_context
 from bot.webhook import serve
 from rendering import warm_up
 from storage.database import Database
 from storage.dialect import sqlite_file
-from storage.fencing import Fences
+from storage.fencing import Fences, worker_number
 
 log = logging.getLogger("bot")
 
@@ -150,7 +150,8 @@ async def _start(application: BotApplication) -> None:
     database_file = sqlite_file(config.db_path)
     if database_file is not None:
         database_file.parent.mkdir(parents=True, exist_ok=True)
-    data.db = db = await Database.open(config.db_path)
+    data.member = worker_number() if config.workers else None
+    data.db = db = await Database.open(config.db_path, member=data.member)
     data.outbox = outbox = Outbox(
         application.bot,
         group_interval=config.group_interval,

@@ -24,11 +24,11 @@ from storage.database import Database
 
 if TYPE_CHECKING:
     from bot.cluster.shared_rate import RedisRate
+    from bot.host.registry import Tables
     from bot.league.nights import LeagueNights
     from bot.live.web import LiveServer
     from bot.outbox import Outbox
     from bot.review_queue import Reviews
-    from bot.table.registry import Tables
 
 
 class NotStarted(RuntimeError):
@@ -48,6 +48,7 @@ class BotData:
     pool: Executor | None = None  # processes for the search (hard level, reviews)
     live: LiveServer | None = None  # the Mini App's web server (bot.live), when configured
     shared_rate: RedisRate | None = None  # several workers' write rate in Redis (bot.cluster), when configured
+    member: int | None = None  # this worker's number among several (storage.fencing.worker_number), when so
     clock: Clock = utc_now  # the league nights' clock (UTC); tests set a controlled one
     languages_met: set[int] = field(default_factory=set)  # users whose Telegram language is stored
     # (group, user) → (when asked, monotonic; whether a member): bot.handlers.chat_checks.is_member's answers

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from bot.config import ConfigError, host_port
 from bot.context import BotApplication, BotContext
-from bot.table.one_table import table_of
+from bot.host.one_table import table_of
 from sandbox.launch import LocalSandbox, start_sandbox
 from sandbox.world import World
 

@@ -3,7 +3,7 @@ who polls Telegram, and the wake-ups of the update inbox. PostgreSQL only; nothi
 
     coordinator = await Coordinator.connect(dsn, on_notify)   # one dedicated connection per worker
     await coordinator.workers()         # the live workers: each holds a member lock while its connection lives
-    await coordinator.take(7)           # True: shard 7 is this worker's until give_up(7) or the connection ends
+    await coordinator.take([7, 8])      # {7}: shard 7 is this worker's until give_up(7) or the connection ends
     await coordinator.lead("poller")    # True: this worker is the one that polls (held until the connection ends)
     await coordinator.mark("without redis", True); await coordinator.marked("without redis")   # how many say so
 
@@ -32,9 +32,9 @@ import asyncpg
 
 from storage.errors import StorageUnavailableError
 from storage.inbox import CHANNEL
-from storage.postgres import CONNECT_TIMEOUT_S, FAILURES
+from storage.postgres import CONNECT_TIMEOUT_S, FAILURES, POOLED
 
-# A stopped worker's tables move after at most LEASE_S and the others' next round (bot.cluster.ownership: 2 s).
+# A stopped worker's tables move after at most LEASE_S and the others' next round (bot.cluster.ownership: 1 s).
 LEASE_S: Final = 4.0  # with a round after it, tables move again within 10 s even on a busy machine
 RENEW_S: Final = LEASE_S / 3
 # The server notices a silent peer in 2 + 3 x 1 = 5 s and ends its session, freeing its locks; a silent process
@@ -55,6 +55,16 @@ WHERE locktype = 'advisory' AND objsubid = 2 AND granted AND classid = {_KEY}::o
 """
 
 
+ALIVE: Final = "mahjong alive "  # a worker's number (storage.fencing.worker_number) while its lease lives
+# The sessions of the processes given (their pooled ones, storage.postgres) ended: what a worker whose lease ended
+# still holds (an open transaction, a shard's row) is let go at once, and nothing more is written through them.
+_END_SESSIONS = f"""
+SELECT COUNT(pg_terminate_backend(pid)) AS n FROM pg_locks
+WHERE locktype = 'advisory' AND objsubid = 2 AND granted AND classid = {_KEY}::oid AND objid::bigint = ANY($2::bigint[])
+  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+"""
+
+
 class Coordinator:
     def __init__(self, conn: asyncpg.Connection, schema: str) -> None:
         self._conn = conn
@@ -63,9 +73,12 @@ class Coordinator:
         self._renewing = asyncio.create_task(self._renew(), name="lease")
 
     @classmethod
-    async def connect(cls, dsn: str, on_notify: Callable[[str], None] | None = None) -> Coordinator:
-        """The worker's connection, joined as a live worker (and listening to the inbox if on_notify is given);
-        StorageUnavailableError when the server cannot be reached."""
+    async def connect(
+        cls, dsn: str, on_notify: Callable[[str], None] | None = None, member: int | None = None
+    ) -> Coordinator:
+        """The worker's connection, joined as a live worker (and listening to the inbox if on_notify is given; its
+        lease on ``member``, the number its pooled sessions carry, if given); StorageUnavailableError when the
+        server cannot be reached."""
         try:
             conn = await asyncpg.connect(dsn, timeout=CONNECT_TIMEOUT_S, server_settings=SESSION)
         except FAILURES as e:
@@ -73,6 +86,9 @@ class Coordinator:
         try:
             schema = await conn.fetchval("SELECT current_schema()")
             await conn.execute(f"SELECT pg_advisory_lock({_KEY}, pg_backend_pid())", "mahjong worker ")
+            alive = f"SELECT pg_try_advisory_lock({_KEY}, $2)"
+            if member is not None and not await conn.fetchval(alive, ALIVE, member):
+                raise StorageUnavailableError(f"another worker has the number {member}")  # one in 2^31: a bug
             coordinator = cls(conn, str(schema))
             if on_notify is not None:
                 await conn.add_listener(coordinator.channel, lambda *args: on_notify(str(args[-1])))
@@ -110,13 +126,23 @@ class Coordinator:
         """How many workers are alive (this one included)."""
         return len(await self._query(_HELD, "mahjong worker "))
 
+    async def alive(self) -> set[int]:
+        """The worker processes whose lease lives (this one's included)."""
+        return {int(r["n"]) for r in await self._query(_HELD, ALIVE)}
+
+    async def end_sessions(self, processes: set[int]) -> int:
+        """End the pooled sessions of these processes, whose lease ended (how many)."""
+        rows = await self._query(_END_SESSIONS, POOLED, sorted(processes))
+        return int(rows[0]["n"])
+
     async def taken(self) -> set[int]:
         """The shards some worker (this one included) owns."""
         return {int(r["n"]) for r in await self._query(_HELD, "mahjong shard ")}
 
-    async def take(self, shard: int) -> bool:
-        rows = await self._query(f"SELECT pg_try_advisory_lock({_KEY}, $2) AS ok", "mahjong shard ", shard)
-        return bool(rows[0]["ok"])
+    async def take(self, shards: list[int]) -> set[int]:
+        """Those of ``shards`` locked here now (each tried once, in one round trip; one another holds is not)."""
+        sql = f"SELECT s FROM unnest($2::int[]) AS s WHERE pg_try_advisory_lock({_KEY}, s)"
+        return {int(r["s"]) for r in await self._query(sql, "mahjong shard ", shards)}
 
     async def give_up(self, shard: int) -> None:
         await self._query(f"SELECT pg_advisory_unlock({_KEY}, $2)", "mahjong shard ", shard)

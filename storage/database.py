@@ -61,16 +61,20 @@ class Database:
         self._views: dict[Fence, Database] = {}
 
     @classmethod
-    async def open(cls, target: str | Path, *, clock: Clock = utc_now, trace: Trace | None = None) -> Database:
+    async def open(
+        cls, target: str | Path, *, clock: Clock = utc_now, trace: Trace | None = None, member: int | None = None
+    ) -> Database:
         """Open (creating if needed) and migrate to the latest schema; SchemaTooNewError if it is newer.
 
         target: a SQLite file (a path, or sqlite:///path) or a PostgreSQL URL (postgresql://…). trace: called
-        with each statement's SQL before it runs, once migrated (diagnostics, and the crash tests' kill points)."""
+        with each statement's SQL before it runs, once migrated (diagnostics, and the crash tests' kill points).
+        member: this worker's number among several on PostgreSQL (bot.cluster, storage.fencing.worker_number): its
+        sessions marked with it."""
         backend, where = parse_target(str(target))
         if backend == "postgresql":
             from storage.postgres import PostgresBackend  # asyncpg is needed only here
 
-            return cls(await PostgresBackend.connect(where, trace), clock)
+            return cls(await PostgresBackend.connect(where, trace, member), clock)
         return cls(await SqliteBackend.connect(Path(where), trace), clock)
 
     async def close(self) -> None:

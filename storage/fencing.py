@@ -1,7 +1,7 @@
 """Fencing for workers sharing one PostgreSQL (bot.cluster; PostgreSQL only): a worker that lost a shard without
 knowing it yet can no longer write for that shard's tables.
 
-    fence = await db.shard_owners.take(7)        # after taking shard 7's lock: its epoch raised (a Fence)
+    [fence] = await db.shard_owners.take([7])    # after taking shard 7's lock: its epoch raised (a Fence)
     view = db.fenced(fence)                      # the same repositories; every write checks the fence
     await view.hands.append_action(hand_id, seq, action, done=update_id)   # FencedError once another took 7
 
@@ -21,6 +21,7 @@ statement (storage.hands).
 from __future__ import annotations
 
 import contextlib
+import secrets
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -32,10 +33,17 @@ from storage.gateway import Backend, Fence, Gateway, Row, Tx
 T = TypeVar("T")
 K = TypeVar("K")
 
+
+def worker_number() -> int:
+    """A new worker's number among the workers, drawn when it starts: its pooled sessions and its lease are marked
+    with it (storage.postgres, storage.cluster), so that once its lease ends the others end its sessions too."""
+    return secrets.randbits(31)
+
+
 _RAISE = """
-INSERT INTO shard_owners (shard, epoch, taken_at) VALUES (?1, 1, ?2)
-ON CONFLICT (shard) DO UPDATE SET epoch = shard_owners.epoch + 1, taken_at = ?2
-RETURNING epoch
+INSERT INTO shard_owners (shard, epoch, taken_at) VALUES {rows}
+ON CONFLICT (shard) DO UPDATE SET epoch = shard_owners.epoch + 1, taken_at = ?1
+RETURNING shard, epoch
 """
 _CHECK = "SELECT epoch FROM shard_owners WHERE shard = ? FOR SHARE"
 # The shard's row while ``fence`` (parameters ?4, ?5) is its epoch, held until the statement's end: what a single
@@ -45,10 +53,10 @@ OWNER_ROW = "SELECT 1 AS owned FROM shard_owners WHERE shard = ?4 AND epoch = ?5
 
 class Fences(Generic[K]):
     """The fence of each shard a worker holds, by the shard of a key (a table's): filled by the worker's ownership
-    (bot.cluster.ownership) as it takes and gives up shards, read for every write of a table (bot.table.edge).
+    (bot.cluster.ownership) as it takes and gives up shards, read for every write of a table (bot.host.edge).
 
         fences = Fences(shard_of)
-        fences.hold(await db.shard_owners.take(7)); fences.fence(table_key); fences.drop(7)
+        fences.hold(*await db.shard_owners.take([7])); fences.fence(table_key); fences.drop([7])
     """
 
     def __init__(self, shard_of: Callable[[K], int]) -> None:
@@ -66,8 +74,9 @@ class Fences(Generic[K]):
         """Whether the key's shard is held here (its epoch taken by this worker)."""
         return self._shard_of(key) in self._held
 
-    def hold(self, fence: Fence) -> None:
-        self._held[fence.shard] = fence
+    def hold(self, *fences: Fence) -> None:
+        for fence in fences:
+            self._held[fence.shard] = fence
 
     def drop(self, shards: Iterable[int]) -> None:
         for shard in shards:
@@ -78,10 +87,15 @@ class ShardOwners:
     def __init__(self, db: Gateway) -> None:
         self._db = db
 
-    async def take(self, shard: int) -> Fence:
-        """The shard's epoch raised (committed): the fence of its new owner, which every older fence now fails."""
-        rows = await self._db.fetchall(_RAISE, (shard, timestamp(self._db.now())))
-        return Fence(shard, int(rows[0]["epoch"]))
+    async def take(self, shards: Iterable[int]) -> list[Fence]:
+        """The shards' epochs raised (committed, in one statement): the fences of their new owner, which every
+        older fence now fails."""
+        taken = sorted(shards)
+        if not taken:
+            return []
+        rows = ", ".join(f"(?{n}, 1, ?1)" for n in range(2, len(taken) + 2))
+        found = await self._db.fetchall(_RAISE.format(rows=rows), (timestamp(self._db.now()), *taken))
+        return [Fence(int(r["shard"]), int(r["epoch"])) for r in found]
 
     async def epoch(self, shard: int) -> int:
         """The shard's epoch now (0: never taken)."""

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, Final, TypeAlias, TypeVar
 
 try:
     import asyncpg
@@ -59,6 +60,11 @@ FAILURES = (
     asyncio.TimeoutError,
 )
 _COUNT = re.compile(r"(\d+)$")
+# A worker's pooled sessions each hold a shared lock on its process's number (storage.fencing.worker_number), and its
+# coordinator's connection an exclusive one while its lease lives (storage.cluster), so the others can end the
+# sessions of a worker whose lease ended (a stopped process's open transactions, its rows' locks) at once.
+POOLED: Final = "mahjong pooled "
+_MEMBER = f"SELECT pg_advisory_lock_shared(hashtext('{POOLED}' || current_schema()), $1)"
 
 
 class PostgresBackend:
@@ -68,15 +74,16 @@ class PostgresBackend:
         self._trace = trace
 
     @classmethod
-    async def connect(cls, dsn: str, trace: Trace | None = None) -> PostgresBackend:
-        """A pool on the server at dsn, the schema migrated; StorageUnavailableError when it cannot be reached."""
+    async def connect(cls, dsn: str, trace: Trace | None = None, member: int | None = None) -> PostgresBackend:
+        """A pool on the server at dsn, the schema migrated; StorageUnavailableError when it cannot be reached.
+        ``member``: the number of this worker among several, its sessions marked with it."""
         try:
             pool = await asyncpg.create_pool(
                 dsn,
                 min_size=1,
                 max_size=POOL_SIZE,
                 timeout=CONNECT_TIMEOUT_S,
-                init=_prepare_connection,
+                init=functools.partial(_prepare_connection, member=member),
                 reset=_end_any_transaction,
                 server_settings={"idle_in_transaction_session_timeout": str(IDLE_IN_TRANSACTION_S * 1000)},
             )
@@ -191,9 +198,11 @@ class _PostgresTx:
         return _Count(len(rows))
 
 
-async def _prepare_connection(conn: asyncpg.Connection) -> None:
+async def _prepare_connection(conn: asyncpg.Connection, member: int | None = None) -> None:
     # SUM over BIGINT is NUMERIC in PostgreSQL (INTEGER in SQLite): whole numbers come back as int.
     await conn.set_type_codec("numeric", encoder=str, decoder=_number, schema="pg_catalog", format="text")
+    if member is not None:
+        await conn.execute(_MEMBER, member)
 
 
 async def _end_any_transaction(conn: asyncpg.Connection) -> None:

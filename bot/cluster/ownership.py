@@ -11,7 +11,7 @@ Every ``REBALANCE_S`` a worker counts the live workers N (each holds a member lo
 and moves toward ceil(SHARDS / N) shards: above it, it gives up those running the fewest tables (their runners
 stopped first, then the lock freed); below it, it takes free shards (a lock nobody holds), raises their epochs
 (storage.fencing: from then on the writes of any worker that held them before are refused), then resumes their
-tables from storage (bot.table.resume) before it handles their updates; while still below, it looks again every
+tables from storage (bot.host.resume) before it handles their updates; while still below, it looks again every
 ``SHORT_OF_SHARE_S``, so a worker that joins has its share as soon as the others' rounds free it. A worker
 killed frees its locks with its connection, and the others, now fewer, take its shards within a round or two;
 so does a worker that stops running (SIGSTOP) once its lease ends (storage.cluster.LEASE_S). A worker that
@@ -32,9 +32,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Final
 
 from bot.cluster.shards import SHARDS, shard_of
+from bot.host.registry import Tables
+from bot.host.resume import resume_tables
 from bot.table.key import TableKey
-from bot.table.registry import Tables
-from bot.table.resume import resume_tables
 from bot.waits import set_or_timeout
 from storage.cluster import Coordinator
 from storage.database import Database
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-REBALANCE_S: Final = 2.0
+REBALANCE_S: Final = 1.0  # a round: two short queries on the coordinator (how many live, whose lease ended)
 WITHOUT_REDIS: Final = "without redis"  # the mark of a worker Redis does not answer (bot.cluster.shared_rate)
 # Such a worker writes nothing this long after its mark is taken: every other worker has had a round to see it
 # and lower the bucket's rate by its share.
@@ -78,6 +78,7 @@ class Ownership:
         self._ended = asyncio.Event()  # the coordinator's connection ended: a round at once drops everything
         self.rate = rate  # the overall write rate shared through Redis, told each round how it is shared
         self._marked_at: float | None = None  # when this worker's WITHOUT_REDIS mark was taken (on its connection)
+        self._alive: set[int] = set()  # the worker processes whose lease lived at the last round
 
     @property
     def owned(self) -> frozenset[int]:
@@ -114,6 +115,7 @@ class Ownership:
         coordinator = self.coordinator
         await self._replace_dead()
         try:
+            await self._end_the_gone(coordinator)
             workers = max(await coordinator.workers(), 1)
             await self._share_rate(coordinator, workers)
             target = math.ceil(SHARDS / workers)
@@ -143,20 +145,23 @@ class Ownership:
             resumed = await resume_tables(self.tables, self.db, lambda key: key in dead)
             log.warning("%d table(s) whose runner had died resumed", resumed)
 
+    async def _end_the_gone(self, coordinator: Coordinator) -> None:
+        """The pooled sessions of the workers whose lease ended since the last round, ended: a stopped worker's open
+        transaction (its lock on a shard's row) no longer holds up whoever takes its shards."""
+        alive = await coordinator.alive()
+        gone, self._alive = self._alive - alive, alive
+        if gone:
+            log.info("the lease of %d worker(s) ended: %d of their sessions ended", len(gone),
+                     await coordinator.end_sessions(gone))  # fmt: skip
+
     async def _take(self, coordinator: Coordinator, wanted: int) -> None:
         free = sorted(set(range(SHARDS)) - await coordinator.taken())
         random.shuffle(free)  # two workers starting together mostly try different shards
-        taken: set[int] = set()
-        for shard in free:
-            if len(taken) == wanted:
-                break
-            if await coordinator.take(shard):
-                taken.add(shard)
+        taken = await coordinator.take(free[:wanted])  # one another takes meanwhile is tried again next round
         if not taken:
             return
-        try:
-            for shard in taken:  # before the tables are read back: what an old owner still stores is refused
-                self.fences.hold(await self.db.shard_owners.take(shard))
+        try:  # before the tables are read back: what an old owner still stores is refused
+            self.fences.hold(*await self.db.shard_owners.take(taken))
             resumed = await resume_tables(self.tables, self.db, lambda key: shard_of(key) in taken)
         except StorageError:  # nothing of these shards runs here: their locks go back
             await self.tables.release(lambda key: shard_of(key) in taken)

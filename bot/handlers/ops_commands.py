@@ -10,9 +10,9 @@ from telegram import Update
 
 from bot.context import BotContext
 from bot.handlers.chat_checks import reply
+from bot.host.registry import Tables
 from bot.i18n import language_for, t
 from bot.logs import errors
-from bot.table.registry import Tables
 from storage.database import Database
 
 

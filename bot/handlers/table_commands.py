@@ -31,11 +31,12 @@ from bot.handlers.chat_checks import (
     table_title,
     topic_of,
 )
+from bot.host.registry import Answer
+from bot.host.runner import TableMoved
 from bot.i18n import language_for, private_language, t
 from bot.outbox import Content
 from bot.table import messages as msg
 from bot.table.key import TableKey
-from bot.table.registry import Answer
 from bot.views.game_views import flee_question
 from storage.chats import ChatSettings
 
@@ -200,7 +201,10 @@ async def press(update: Update, context: BotContext) -> None:
         notice: str | None = t("press_stale", lang)
     else:
         press = msg.Press(query.from_user.id, button.stamp, button.code, lang, update.update_id)
-        notice = (await context.tables.ask(button.table, press)).text
+        try:
+            notice = (await context.tables.ask(button.table, press)).text
+        except TableMoved:  # perhaps stored before it stopped here: not "not done"; the next owner shows which
+            notice = t("press_moved", lang)
     await _answer(update, notice)
 
 

@@ -29,6 +29,8 @@ from typing import Any, Final
 
 from telegram.ext import CallbackContext, Job, JobQueue
 
+from bot.host.edge import reaches
+from bot.host.registry import Tables
 from bot.i18n import t
 from bot.league.schedule import (
     LATE_START_LIMIT,
@@ -40,9 +42,7 @@ from bot.league.schedule import (
     sitting,
 )
 from bot.outbox import Content
-from bot.table.edge import reaches
 from bot.table.key import TableKey
-from bot.table.registry import Tables
 from bot.table.state import Seat, Table
 from bot.views.league_views import local_when, names_text, signup_markup
 from bot.views.standings_views import board_content

@@ -1,6 +1,6 @@
 """The Mini App's live connections, by table: what the table shows, each connection is sent at once.
 
-The table's edge (``bot.table.edge``) hands every show effect to ``Hub.shown`` as it carries it out, so the page
+The table's edge (``bot.host.edge``) hands every show effect to ``Hub.shown`` as it carries it out, so the page
 follows the same effects as the pictures, at the same moments: a seat's own view when its picture is shown
 (``ShowSeat``, ``ShowResult``), everyone's when the group's picture is (``ShowGroup``). The 海底 rule holds
 by construction: while one seat decides the 海底, only that seat is shown anything, on the page as in the chats.

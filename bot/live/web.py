@@ -44,14 +44,14 @@ from tornado.ioloop import IOLoop
 
 from bot.callbacks import BadCallback, Stamp
 from bot.config import Config
+from bot.host.registry import Tables
+from bot.host.runner import StepFailed
 from bot.i18n import language_of_code, t
 from bot.listeners import BoundedHTTPServer, Limits, Notices
 from bot.live.auth import InitDataError, WebAppUser, check_init_data, table_of
 from bot.live.hub import Hub
 from bot.table import messages as msg
 from bot.table.key import TableKey
-from bot.table.registry import Tables
-from bot.table.runner import StepFailed
 from game.tiles import HIDDEN, TileError, parse_tile
 from rendering.tile_faces import render_tile
 from storage.database import Database

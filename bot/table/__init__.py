@@ -1,1 +1,2 @@
-"""The life of a table: its state, the pure core that takes its messages, its runner, and the registry of tables."""
+"""A table's pure core: its state, the messages it takes, the effects it asks for, its words and its key.
+Nothing here does I/O, touches asyncio or Telegram, or reads a clock; the shell that runs it is ``bot.host``."""

@@ -3,7 +3,7 @@
 Pure: it changes the ``Table`` (``bot.table.state``) it is given and yields effects (``bot.table.effects``);
 no I/O, no asyncio, no Telegram, no clock (``now`` comes with the message). Effects that have an answer (a
 stored record, a player's language, an automatic player's move) get it sent back in by whoever carries them
-out: the runner (``bot.table.runner``) in the bot, a list of made-up answers in a test. The lobby and the
+out: the runner (``bot.host.runner``) in the bot, a list of made-up answers in a test. The lobby and the
 buttons are here; the hand in motion is ``bot.table.hand``.
 
     steps = step(table, Press(user_id, stamp, "d5m", "en"), now, config)

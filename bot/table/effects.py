@@ -1,4 +1,4 @@
-"""What a table's core asks to be done: effects, carried out in order by the table's runner (``bot.table.edge``).
+"""What a table's core asks to be done: effects, carried out in order by the table's runner (``bot.host.edge``).
 
 The core (``bot.table.core``) is a generator per message: it yields effects and, for those marked *answered*,
 gets their result back (the runner sends it in); a refused store is thrown back into it as ``StorageError``.

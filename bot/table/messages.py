@@ -1,6 +1,6 @@
 """What can happen to a table: the messages its core (``bot.table.core``) takes, one at a time.
 
-Handlers, the outbox and the clock post them to the table's runner through the registry (``bot.table.registry``);
+Handlers, the outbox and the clock post them to the table's runner through the registry (``bot.host.registry``);
 each carries what the core needs to know and nothing it could fetch itself (no I/O in the core): a press its
 decoded button, a command who sent it. The time comes with each step, never from a clock in the core.
 """

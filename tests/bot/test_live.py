@@ -20,6 +20,8 @@ from tornado.websocket import WebSocketClientConnection, websocket_connect
 
 from bot.callbacks import PlayButton, Stamp
 from bot.config import Config, ConfigError
+from bot.host.edge import Edge
+from bot.host.registry import Answer, Tables
 from bot.i18n import t
 from bot.live import web
 from bot.live.auth import InitDataError, check_init_data, table_of, table_token
@@ -30,9 +32,7 @@ from bot.outbox import Outbox
 from bot.table import effects as fx
 from bot.table import messages as msg
 from bot.table.core import step
-from bot.table.edge import Edge
 from bot.table.key import TableKey
-from bot.table.registry import Answer, Tables
 from bot.table.state import Table
 from bot.views.public_view import shown_view
 from game.match import Match

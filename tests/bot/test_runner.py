@@ -13,15 +13,15 @@ from telegram import Bot
 
 from bot.callbacks import code_of
 from bot.config import Config
+from bot.host.edge import Edge
+from bot.host.registry import Tables
+from bot.host.resume import resume_tables
+from bot.host.runner import CATCH_UP_POLL, CATCH_UP_SECONDS, StepFailed, TableMoved
 from bot.i18n import t
 from bot.outbox import Outbox
 from bot.table import messages as msg
-from bot.table.edge import Edge
 from bot.table.hand import due_at
 from bot.table.key import TableKey
-from bot.table.registry import Tables
-from bot.table.resume import resume_tables
-from bot.table.runner import CATCH_UP_POLL, CATCH_UP_SECONDS, StepFailed
 from game.titles import START_SKILL
 from sandbox import FakeTelegram
 from storage.database import Database
@@ -265,7 +265,7 @@ async def test_a_released_table_stops_here_and_resumes_elsewhere(
     waiting = asyncio.create_task(here.ask(TableKey(first.id), msg.Begin(alice.id)))
     await asyncio.sleep(0)  # asked, not yet taken
     assert await here.release(lambda key: key.chat_id == first.id) == 1
-    with pytest.raises(StepFailed):  # whoever waited hears of it, never waits for ever
+    with pytest.raises(TableMoved):  # whoever waited hears of it (told it moved, not that it failed), never for ever
         await asyncio.wait_for(waiting, 1)
     assert here.get(TableKey(first.id)) is None and here.get(TableKey(second.id)) is not None
     assert here.edge.outbox.message_id(first.id, "spectator") is None  # its group's queue is another's now

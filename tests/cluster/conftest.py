@@ -10,8 +10,8 @@ from typing import cast
 import pytest
 
 from bot.config import Config
-from bot.table.edge import Edge
-from bot.table.registry import Tables
+from bot.host.edge import Edge
+from bot.host.registry import Tables
 from storage.database import Database
 
 

@@ -19,11 +19,11 @@ from bot.cluster.ownership import Ownership
 from bot.cluster.poller import Poller
 from bot.cluster.shards import SHARDS, shard_of
 from bot.config import Config
+from bot.host.edge import Edge
+from bot.host.registry import Tables
 from bot.table import effects as fx
 from bot.table import messages as msg
-from bot.table.edge import Edge
 from bot.table.key import TableKey
-from bot.table.registry import Tables
 from bot.table.state import Table
 from storage.cluster import Coordinator
 from storage.database import Database
@@ -91,13 +91,39 @@ async def test_a_runner_survives_any_exception(
             raise RuntimeError("a bug")
         return (reply for reply in [fx.Reply("taken")])
 
-    monkeypatch.setattr("bot.table.runner.step", step)
+    monkeypatch.setattr("bot.host.runner.step", step)
     tables = _tables()
     tables.adopt(Table(KEY, "g", 7, "Ann"))  # its Resumed fails
     answer = await asyncio.wait_for(tables.ask(KEY, msg.Leave(7)), 5)
     assert answer.text == "taken" and len(seen) == 2
     assert tables.running(KEY)
     assert len(_failures(caplog, "Resumed failed")) == 1
+    await tables.close()
+
+
+async def test_a_due_whose_store_is_refused_is_said_once_without_a_stack(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A timer's move that storage refuses (a database gone for a moment, a worker whose shard moved away) is
+    what a worker meets in its ordinary life: said in one line each, tried again later, never a stack."""
+
+    def step(table: Table, message: msg.Message, now: float, config: Config) -> Generator[fx.Effect, Any, None]:
+        yield fx.AppendAction(1, 0, None, None)  # type: ignore[arg-type]  # what it is does not matter here
+
+    async def refused(table: Table, effect: fx.Effect) -> None:
+        raise StorageUnavailableError("the database refused it (InternalClientError)")
+
+    monkeypatch.setattr("bot.host.runner.step", step)
+    tables = _tables()
+    monkeypatch.setattr(tables.edge, "carry_out", refused, raising=False)
+    tables.adopt(Table(KEY, "g", 7, "Ann"))  # its Resumed is refused
+    for _ in range(100):
+        if any("not taken; trying again" in r.getMessage() for r in caplog.records):
+            break
+        await asyncio.sleep(0.01)
+    assert [r.levelname for r in caplog.records if KEY.token in r.getMessage()] == ["ERROR", "WARNING"]
+    assert not [r for r in caplog.records if r.exc_info is not None]
+    assert tables.running(KEY)
     await tables.close()
 
 
@@ -180,7 +206,10 @@ class Telegram:
             raise asyncpg.exceptions.InternalClientError("cannot switch to state 12")  # not a Telegram error
         chat = {"id": -1001, "type": "supergroup", "title": "g"}
         message = {"message_id": 1, "date": 0, "chat": chat, "text": "/join"}
-        return (Update.de_json({"update_id": 5, "message": message}, None),) if offset is None else ()
+        if offset is None:
+            return (Update.de_json({"update_id": 5, "message": message}, None),)
+        await asyncio.sleep(0.05)  # a long poll with nothing new waits (answering at once, the poller never yields)
+        return ()
 
     async def delete_webhook(self) -> bool:
         return True

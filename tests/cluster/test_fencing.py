@@ -19,9 +19,9 @@ from bot.cluster.consumer import Consumer
 from bot.cluster.ownership import Ownership
 from bot.cluster.shards import SHARDS, shard_of
 from bot.config import Config
+from bot.host.edge import Edge
 from bot.outbox import Outbox
 from bot.table import effects as fx
-from bot.table.edge import Edge
 from bot.table.key import TableKey
 from bot.table.state import Table
 from game.actions import Action
@@ -74,7 +74,7 @@ def _url(db: Database) -> str:
 
 async def test_a_press_and_its_update_are_stored_together_or_not_at_all(cluster_db: Database) -> None:
     hand = await _hand(cluster_db)
-    fence = await cluster_db.shard_owners.take(SHARD)
+    [fence] = await cluster_db.shard_owners.take([SHARD])
     fenced = cluster_db.fenced(fence)
     await cluster_db.inbox.store([_press(n, 0) for n in (1, 2, 3)])
 

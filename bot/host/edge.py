@@ -1,7 +1,7 @@
 """Where a table's effects meet the world: storage, the outbox, the views, the automatic players' threads.
 
 ``Edge.carry_out(table, effect)`` does one effect (``bot.table.effects``) and returns its answer; the runner
-(``bot.table.runner``) calls it in the order the core yields them, so a store is done before what follows it
+(``bot.host.runner``) calls it in the order the core yields them, so a store is done before what follows it
 is shown. What a chat is shown is built here, from the table as it is when the effect is carried out, by the
 views (``bot.views.game_views``); the outbox paces it.
 

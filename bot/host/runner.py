@@ -1,9 +1,9 @@
 """One table's runner: a task with an inbox, so a table takes one message at a time by construction (no locks).
 
 For each message it steps the core (``bot.table.core.step``) and carries out the effects in the order they come
-(``bot.table.edge``), sending each answer back in: a store refused is thrown back into the core, which decides
+(``bot.host.edge``), sending each answer back in: a store refused is thrown back into the core, which decides
 what it means (a press answered "try again", a timer tried again later). After each message the table's next
-due time goes to the scheduler (``bot.table.registry.Scheduler``), which posts ``Due`` when it comes.
+due time goes to the scheduler (``bot.host.registry.Scheduler``), which posts ``Due`` when it comes.
 
     runner = TableRunner(table, edge, config, clock, hooks, session)  # hooks: what the registry hears (Hooks)
     reply = await runner.ask(Press(...))       # from a handler: the answer to give
@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from bot.config import Config
+from bot.host.edge import Edge
 from bot.table import effects as fx
 from bot.table import messages as msg
 from bot.table.core import absent, step
-from bot.table.edge import Edge
 from bot.table.hand import RETRY_SECONDS, SLACK, due_at
 from bot.table.key import TableKey
 from bot.table.state import Seat, Table
@@ -48,6 +48,11 @@ class Session(Protocol):
 
 class StepFailed(RuntimeError):
     """A message the table could not take (logged; what it had stored stays): its sender is apologised to."""
+
+
+class TableMoved(StepFailed):
+    """The table stopped in this process while the message waited or was being taken (another worker takes it up,
+    or the process stops): what it had stored, if anything, the next owner shows, so nobody is told it failed."""
 
 
 @dataclass
@@ -152,10 +157,7 @@ class TableRunner:
             except StopIteration:
                 break
             except Exception as e:  # a bug, or a store refused where nothing else was to be done: tried again later
-                log.exception("table %s: %s failed; trying again in %.0f s", self.table.key.token,
-                              type(message).__name__, RETRY_SECONDS)  # fmt: skip
-                self.table.not_before = now + RETRY_SECONDS
-                failed = StepFailed(f"{type(message).__name__} failed: {e}")
+                failed = self._failed(message, e, e is refused, now)
                 break
             answer, refused = None, None
             if isinstance(effect, fx.Reply):
@@ -177,6 +179,18 @@ class TableRunner:
         if failed is not None:
             raise failed
         return reply
+
+    def _failed(self, message: msg.Message, error: Exception, refused: bool, now: float) -> StepFailed:
+        """The message failed: said (a store refused, already said above, in one line; a bug with its stack), and
+        the table tried again later."""
+        if refused:  # what a database gone for a moment or a worker's shard moved away does: no stack
+            log.warning("table %s: %s not taken; trying again in %.0f s", self.table.key.token,
+                        type(message).__name__, RETRY_SECONDS)  # fmt: skip
+        else:
+            log.exception("table %s: %s failed; trying again in %.0f s", self.table.key.token,
+                          type(message).__name__, RETRY_SECONDS, exc_info=error)  # fmt: skip
+        self.table.not_before = now + RETRY_SECONDS
+        return StepFailed(f"{type(message).__name__} failed: {error}")
 
     def _group_behind(self, now: float) -> bool:
         """The next hand is due but the group has not been shown the last one yet (and has not kept the table
@@ -212,4 +226,4 @@ class TableRunner:
 
 def _stopped(answer: asyncio.Future[fx.Reply | None] | None) -> None:
     if answer is not None and not answer.done():
-        answer.set_exception(StepFailed("the table stopped in this process"))
+        answer.set_exception(TableMoved("the table stopped in this process"))

@@ -23,13 +23,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.config import Config
+from bot.host.edge import Edge
+from bot.host.one_table import seated_elsewhere
+from bot.host.runner import Hooks, Session, StepFailed, TableRunner
 from bot.outbox_state import Refusal
 from bot.table import messages as msg
 from bot.table.core import absent
-from bot.table.edge import Edge
 from bot.table.key import TableKey
-from bot.table.one_table import seated_elsewhere
-from bot.table.runner import Hooks, Session, StepFailed, TableRunner
 from bot.table.state import Seat, Table
 from bot.waits import set_or_timeout
 from game.rules import Rules

@@ -1,6 +1,6 @@
 """One person sits at one table at a time: a second table (another group, or another topic of a forum) would
 share their one private chat with the first, and 托管 would play one while they play the other. The registry
-(``bot.table.registry``) knows every table, so it names the other one in the ``Join`` it hands the table."""
+(``bot.host.registry``) knows every table, so it names the other one in the ``Join`` it hands the table."""
 
 from __future__ import annotations
 

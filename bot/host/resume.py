@@ -18,8 +18,8 @@ from collections.abc import Callable
 from telegram import Bot
 from telegram.error import TelegramError
 
+from bot.host.registry import Tables
 from bot.table.key import TableKey
-from bot.table.registry import Tables
 from bot.table.state import Seat, Table
 from bot.table.texts import automatic_name
 from game.actions import Action
