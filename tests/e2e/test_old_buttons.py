@@ -35,6 +35,23 @@ def _offer_ready(messages: list[Message]) -> list[Message]:
     return [m for m in messages if t("btn_ready", "zh") in [b.text for b in m.buttons]]
 
 
+def _ask_for_tuoguan(tg: FakeTelegram, user: SimUser) -> None:
+    """The user presses 托管 at their decision (not two turns' timeouts); again at their next one if the one
+    pressed was gone already (its window over)."""
+    auto, pressed = t("btn_auto", "zh"), set[tuple[int, int]]()
+
+    def offered(m: Message) -> bool:
+        return auto in [b.text for b in m.buttons] and (m.message_id, m.edits) not in pressed
+
+    while True:
+        decision = user.wait_for_private_message(offered, timeout=30)
+        pressed.add((decision.message_id, decision.edits))
+        answer = tg.wait_for_callback_answer(user.press(decision, auto), timeout=15).text
+        if answer != t("press_stale", "zh"):
+            assert answer == t("tuoguan_asked_ok", "zh")
+            return
+
+
 def test_results_lose_ready_and_a_flight_is_told_as_one(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
     tg = fake_telegram
     alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
@@ -42,12 +59,8 @@ def test_results_lose_ready_and_a_flight_is_told_as_one(fake_telegram: FakeTeleg
     db = tmp_path / "db.sqlite3"
     with BotProcess(tg, db, MAHJONG_SEED="852", **FAST) as bot:
         open_table(tg, group, [alice, bob])
-        auto = t("btn_auto", "zh")
-        for user in (alice, bob):  # each presses 托管 on their first decision (not two turns' timeouts)
-            decision = user.wait_for_private_message(lambda m: auto in [b.text for b in m.buttons], timeout=30)
-            assert tg.wait_for_callback_answer(user.press(decision, auto), timeout=15).text == t(
-                "tuoguan_asked_ok", "zh"
-            )
+        for user in (alice, bob):
+            _ask_for_tuoguan(tg, user)
         tg.wait_until(lambda: len(_results(bob)) >= 2, timeout=120, what="two results for Bob")
         # Every result but the newest lost its Ready button once the next hand began; the review stays.
         tg.wait_until(lambda: len(_offer_ready(_results(bob)[:-1])) == 0, timeout=15, what="old results retired")
