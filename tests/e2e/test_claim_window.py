@@ -114,7 +114,7 @@ def test_while_a_person_deliberates_over_a_claim_nobody_sees_a_draw_that_has_not
     # While the deliberator thinks, the group and the other person see the discard on the table, the wall as it
     # was: what they were last shown before the decision, and anything shown while it was awaited.
     wall = int(WALL.findall(prompt)[0])
-    group_captions = [c for c in _captions(tg, group.id) if c[1].startswith("第 1 局")]
+    group_captions = [c for c in _captions(tg, group.id) if c[1].startswith("第 1 局 · ")]  # its tables, not its result
     seen = [(at, _group_state(c)) for at, c in group_captions if at < until]
     during = [state for at, state in seen if at > since] + [seen[-1][1]]
     assert all(state[:2] == (wall, "claim") for state in during), during
