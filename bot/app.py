@@ -167,7 +167,8 @@ async def _start(application: BotApplication) -> None:
     data.pool = pool = SearchPool(config.search_workers)  # replaced whenever a worker dies
     hub = Hub(config, time.monotonic) if config.webapp_url else None  # the Mini App's live pages
     fences = Fences(shard_of) if config.workers else None  # a worker's shards' fences (bot.cluster.ownership)
-    data.tables = tables = Tables(config, Edge(config, db, outbox, application.bot, pool, hub, fences))
+    data.quick = quick = SearchPool(config.search_workers, quick=True)  # the other levels, once tables overlap
+    data.tables = tables = Tables(config, Edge(config, db, outbox, application.bot, pool, hub, fences, quick))
     if hub is not None:
         data.live = start_live(application, hub)
     data.reviews = Reviews(db, outbox, pool, config.review_samples)
@@ -219,8 +220,9 @@ async def _stop(application: BotApplication) -> None:
         await data.shared_rate.close()
     if data.db is not None:
         await data.db.close()
-    if data.pool is not None:
-        data.pool.shutdown(wait=False, cancel_futures=True)
+    for pool in (data.pool, data.quick):
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
 def start_live(application: BotApplication, hub: Hub) -> LiveServer:

@@ -46,6 +46,7 @@ class BotData:
     nights: LeagueNights | None = None
     reviews: Reviews | None = None
     pool: Executor | None = None  # processes for the search (hard level, reviews)
+    quick: Executor | None = None  # processes for the other levels once several tables' decisions overlap
     live: LiveServer | None = None  # the Mini App's web server (bot.live), when configured
     shared_rate: RedisRate | None = None  # several workers' write rate in Redis (bot.cluster), when configured
     member: int | None = None  # this worker's number among several (storage.fencing.worker_number), when so

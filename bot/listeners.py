@@ -10,7 +10,8 @@
 - a body over ``max_body`` is refused from its Content-Length, before any of it is read (a longer chunked body
   when it reaches the limit);
 - at most ``connections`` connections are open at once, and never more than half the process's file descriptors
-  (``ulimit -n``: the tables, storage and Telegram need the rest); one more is accepted and closed at once;
+  (``ulimit -n``: the tables, storage and Telegram need the rest); one more is accepted and closed at once; so is
+  one more than ``per_address`` from one address, when set (not behind a proxy, whose address is everyone's);
 - out of file descriptors (EMFILE), it stops accepting for ``PAUSE_SECONDS`` instead of failing the accept in a
   loop, and says so at most once every ``LOG_EVERY`` seconds.
 """
@@ -42,6 +43,7 @@ _OUT_OF_FILES = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOM
 class Limits:
     max_body: int  # bytes of one request's body
     connections: int  # open connections in all
+    per_address: int | None = None  # open connections from one address (None: no cap of its own)
     header_seconds: float = 10.0
     body_seconds: float = 10.0
     max_header: int = 16 * 1024  # bytes of one request's headers
@@ -92,7 +94,8 @@ class BoundedHTTPServer(HTTPServer):
     def initialize(self, *args: Any, limits: Limits, **kwargs: Any) -> None:  # type: ignore[override]
         super().initialize(*args, **(limits.settings() | kwargs))
         self.limits = limits
-        self.accepted: list[socket.socket] = []  # every connection accepted; a closed one's fileno() is -1
+        # every connection accepted, with its address; a closed one's fileno() is -1
+        self.accepted: list[tuple[socket.socket, str]] = []
         self.full = Notices("too many open connections: refusing new ones")
         self.out_of_files = Notices(f"out of file descriptors: not accepting for {PAUSE_SECONDS} s")
 
@@ -103,17 +106,26 @@ class BoundedHTTPServer(HTTPServer):
             self._handlers[sock.fileno()] = _Acceptor(self, sock).remove
 
     def open_connections(self) -> int:
-        self.accepted = [s for s in self.accepted if s.fileno() != -1]
+        self.accepted = [(s, a) for s, a in self.accepted if s.fileno() != -1]
         return len(self.accepted)
 
     def admit(self, connection: socket.socket, address: Any) -> None:
-        cap = min(self.limits.connections, descriptor_share())
+        cap, host = min(self.limits.connections, descriptor_share()), str(address[0])
+        per_address = self.limits.per_address
         if len(self.accepted) >= cap and self.open_connections() >= cap:
-            connection.close()
-            self.full(f"{cap} open")
+            self._refuse(connection, f"{cap} open")
             return
-        self.accepted.append(connection)
+        if per_address is not None and sum(a == host for _, a in self.accepted) >= per_address:
+            self.open_connections()  # those closed since are forgotten, then counted again
+            if sum(a == host for _, a in self.accepted) >= per_address:
+                self._refuse(connection, f"{per_address} open from one address")
+                return
+        self.accepted.append((connection, host))
         self._handle_connection(connection, address)
+
+    def _refuse(self, connection: socket.socket, why: str) -> None:
+        connection.close()
+        self.full(why)
 
 
 class _Acceptor:

@@ -8,8 +8,13 @@ make (its pool broke under it, or the bot is stopping) is made at ``normal`` at 
 pool or stops playing. A search process whose bot process died (SIGKILL: no shutdown) ends on its own within
 ``ORPHAN_CHECK_S``: nothing else would end it, since it holds both ends of its own task pipe.
 
+The lighter levels (``easy``, ``normal``) are quick, but many tables make many of them, and in this process's
+threads they hold the interpreter's lock the event loop needs (measured: a third of the bot's time at 100 tables,
+every press and frame waiting behind it). So once decisions of several tables overlap, they run in processes of
+their own (``SearchPool(..., quick=True)``, started then: a bot of a table or two never starts them).
+
     pool = SearchPool(workers=1)
-    action = await automatic_choice(pool, view, "hard", seed)
+    action = await automatic_choice(pool, view, "hard", seed, quick=SearchPool(1, quick=True))
     pool.shutdown(wait=False, cancel_futures=True)
 """
 
@@ -36,6 +41,10 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 FALLBACK_LEVEL = "normal"  # what a decision the search cannot make is played at
+# Decisions a quick process is given at most at a time; more are played in this process's threads meanwhile, so
+# that a machine whose cores are busy with other work slows the tables no more than before (measured: one quick
+# process on a shared machine made 100 tables wait for it, presses unanswered behind their tables' decisions).
+QUICK_QUEUE = 2
 ORPHAN_CHECK_S = 1.0  # how often a search process looks whether its bot process is still there
 
 
@@ -62,18 +71,35 @@ class PoolClosed(RuntimeError):
 
 
 class SearchPool(Executor):
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, *, quick: bool = False) -> None:
         self.workers = workers
+        self.quick = quick  # the lighter levels' pool: no learned network to read
         self._lock = threading.Lock()  # submits come from the loop and from render threads
         self._closed = False
         self.replaced = 0  # pools replaced since start-up (for the logs and the tests)
+        self._up: Future[int] | None = None  # its first job (``up``)
+        self.thinking = 0  # decisions played in this process's threads meanwhile (``automatic_choice``)
+        self.queued = 0  # decisions submitted and not yet answered (``automatic_choice``)
         self._pool = self._new()
 
     def _new(self) -> ProcessPoolExecutor:
         # Spawned, not forked: a fork would copy the bot's threads and locks mid-flight.
+        start = _follow if self.quick else _start
         return ProcessPoolExecutor(
-            self.workers, mp_context=get_context("spawn"), initializer=_start, initargs=(os.getpid(),)
+            self.workers, mp_context=get_context("spawn"), initializer=start, initargs=(os.getpid(),)
         )
+
+    def up(self, *, start: bool) -> bool:
+        """Whether its processes are running; ``start``: start them if not yet (that takes a second of a core: a
+        job submitted meanwhile would wait for it)."""
+        if self._up is None:
+            if not start:
+                return False
+            try:
+                self._up = self.submit(os.getpid)
+            except PoolClosed:
+                return False
+        return self._up.done() and not self._up.cancelled() and self._up.exception() is None
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
         with self._lock:
@@ -110,12 +136,30 @@ class SearchPool(Executor):
         pool.shutdown(wait=wait, cancel_futures=cancel_futures)
 
 
-async def automatic_choice(pool: Executor | None, view: SeatView, level: str, seed: int) -> Action:
-    """The automatic player's action at ``level``: the search (``hard``) in the pool, the other levels in a
-    thread; a search the pool cannot run now is played at ``FALLBACK_LEVEL`` at once."""
+async def automatic_choice(
+    pool: Executor | None, view: SeatView, level: str, seed: int, quick: SearchPool | None = None
+) -> Action:
+    """The automatic player's action at ``level``: the search (``hard``) in ``pool``, the other levels in
+    ``quick``'s processes once they are up (started when another decision is still being played in a thread) and
+    not full (``QUICK_QUEUE``), else in a thread; a search the pool cannot run now is played at ``FALLBACK_LEVEL``
+    at once."""
     if level == "hard" and pool is not None:
         try:
             return await asyncio.wrap_future(pool.submit(choose, view, level, seed))
         except (BrokenProcessPool, PoolClosed):  # logged once by the pool, not per table
             level = FALLBACK_LEVEL
-    return await asyncio.to_thread(choose, view, level, seed)
+    if quick is None:
+        return await asyncio.to_thread(choose, view, level, seed)
+    if quick.up(start=quick.thinking > 0) and quick.queued < QUICK_QUEUE * quick.workers:
+        quick.queued += 1
+        try:
+            return await asyncio.wrap_future(quick.submit(choose, view, level, seed))
+        except (BrokenProcessPool, PoolClosed):  # played here instead (a new pool takes the next one)
+            pass
+        finally:
+            quick.queued -= 1
+    quick.thinking += 1
+    try:
+        return await asyncio.to_thread(choose, view, level, seed)
+    finally:
+        quick.thinking -= 1

@@ -25,8 +25,9 @@ from datetime import datetime
 from typing import Any, Final, Literal
 
 from game.facts import SeatFacts
+from game.ledger import Share, book, gain_of
 from game.rules import Rules
-from game.titles import Title, title_for, title_named
+from game.titles import Title, title_named
 from game.verify import SHARE_ALPHABET, SHARE_CODE_LEN, commitment, fresh_salt, reveal_text
 from storage.codec import (
     SQLITE_INT_MAX,
@@ -47,7 +48,7 @@ from storage.errors import (
 )
 from storage.fencing import OWNER_ROW
 from storage.gateway import Gateway, Row, Tx
-from storage.inbox import DONE, done_in
+from storage.inbox import DONE
 from storage.matches import SEATS, Match, Seat, load_match, seat_from_row
 from storage.standings import periods_of
 from storage.stats import pattern_mask
@@ -254,23 +255,19 @@ async def _league_season(tx: Tx, match_id: int) -> tuple[int, int] | None:
     return (rows[0]["league_id"], rows[0]["season"]) if rows else None
 
 
-async def _settle_seat(
-    tx: Tx, hand: HandRecord, seat_no: int, pts: int, won: int | None, periods: Sequence[str]
-) -> SeatResult:
-    """One seat's share of a settlement (``pts``, flee penalties included): the player's skill, title and
-    record, and their standings; ``won``: the winner's own winnings (None for the others), the only points a
-    biggest win counts (a flee's compensation is no win)."""
+async def _settle_seat(tx: Tx, hand: HandRecord, seat_no: int, share: Share, periods: Sequence[str]) -> SeatResult:
+    """One seat's share of a settlement stored: the player's skill, title and record, and their standings, as
+    ``game.ledger`` reckons them."""
     player_id = hand.seats[seat_no].player_id
     if player_id is None:
-        return SeatResult(seat_no, None, pts, None, None, None, None)
+        return SeatResult(seat_no, None, share.points, None, None, None, None)
     rows = list(await tx.execute_fetchall("SELECT skill, title FROM players WHERE id = ?", (player_id,)))
     before = rows[0]["skill"]
-    after = before + pts
-    title_before, title_after = title_named(rows[0]["title"]), title_for(after)
+    gain = gain_of(before, share)
     await tx.execute(
         """UPDATE players SET skill = ?, title = ?, hands = hands + 1, wins = wins + ?,
               biggest_win = GREATEST(biggest_win, ?) WHERE id = ?""",
-        (after, title_after.zh, int(won is not None), max(won or 0, 0), player_id),
+        (gain.skill_after, gain.title_after.zh, gain.wins, gain.biggest_win, player_id),
     )
     await tx.executemany(
         """INSERT INTO standings (chat_id, period, player_id, points, hands, wins, biggest_win)
@@ -279,9 +276,10 @@ async def _settle_seat(
                points = standings.points + excluded.points, hands = standings.hands + 1,
                wins = standings.wins + excluded.wins,
                biggest_win = GREATEST(standings.biggest_win, excluded.biggest_win)""",
-        [(hand.chat_id, period, player_id, pts, int(won is not None), max(won or 0, 0)) for period in periods],
+        [(hand.chat_id, period, player_id, gain.points, gain.wins, gain.biggest_win) for period in periods],
     )
-    return SeatResult(seat_no, player_id, pts, before, after, title_before, title_after)
+    title_before = title_named(rows[0]["title"])
+    return SeatResult(seat_no, player_id, share.points, before, gain.skill_after, title_before, gain.title_after)
 
 
 async def _insert_settlements(
@@ -400,7 +398,8 @@ class Hands:
         self, hand_id: int, seq: int, action: Mapping[str, Any], *, done: int | None = None
     ) -> None:
         """Store the hand's action number seq (0, 1, 2, … with no gaps), durably, before its effects are sent.
-        ``done``: the inbox's update (bot.cluster) that asked for it, marked done in the same transaction.
+        ``done``: the inbox's update (bot.cluster) that asked for it, marked done in the same statement; only a
+        worker's fenced view has an inbox to mark (in one process the update was claimed before it was handled).
 
         A duplicate or skipped seq raises ActionOrderError; a settled hand raises AlreadyClosedError.
         """
@@ -408,14 +407,9 @@ class Hands:
         if not isinstance(action, Mapping):
             raise InvalidInputError(f"an action must be a JSON object, not {type(action).__name__}")
         text = dump_json(dict(action), "the action")
-
-        async def stored_and_done(tx: Tx) -> int:
-            stored = (await tx.execute(_APPEND, (hand_id, seq, text))).rowcount
-            if stored == 1 and done is not None:
-                await done_in(tx, done, self._db.now())
-            return stored
-
         fence = self._db.fence
+        if done is not None and fence is None:
+            raise InvalidInputError("an update is marked done with its action only by a worker's fenced view")
         if fence is not None:
             now = timestamp(self._db.now())
             params = (hand_id, seq, text, fence.shard, fence.epoch, now, done)
@@ -423,10 +417,8 @@ class Hands:
             if not row["owned"]:
                 raise FencedError(f"shard {fence.shard} was taken over: hand {hand_id}'s action #{seq} refused")
             stored = int(row["stored"])
-        elif done is None:  # one statement, no transaction around it, on the hot path
+        else:  # one statement, no transaction around it, on the hot path
             stored = await self._db.execute(_APPEND, (hand_id, seq, text))
-        else:
-            stored = await self._db.write(stored_and_done)
         if stored == 1:
             return
         # Nothing was written: say why.
@@ -478,16 +470,13 @@ class Hands:
 
         async def settled(tx: Tx) -> ClosedHand:
             hand = await _load_playing_hand(tx, hand_id)
-            due = [p + f for p, f in zip(points, await _penalty_totals(tx, hand_id), strict=True)]
+            shares = book(points, await _penalty_totals(tx, hand_id), winner)
             periods = periods_of(ended, await _league_season(tx, hand.match_id))
-            results = [
-                await _settle_seat(tx, hand, seat_no, pts, points[seat_no] if seat_no == winner else None, periods)
-                for seat_no, pts in enumerate(due)
-            ]
+            results = [await _settle_seat(tx, hand, seat_no, share, periods) for seat_no, share in enumerate(shares)]
             await _insert_settlements(tx, hand, results, winner, columns, timestamp(ended))
             await tx.executemany(
                 "UPDATE match_seats SET total = total + ? WHERE match_id = ? AND seat = ?",
-                [(pts, hand.match_id, seat_no) for seat_no, pts in enumerate(due)],
+                [(share.points, hand.match_id, seat_no) for seat_no, share in enumerate(shares)],
             )
             settle = "status = 'done', ended_at = ?, winner = ?, summary = ?, "
             code = await _give_share_code(tx, hand_id, settle, (timestamp(ended), winner, summary_json))

@@ -4,7 +4,6 @@
     rows = await db.inbox.waiting([3, 17], limit=100)     # a worker's shards' undone updates, oldest first
     rows = await db.inbox.claim_unowned(limit=20)         # updates of no table, taken up by this worker alone
     await db.inbox.done(update_id)
-    await done_in(tx, update_id, now)    # within another write: the update done with what it stored (a press's action)
 
 ``store`` is one statement: the new updates inserted (an update_id stored before is left as it is: Telegram
 sending one again stores it once) and a NOTIFY on ``CHANNEL`` + the schema, delivered when it commits, whose
@@ -17,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Final
 
 from storage.codec import timestamp
-from storage.gateway import Gateway, Tx
+from storage.gateway import Gateway
 
 CHANNEL: Final = "mahjong_inbox"  # + "_" + the schema: one database's workers only
 CLAIM_S: Final = 30.0
@@ -97,8 +96,3 @@ class Inbox:
             await self._db.execute("DELETE FROM inbox WHERE done_at < ?", (timestamp(now - KEEP),))
         self._done += 1
         await self._db.execute(_DONE, (timestamp(now), update_id))
-
-
-async def done_in(tx: Tx, update_id: int, now: datetime) -> None:
-    """Mark the update done inside the caller's write transaction: done exactly when what it stored is."""
-    await tx.execute(_DONE, (timestamp(now), update_id))

@@ -83,12 +83,24 @@ async def _group_only(update: Update, context: BotContext) -> bool:
     return usable and update.effective_user is not None and in_group(update)
 
 
+def _extra_words(update: Update, context: BotContext, lang: str) -> bool:
+    """A table command takes no words: with some (``/join abc``), it says so and does nothing."""
+    if not context.args:
+        return False
+    message = update.effective_message
+    command = (message.text or "").split(maxsplit=1)[0].split("@")[0] if message is not None else ""
+    reply(update, context, t("no_words", lang, command=command, word=" ".join(context.args)[:40]))
+    return True
+
+
 async def newgame(update: Update, context: BotContext) -> None:
     if not await _group_only(update, context):
         return
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     lang = await private_language(context.db, user)  # someone new sits down speaking their Telegram language
+    if _extra_words(update, context, lang):
+        return
     await _first_language(context, chat.id, user.id, lang)
     opening = msg.Open(user.id, user.full_name, table_title(update), command_id(update), lang=lang)
     _say(update, context, await context.tables.ask(table_key(update), opening))
@@ -105,21 +117,22 @@ async def _first_language(context: BotContext, chat_id: int, user_id: int, lang:
 
 
 async def join(update: Update, context: BotContext) -> None:
-    if not await _group_only(update, context):
-        return
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
-    lang = await private_language(context.db, user)
-    _say(update, context, await context.tables.ask(table_key(update), msg.Join(user.id, user.full_name, lang=lang)))
+    if caller := await _group_caller(update, context):
+        key, user_id, lang = caller
+        assert update.effective_user is not None
+        name = update.effective_user.full_name
+        _say(update, context, await context.tables.ask(key, msg.Join(user_id, name, lang=lang)))
 
 
 async def _group_caller(update: Update, context: BotContext) -> tuple[TableKey, int, str] | None:
-    """(table, user id, their language) of a group command; None (and the reason said) anywhere else."""
+    """(table, user id, their language) of a group command; None (and the reason said) anywhere else, or when
+    words follow a command that takes none."""
     if not await _group_only(update, context):
         return None
     user = update.effective_user
     assert user is not None
-    return table_key(update), user.id, await private_language(context.db, user)
+    lang = await private_language(context.db, user)
+    return None if _extra_words(update, context, lang) else (table_key(update), user.id, lang)
 
 
 async def leave(update: Update, context: BotContext) -> None:

@@ -6,7 +6,10 @@ is shown. What a chat is shown is built here, from the table as it is when the e
 views (``bot.views.game_views``); the outbox paces it.
 
     edge = Edge(config, db, outbox, bot, pool)   # a worker's: Edge(..., fences=Fences(shard_of)), storage.fencing
-    answer = await edge.carry_out(table, StartHand(match_id, seed, dealer))
+    answer = await edge.carry_out(table, StartHand(match_id, seed, dealer))   # HandStarted(id, hand_no, ...)
+
+The core's inputs are its own types (``bot.table.options``, ``bot.table.effects``): they are filled here, from
+the bot's ``Config`` (``table_options``) and from storage's records (``group_settings``, the store answers).
 """
 
 from __future__ import annotations
@@ -14,8 +17,8 @@ from __future__ import annotations
 import logging
 import secrets
 from concurrent.futures import Executor
-from dataclasses import replace
-from typing import Any
+from dataclasses import fields, replace
+from typing import Any, TypeVar
 
 from telegram import Bot
 from telegram.error import Forbidden, TelegramError
@@ -26,16 +29,55 @@ from bot.live.hub import Hub
 from bot.live.links import with_group_link, with_page_button
 from bot.logs import log_action, log_event
 from bot.outbox import Content, Outbox
-from bot.search_pool import automatic_choice
+from bot.search_pool import SearchPool, automatic_choice
 from bot.table import effects as fx
 from bot.table.key import TableKey
+from bot.table.options import GroupSettings, Options
 from bot.table.state import Table
 from bot.views.game_views import join_markup, lobby_content, result_content, seat_content, spectator_content
 from game.actions import Action
+from storage.chats import ChatSettings
 from storage.database import Database
 from storage.fencing import Fences
+from storage.hands import ClosedHand
+from storage.matches import Seat
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def table_options(config: Config) -> Options:
+    """The options a table's core follows, from the bot's configuration (the fields of one name)."""
+    return _read(Options, config)
+
+
+def group_settings(settings: ChatSettings) -> GroupSettings:
+    """A group's stored /settings, as its table follows them (the fields of one name; ``rules`` built)."""
+    return _read(GroupSettings, settings)
+
+
+def _read(kind: type[T], source: object) -> T:
+    """A ``kind`` (a dataclass) whose every field is ``source``'s attribute of that name."""
+    return kind(**{f.name: getattr(source, f.name) for f in fields(kind)})  # type: ignore[arg-type]
+
+
+def settled(closed: ClosedHand, reveal: str) -> fx.Settled:
+    """A stored settlement, as the core reads it."""
+    return fx.Settled(
+        totals=closed.match_totals,
+        points=tuple(r.points for r in closed.results),
+        title_changes={
+            r.seat: (r.title_before, r.title_after)
+            for r in closed.results
+            if r.title_changed and r.title_before is not None and r.title_after is not None
+        },
+        share_code=closed.share_code,
+        reveal=reveal,
+    )
+
+
+def _stored(sitter: fx.Sitter) -> Seat:
+    return Seat.human(sitter.user_id) if sitter.user_id is not None else Seat.auto(sitter.auto_level)
 
 
 async def reaches(bot: Bot, outbox: Outbox, user_id: int, message: str) -> bool:
@@ -61,17 +103,19 @@ class Edge:
         pool: Executor | None = None,
         hub: Hub | None = None,
         fences: Fences[TableKey] | None = None,
+        quick: SearchPool | None = None,
     ) -> None:
         self.config, self.db, self.outbox, self.bot = config, db, outbox, bot
         self.pool = pool  # the processes the search (hard level) runs in; None: a thread, as the other levels
         self.hub = hub  # the Mini App's live pages (bot.live); None when it is off
         self.fences = fences  # a worker's (bot.cluster): its shards' fences, which its tables' writes carry
+        self.quick = quick  # the processes the other levels run in once several tables' decisions overlap
 
     def storage(self, table: Table) -> Database:
         """Where the table's writes go: the database, fenced by the table's shard on a worker (storage.fencing)."""
         return self.db if self.fences is None else self.db.fenced(self.fences.fence(table.key))
 
-    async def carry_out(self, table: Table, effect: fx.Effect) -> Any:
+    async def carry_out(self, table: Table, effect: fx.Effect) -> object:
         """Do ``effect`` for ``table``; its answer (None for effects without one)."""
         if isinstance(effect, fx.ShowSeat | fx.ShowGroup | fx.ShowResult | fx.Announce | fx.Tell | fx.Forget):
             self.show(table, effect)
@@ -93,11 +137,12 @@ class Edge:
             return None
         return await self._store(table, effect)
 
-    async def _store(self, table: Table, effect: fx.Effect) -> Any:
+    async def _store(self, table: Table, effect: fx.Effect) -> object:
         db = self.storage(table)
         match effect:
             case fx.StartHand(match_id, seed, dealer):
-                return await db.hands.start(match_id, seed, dealer)
+                record = await db.hands.start(match_id, seed, dealer)
+                return fx.HandStarted(record.id, record.hand_no, record.commitment)
             case fx.AppendAction(hand_id, index, action, update_id):
                 # On a worker, the press's update is done in the inbox with its action; in one process its id
                 # was stored before it was handled (bot.updates.once).
@@ -106,7 +151,8 @@ class Edge:
                 log_action(table.chat_id, hand_id, index, action)
                 return None
             case fx.StoreFlee(hand_id, seat, amounts, level):
-                return await db.hands.flee(hand_id, seat, amounts, level)
+                await db.hands.flee(hand_id, seat, amounts, level)
+                return None
             case fx.ReadPenalties(hand_id):
                 return await db.hands.penalties(hand_id)
             case fx.CloseHand(hand_id, payments, winner, summary, facts, tuoguan):
@@ -114,37 +160,41 @@ class Edge:
                     hand_id, payments, winner, summary, facts=facts, tuoguan=tuoguan or (0, 0, 0, 0)
                 )
                 reveal = await db.hands.reveal(hand_id)
-                return closed, reveal.text if reveal is not None else ""
+                return settled(closed, reveal.text if reveal is not None else "")
         return await self._store_match(db, effect)
 
     @staticmethod
-    async def _store_match(db: Database, effect: fx.Effect) -> Any:
+    async def _store_match(db: Database, effect: fx.Effect) -> object:
         match effect:
             case fx.ReadSettings(chat_id):
-                return await db.chats.get(chat_id)
+                return group_settings(await db.chats.get(chat_id))
             case fx.ReadLanguages(user_ids):
                 players = [await db.players.get(uid) for uid in user_ids]
                 return {p.id: p.language for p in players if p is not None}
             case fx.SavePlayer(user_id, name):
-                return await db.players.upsert(user_id, name)
+                await db.players.upsert(user_id, name)
             case fx.CreateMatch(chat_id, seed, rules, seats, hands, night, thread, creator, title):
-                return await db.matches.create(
-                    chat_id, seed, rules, seats, hands, night, thread_id=thread, creator_id=creator, title=title
+                stored = tuple(_stored(s) for s in seats)
+                created = await db.matches.create(
+                    chat_id, seed, rules, stored, hands, night, thread_id=thread, creator_id=creator, title=title
                 )
+                return created.id
             case fx.SetRules(match_id, rules):
-                return await db.matches.set_rules(match_id, rules)
+                await db.matches.set_rules(match_id, rules)
             case fx.ReplaceSeat(match_id, seat, new):
-                return await db.matches.replace_seat(match_id, seat, new)
+                await db.matches.replace_seat(match_id, seat, _stored(new))
             case fx.FinishMatch(match_id, status):
-                return await db.matches.finish(match_id, status)
+                await db.matches.finish(match_id, status)
             case fx.MoveChat(old, new):
                 return await db.chats.migrate(old, new)
-        raise TypeError(f"no way to carry out {effect!r}")
+            case _:
+                raise TypeError(f"no way to carry out {effect!r}")
+        return None
 
     async def _decide(self, effect: fx.Decide) -> Action:
-        # The search (hard) thinks in another process, the others in a thread: a slow decision never stalls the
-        # other tables, and a dead search process never stops one (bot.search_pool).
-        return await automatic_choice(self.pool, effect.view, effect.level, effect.seed)
+        # The search (hard) thinks in another process, the others in a thread or (many tables) other processes: a
+        # slow decision never stalls the other tables, and a dead search process never stops one (bot.search_pool).
+        return await automatic_choice(self.pool, effect.view, effect.level, effect.seed, self.quick)
 
     def show(self, table: Table, effect: fx.Effect) -> None:
         """Hand what a chat is to see to the outbox (built now, from the table as it is)."""

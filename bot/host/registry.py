@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.config import Config
-from bot.host.edge import Edge
+from bot.host.edge import Edge, table_options
 from bot.host.one_table import seated_elsewhere
 from bot.host.runner import Hooks, Session, StepFailed, TableRunner
 from bot.outbox_state import Refusal
@@ -96,7 +96,8 @@ class Scheduler:
 
 class Tables:
     def __init__(self, config: Config, edge: Edge, clock: Callable[[], float] = time.monotonic) -> None:
-        self.config, self.edge, self.clock = config, edge, clock
+        self.edge, self.clock = edge, clock
+        self.options = table_options(config)  # what each table's core follows
         self._runners: dict[TableKey, TableRunner] = {}
         self.scheduler = Scheduler(lambda key: self.post(key, msg.Due()), clock)
         self._hooks = Hooks(rekey=self._rekey, closed=self._closed, arm=self.scheduler.arm)
@@ -129,7 +130,7 @@ class Tables:
         if runner is None and isinstance(message, msg.Open):
             runner = self._runner(Table(key=key, title=message.title, creator_id=0, creator_name="", state="new"))
         if runner is None:
-            return Answer(absent(message, self.config))
+            return Answer(absent(message, self.options))
         reply = await runner.ask(message)
         if reply is None:
             return Answer(None)
@@ -196,7 +197,7 @@ class Tables:
         return [key for key, runner in self._runners.items() if runner.dead]
 
     def _runner(self, table: Table, session: Session | None = None) -> TableRunner:
-        runner = TableRunner(table, self.edge, self.config, self.clock, self._hooks, session)
+        runner = TableRunner(table, self.edge, self.options, self.clock, self._hooks, session)
         self._runners[table.key] = runner
         runner.start()
         return runner

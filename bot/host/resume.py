@@ -18,6 +18,7 @@ from collections.abc import Callable
 from telegram import Bot
 from telegram.error import TelegramError
 
+from bot.host.edge import group_settings
 from bot.host.registry import Tables
 from bot.table.key import TableKey
 from bot.table.state import Seat, Table
@@ -147,7 +148,7 @@ async def _rebuilt_table(
         seats=seats,
         session=match_record.league_night_id is not None,  # its night's session takes it up (LeagueNights.start)
     )
-    table.follow(settings, tables.config)
+    table.follow(group_settings(settings), tables.options)
     match = Match(match_record.rules, match_record.seed, record.dealer)
     match.hands_played = record.hand_no - 1
     table.match, table.match_id, table.totals = match, match_record.id, list(match_record.totals)

@@ -1,11 +1,11 @@
 """One table's runner: a task with an inbox, so a table takes one message at a time by construction (no locks).
 
-For each message it steps the core (``bot.table.core.step``) and carries out the effects in the order they come
-(``bot.host.edge``), sending each answer back in: a store refused is thrown back into the core, which decides
-what it means (a press answered "try again", a timer tried again later). After each message the table's next
-due time goes to the scheduler (``bot.host.registry.Scheduler``), which posts ``Due`` when it comes.
+For each message it drives the core (``bot.table.drive``: ``bot.table.core.step``'s effects carried out in the
+order they come by ``bot.host.edge``, each answer sent back in): a store refused is thrown back into the core,
+which decides what it means (a press answered "try again", a timer tried again later). After each message the
+table's next due time goes to the scheduler (``bot.host.registry.Scheduler``), which posts ``Due`` when it comes.
 
-    runner = TableRunner(table, edge, config, clock, hooks, session)  # hooks: what the registry hears (Hooks)
+    runner = TableRunner(table, edge, options, clock, hooks, session)  # hooks: what the registry hears (Hooks)
     reply = await runner.ask(Press(...))       # from a handler: the answer to give
     runner.post(Due())                        # from the registry (its scheduler, the outbox's refusals): no answer
 """
@@ -16,15 +16,16 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
-from bot.config import Config
 from bot.host.edge import Edge
 from bot.table import effects as fx
 from bot.table import messages as msg
 from bot.table.core import absent, step
+from bot.table.drive import drive
 from bot.table.hand import RETRY_SECONDS, SLACK, due_at
 from bot.table.key import TableKey
+from bot.table.options import Options
 from bot.table.state import Seat, Table
 from storage.errors import StorageError
 
@@ -74,7 +75,7 @@ class Hooks:
 class TableRunner:
     table: Table
     edge: Edge
-    config: Config
+    options: Options
     clock: Callable[[], float]
     hooks: Hooks
     session: Session | None = None
@@ -119,7 +120,7 @@ class TableRunner:
             answer = envelope.answer
             try:
                 if self.closed:  # the table closed while this waited: answered as for no table
-                    text = absent(envelope.message, self.config)
+                    text = absent(envelope.message, self.options)
                     reply = fx.Reply(text) if text else None
                 else:
                     reply = await self._handle(envelope.message)
@@ -141,62 +142,43 @@ class TableRunner:
                 answer.set_result(reply)
 
     async def _handle(self, message: msg.Message) -> fx.Reply | None:
-        """Take one message: step the core, carry out its effects in order; the reply to its sender."""
+        """Take one message: drive the core through its effects; the reply to its sender."""
         now = self.clock()
         if isinstance(message, msg.Due) and self._group_behind(now):
             self.hooks.arm(self.table.key, now + CATCH_UP_POLL)
             return None
-        steps = step(self.table, message, now, self.config)
-        reply: fx.Reply | None = None
-        answer: Any = None
-        refused: BaseException | None = None
         failed: StepFailed | None = None
-        while True:
-            try:
-                effect = steps.send(answer) if refused is None else steps.throw(refused)
-            except StopIteration:
-                break
-            except Exception as e:  # a bug, or a store refused where nothing else was to be done: tried again later
-                failed = self._failed(message, e, e is refused, now)
-                break
-            answer, refused = None, None
-            if isinstance(effect, fx.Reply):
-                reply = effect
-                continue
-            try:
-                answer = await self._carry_out(effect)
-            except (StorageError, OSError) as e:
-                log.error("table %s: storage refused %s (%s)", self.table.key.token, type(effect).__name__, e)
-                refused = e
-            except Exception as e:  # a bug carrying it out: the message fails as one the core could not take
-                log.exception("table %s: %s failed; trying again in %.0f s", self.table.key.token,
-                              type(effect).__name__, RETRY_SECONDS)  # fmt: skip
-                self.table.not_before = now + RETRY_SECONDS
-                failed = StepFailed(f"{type(effect).__name__} failed: {e}")
-                break
+        try:
+            reply = await drive(step(self.table, message, now, self.options), self._carry_out)
+        except StepFailed as e:  # an effect could not be carried out (logged): tried again later
+            failed = e
+        except Exception as e:  # a bug, or a store refused where nothing else was to be done: tried again later
+            self._failed(message, e)
+            failed = StepFailed(f"{type(message).__name__} failed: {e}")
+        if failed is not None:
+            self.table.not_before = now + RETRY_SECONDS
+        # Armed after a message taken or failed; not when the runner is cancelled mid-step.
         if not self.closed:
-            self.hooks.arm(self.table.key, due_at(self.table, self.config))
+            self.hooks.arm(self.table.key, due_at(self.table, self.options))
         if failed is not None:
             raise failed
         return reply
 
-    def _failed(self, message: msg.Message, error: Exception, refused: bool, now: float) -> StepFailed:
-        """The message failed: said (a store refused, already said above, in one line; a bug with its stack), and
-        the table tried again later."""
-        if refused:  # what a database gone for a moment or a worker's shard moved away does: no stack
+    def _failed(self, message: msg.Message, error: Exception) -> None:
+        """Say that the message failed: a store refused (said above, in one line: what a database gone for a
+        moment or a worker's shard moved away does) without a stack; a bug with its stack."""
+        if isinstance(error, fx.Refused):
             log.warning("table %s: %s not taken; trying again in %.0f s", self.table.key.token,
                         type(message).__name__, RETRY_SECONDS)  # fmt: skip
         else:
             log.exception("table %s: %s failed; trying again in %.0f s", self.table.key.token,
                           type(message).__name__, RETRY_SECONDS, exc_info=error)  # fmt: skip
-        self.table.not_before = now + RETRY_SECONDS
-        return StepFailed(f"{type(message).__name__} failed: {error}")
 
     def _group_behind(self, now: float) -> bool:
         """The next hand is due but the group has not been shown the last one yet (and has not kept the table
         waiting for ``CATCH_UP_SECONDS``)."""
         table = self.table
-        due = due_at(table, self.config)
+        due = due_at(table, self.options)
         return (
             table.state == "between"
             and due is not None
@@ -204,12 +186,27 @@ class TableRunner:
             and self.edge.outbox.behind(table.chat_id, table.thread_id)
         )
 
-    async def _carry_out(self, effect: fx.Effect) -> Any:
+    async def _carry_out(self, effect: fx.Effect) -> object:
+        """One effect: a store storage refuses is ``Refused`` (thrown back into the core), any other failure
+        fails the message."""
+        try:
+            return await self._do(effect)
+        except (StorageError, OSError) as e:
+            log.error("table %s: storage refused %s (%s)", self.table.key.token, type(effect).__name__, e)
+            raise fx.Refused(str(e)) from e
+        except Exception as e:  # a bug carrying it out: the message fails as one the core could not take
+            log.exception("table %s: %s failed; trying again in %.0f s", self.table.key.token,
+                          type(effect).__name__, RETRY_SECONDS)  # fmt: skip
+            raise StepFailed(f"{type(effect).__name__} failed: {e}") from e
+
+    async def _do(self, effect: fx.Effect) -> object:
         match effect:
-            case fx.AskSession(question):
-                if self.session is None:  # a night's table resumed, its night not taken up yet: it plays on as it is
-                    return list(self.table.seats) if question == "seating" else False
-                return self.session.seating(self.table) if question == "seating" else self.session.over(self.table)
+            case fx.Reply():  # the sender's answer: drive returns it
+                return None
+            case fx.AskSeating():  # a night's table resumed before its night was taken up plays on as it is
+                return tuple(self.table.seats if self.session is None else self.session.seating(self.table))
+            case fx.AskOver():
+                return self.session is not None and self.session.over(self.table)
             case fx.SessionClosed(status):
                 if self.session is not None:
                     await self.session.closed(self.table, status)

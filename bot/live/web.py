@@ -65,6 +65,7 @@ MAX_BRACKETS = 16  # [ and { in one frame: a page's frames are flat objects; jso
 HELLO_SECONDS = 10.0  # a socket that has not said hello by then is closed
 FRAME_RATE, FRAME_BURST = 10.0, 30  # frames a second a page may send on average, and at once (a person: ~3)
 MAX_BODY = 16 * 1024  # bytes of a request's body: the server takes GETs and the WebSocket only
+BROWSER_CONNECTIONS = 6  # the connections a browser keeps to one host (HTTP/1.1) besides a page's socket
 # The page's own words, sent with the hello in the person's language (the rest comes in each view).
 PAGE_TEXTS = ("live_title", "live_connecting", "live_left", "live_laizi", "live_hand", "live_waits",
               "live_spectator", "live_result_close", "live_closed", "live_offline", "live_waiting", "btn_ready",
@@ -316,7 +317,10 @@ class LiveServer:
     def start(self) -> None:
         config = self.services.config
         host, port = config.webapp_listen
-        limits = Limits(max_body=MAX_BODY, connections=config.webapp_connections)
+        # Not behind a proxy, one address's connections are capped too: its pages' sockets and what a browser opens
+        # besides (behind one, every connection is the proxy's: its pages are counted by their forwarded address).
+        per_address = None if config.webapp_proxy else config.webapp_per_address + BROWSER_CONNECTIONS
+        limits = Limits(max_body=MAX_BODY, connections=config.webapp_connections, per_address=per_address)
         self.http = BoundedHTTPServer(self.app, limits=limits, xheaders=config.webapp_proxy)
         self.http.listen(port, host)
         log.info("Mini App listening on %s:%s for %s", host, port, self.services.config.webapp_url)

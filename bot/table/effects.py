@@ -1,42 +1,99 @@
-"""What a table's core asks to be done: effects, carried out in order by the table's runner (``bot.host.edge``).
+"""What a table's core asks to be done: effects, carried out in order by the table's shell (``bot.host.edge``).
 
-The core (``bot.table.core``) is a generator per message: it yields effects and, for those marked *answered*,
-gets their result back (the runner sends it in); a refused store is thrown back into it as ``StorageError``.
-Nothing here does anything: these are plain values, so a test can step a core with made-up answers.
+The core (``bot.table.core``) is a generator per message: it yields effects and, for those that ask (``Asks``),
+gets their answer back, of the type the effect names (``yield from ask(effect)`` checks it); a refused store is
+thrown back into it as ``Refused``. ``drive`` (``bot.table.drive``) is the one loop that does this, for the
+runner and for the tests. Nothing here does anything: these are plain values, answered with plain values.
 
-    Store effects (answered): what storage keeps, before anything is shown.
+    Store effects: what storage keeps, before anything is shown (some ask: a record's id, the settings).
     Show effects: what a chat sees (a seat's picture, the group's, a result, a text).
-    Others: a decision of an automatic player (answered), a league night's session (answered), the table's key
+    Others: a decision of an automatic player (asks), a league night's session (asks), the table's key
     changing, the table closing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Generic, Literal, TypeVar, cast
 
 from bot.table.key import TableKey
+from bot.table.options import GroupSettings
+from bot.table.state import Seat
 from game.actions import Action
 from game.facts import SeatFacts
 from game.rules import Rules
+from game.titles import Title
 from game.view import SeatView
-from storage.matches import Seat as StoredSeat
+
+T = TypeVar("T")
+
+
+class Refused(Exception):
+    """Storage refused a store effect (nothing was stored): thrown back into the core, which decides what it
+    means."""
+
+
+class Asks(Generic[T]):
+    """An effect with an answer, of the type ``answer`` (``T``)."""
+
+    answer: ClassVar[type]
+
+
+def ask(effect: Asks[T]) -> Generator[Effect, object, T]:
+    """Yield ``effect``; its answer, refused if it is not of the type the effect names (a test's made-up answer
+    is a real record, never a stand-in)."""
+    answer = yield cast(Effect, effect)
+    if not isinstance(answer, effect.answer):
+        raise TypeError(f"{type(effect).__name__} answered with a {type(answer).__name__}")
+    return cast(T, answer)
+
+
+@dataclass(frozen=True)
+class Sitter:
+    """Who holds a seat of a stored match: a person (``user_id``) or an automatic player of ``auto_level``."""
+
+    user_id: int | None
+    auto_level: str
+
+
+@dataclass(frozen=True)
+class HandStarted:
+    """A new hand's record: its id, its number in the match and its deal commitment (game.verify)."""
+
+    id: int
+    hand_no: int
+    commitment: str | None
+
+
+@dataclass(frozen=True)
+class Settled:
+    """A hand's settlement as stored: the match's totals after it (with the flee penalties storage holds),
+    each seat's points, the seats whose title changed (before, after), its /replay code and its seed's reveal."""
+
+    totals: tuple[int, ...]
+    points: tuple[int, ...]
+    title_changes: Mapping[int, tuple[Title, Title]]
+    share_code: str
+    reveal: str
+
 
 # --- storage (answered) ---------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class ReadSettings:
-    """The group's /settings (answer: ``storage.chats.ChatSettings``)."""
+class ReadSettings(Asks[GroupSettings]):
+    """The group's /settings."""
 
+    answer = GroupSettings
     chat_id: int
 
 
 @dataclass(frozen=True)
-class ReadLanguages:
-    """Each player's own language (answer: ``dict[user id, language]``; players unknown to storage left out)."""
+class ReadLanguages(Asks[dict[int, str]]):
+    """Each player's own language, by user id (players unknown to storage left out)."""
 
+    answer = dict
     user_ids: tuple[int, ...]
 
 
@@ -47,13 +104,14 @@ class SavePlayer:
 
 
 @dataclass(frozen=True)
-class CreateMatch:
-    """A match with its seats (answer: ``storage.matches.Match``)."""
+class CreateMatch(Asks[int]):
+    """A match with its seats (answer: its id)."""
 
+    answer = int
     chat_id: int
     seed: int
     rules: Rules
-    seats: tuple[StoredSeat, ...]
+    seats: tuple[Sitter, ...]
     hands_planned: int
     league_night_id: int | None
     thread_id: int | None
@@ -71,13 +129,14 @@ class SetRules:
 class ReplaceSeat:
     match_id: int
     seat: int
-    new: StoredSeat
+    new: Sitter
 
 
 @dataclass(frozen=True)
-class StartHand:
-    """A new hand's record (answer: ``storage.hands.HandRecord``: its id, number and deal commitment)."""
+class StartHand(Asks[HandStarted]):
+    """A new hand's record."""
 
+    answer = HandStarted
     match_id: int
     seed: int
     dealer: int
@@ -105,17 +164,18 @@ class StoreFlee:
 
 
 @dataclass(frozen=True)
-class ReadPenalties:
-    """The flee penalties stored for a hand (answer: ``tuple[int, ...]``)."""
+class ReadPenalties(Asks[tuple[int, ...]]):
+    """The flee penalties stored for a hand, per seat."""
 
+    answer = tuple
     hand_id: int
 
 
 @dataclass(frozen=True)
-class CloseHand:
-    """The settlement, one transaction (answer: ``storage.hands.ClosedHand``, then the reveal is read too:
-    the answer is ``(ClosedHand, reveal text)``)."""
+class CloseHand(Asks[Settled]):
+    """The settlement, one transaction (then the hand's seed is revealed)."""
 
+    answer = Settled
     hand_id: int
     payments: tuple[int, ...]
     winner: int | None
@@ -131,9 +191,10 @@ class FinishMatch:
 
 
 @dataclass(frozen=True)
-class MoveChat:
+class MoveChat(Asks[bool]):
     """A group became a supergroup: storage follows it (answer: whether anything was stored under ``old``)."""
 
+    answer = bool
     old: int
     new: int
 
@@ -142,37 +203,45 @@ class MoveChat:
 
 
 @dataclass(frozen=True)
-class Reach:
+class Reach(Asks[bool]):
     """Write ``text`` to a person privately (answer: whether they can be reached: 403 means they never started
     the bot)."""
 
+    answer = bool
     user_id: int
     text: str
 
 
 @dataclass(frozen=True)
-class Decide:
-    """An automatic player's move (answer: an ``Action``): thought out of the loop (a thread, or the process pool
-    for ``hard``)."""
+class Decide(Asks[Action]):
+    """An automatic player's move: thought out of the loop (a thread, or the process pool for ``hard``)."""
 
+    answer = Action
     view: SeatView = field(repr=False)
     level: str
     seed: int
 
 
 @dataclass(frozen=True)
-class NewSeed:
-    """A secret random seed (answer: ``int``)."""
+class NewSeed(Asks[int]):
+    """A secret random seed."""
 
+    answer = int
     bits: int
 
 
 @dataclass(frozen=True)
-class AskSession:
-    """A league night's session: ``seating`` (answer: the four seats for the next hand) or ``over`` (answer:
-    whether the night ends after the hand just settled)."""
+class AskSeating(Asks[tuple[Seat | None, ...]]):
+    """A league night's session: the four seats for the next hand (None: an automatic player)."""
 
-    question: Literal["seating", "over"]
+    answer = tuple
+
+
+@dataclass(frozen=True)
+class AskOver(Asks[bool]):
+    """A league night's session: whether the night ends after the hand just settled."""
+
+    answer = bool
 
 
 @dataclass(frozen=True)
@@ -303,7 +372,8 @@ Effect = (
     | Reach
     | Decide
     | NewSeed
-    | AskSession
+    | AskSeating
+    | AskOver
     | SessionClosed
     | ShowSeat
     | ShowGroup

@@ -9,14 +9,13 @@ undo), and the timer tries again after ``RETRY_SECONDS``.
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
-from typing import Any
 
-from bot.config import Config
 from bot.i18n import t
 from bot.table import effects as fx
 from bot.table import texts
 from bot.table.effects import Effect
 from bot.table.held import held_draw, hold
+from bot.table.options import Options
 from bot.table.state import CLAIM_PAUSES, MISSED_TURNS, Seat, Table
 from bot.table.texts import automatic_name, seat_label, stopped_text
 from game.actions import Action
@@ -24,10 +23,8 @@ from game.facts import hand_facts
 from game.match import flee_amounts
 from game.table import Event
 from game.verify import SEED_BITS
-from storage.errors import StorageError
-from storage.matches import Seat as StoredSeat
 
-Steps = Generator[Effect, Any, None]
+Steps = Generator[Effect, object, None]
 RETRY_SECONDS = 5.0  # after a store was refused or a timed step failed
 SLACK = 0.01  # a timer firing this early counts as on time (the scheduler's clock and the step's differ slightly)
 
@@ -37,20 +34,20 @@ def announce(table: Table, key: str, **fields: object) -> fx.Announce:
 
 
 # --- a new hand -------------------------------------------------------------------------------------------------
-def start_hand(table: Table, config: Config, now: float) -> Steps:
+def start_hand(table: Table, options: Options, now: float) -> Steps:
     assert table.match is not None and table.match_id is not None
     if table.session:
-        seating = yield fx.AskSession("seating")
+        seating = yield from fx.ask(fx.AskSeating())
         for seat, new in enumerate(seating):
             if new is None or new.user_id != table.seat(seat).user_id:
                 yield from replace_seat(table, seat, new, "sitting_out")
     else:  # a group's own table: the group's /settings as they are now
-        yield from follow_settings(table, config)
+        yield from follow_settings(table, options)
     yield from retire_ready(table)
     # Each hand its own secret seed (a fixed MAHJONG_SEED derives them, so a test match replays exactly).
-    seed = None if config.match_seed is not None else (yield fx.NewSeed(SEED_BITS))
+    seed = None if options.match_seed is not None else (yield from fx.ask(fx.NewSeed(SEED_BITS)))
     hand = table.match.new_hand(seed)
-    record = yield fx.StartHand(table.match_id, hand.seed, hand.dealer)
+    record = yield from fx.ask(fx.StartHand(table.match_id, hand.seed, hand.dealer))
     table.hand_number, table.commitment = record.hand_no, record.commitment
     yield fx.Log("hand_start", {"table": table.chat_id, "hand": record.id, "number": record.hand_no,
                                 "dealer": hand.dealer, "rules": hand.rules.preset})  # fmt: skip
@@ -68,18 +65,18 @@ def start_hand(table: Table, config: Config, now: float) -> Steps:
 def learn_languages(table: Table) -> Steps:
     """Each human's own language (their /lang, else their Telegram one) for their private messages; read
     before every hand, so a /lang between hands applies to the next one."""
-    languages = yield fx.ReadLanguages(tuple(s.user_id or 0 for _, s in table.humans()))
+    languages = yield from fx.ask(fx.ReadLanguages(tuple(s.user_id or 0 for _, s in table.humans())))
     for _, s in table.humans():
-        s.lang = languages.get(s.user_id, s.lang)
+        s.lang = languages.get(s.user_id or 0, s.lang)
 
 
-def follow_settings(table: Table, config: Config) -> Steps:
+def follow_settings(table: Table, options: Options) -> Steps:
     """Bring a group's own table up to the group's /settings: language, timers, automatic players, rules.
 
     Before each hand (and when /settings change while the table is a lobby), so a change applies from the next
     hand; the match's stored rules follow, so a resumed match deals under them too."""
-    settings = yield fx.ReadSettings(table.chat_id)
-    table.follow(settings, config)
+    settings = yield from fx.ask(fx.ReadSettings(table.chat_id))
+    table.follow(settings, options)
     if table.match is None:  # a lobby: its game is not stored yet, so it is played as long as set now
         table.hands_planned = settings.hands_per_game
     if table.match is not None and table.match_id is not None and table.match.rules != settings.rules:
@@ -91,19 +88,19 @@ def follow_settings(table: Table, config: Config) -> Steps:
 def play(
     table: Table,
     action: Action,
-    config: Config,
+    options: Options,
     now: float,
     also_urgent: Sequence[int] = (),
     update_id: int | None = None,
 ) -> Steps:
-    """Store, apply, then show. A store refused (``StorageError`` thrown back in) changes nothing: the action
+    """Store, apply, then show. A store refused (``Refused`` thrown back in) changes nothing: the action
     may be played again once the fault clears, and the timer tries again in RETRY_SECONDS. ``update_id``: the
     press's update, stored with the action."""
     hand = table.hand
     assert hand is not None and table.hand_id is not None
     try:
         yield fx.AppendAction(table.hand_id, len(hand.actions), action, update_id)
-    except StorageError:
+    except fx.Refused:
         table.not_before = now + RETRY_SECONDS
         raise
     window = (hand.phase, hand.claim_by, hand.claim_tile)
@@ -114,10 +111,10 @@ def play(
     events, changed = table.apply(action, now)
     yield from event_notices(table, events)
     if hand.finished:
-        yield from end_hand(table, config, now)
+        yield from end_hand(table, options, now)
         return
     held = None if people_asked else held_draw(window, action, events)
-    if held is not None and hold(table, held, config, now) and events[-1].seat != action.seat:
+    if held is not None and hold(table, held, options, now) and events[-1].seat != action.seat:
         changed.discard(events[-1].seat)  # not shown its draw yet: as a seat not asked about a claim window
     yield from publish(table, changed | set(also_urgent), actor=action.seat)
 
@@ -148,24 +145,24 @@ def publish(table: Table, changed: set[int], *, new_hand: bool = False, actor: i
         yield fx.ShowGroup("spectator", fresh=new_hand)
 
 
-def play_due(table: Table, config: Config, now: float) -> Steps:
+def play_due(table: Table, options: Options, now: float) -> Steps:
     """Play the decision that is due (an automatic player's, a timeout), settle a hand whose settlement failed,
     or start the next hand when its time has come. One at a time: the next one due is the next message, with
     its own time (a press may come in between)."""
     if now < table.not_before:
         return
     if table.state == "playing" and table.hand is not None and table.hand.finished:
-        yield from end_hand(table, config, now)  # its settlement was refused before
+        yield from end_hand(table, options, now)  # its settlement was refused before
         return
     if table.state == "between":
-        yield from _between_due(table, config, now)
+        yield from _between_due(table, options, now)
         return
     if table.state == "playing" and table.held is not None:
         if now >= table.held.until - SLACK:
             yield from release(table, now)
         return
     if table.state == "playing" and table.hand is not None:
-        due = table.next_due(config.bot_delay)
+        due = table.next_due(options.bot_delay)
         if due is None or due[0] > now + SLACK:
             return
         if table.warning(due[1]) is not None:  # once, before the timer runs out: in the person's caption
@@ -173,10 +170,10 @@ def play_due(table: Table, config: Config, now: float) -> Steps:
             yield fx.ShowSeat(due[1], urgent=True)
             return
         action, urgent = yield from due_action(table, due[1])
-        yield from play(table, action, config, now, urgent)
+        yield from play(table, action, options, now, urgent)
 
 
-def due_action(table: Table, seat: int) -> Generator[Effect, Any, tuple[Action, tuple[int, ...]]]:
+def due_action(table: Table, seat: int) -> Generator[Effect, object, tuple[Action, tuple[int, ...]]]:
     """What a due seat plays: the automatic player's choice, a timed-out claim's pass, or a timed-out turn's
     one move (托管 from the ``MISSED_TURNS``-th in a row on)."""
     hand = table.hand
@@ -196,75 +193,73 @@ def due_action(table: Table, seat: int) -> Generator[Effect, Any, tuple[Action, 
             table.tuoguan[seat] += 1
             yield announce(table, "announce_tuoguan", seat=seat_label(table, seat))
     # 托管 plays at the group's level too.
-    action = yield fx.Decide(hand.view(seat), table.auto_level, hand.seed ^ len(hand.actions))
+    action = yield from fx.ask(fx.Decide(hand.view(seat), table.auto_level, hand.seed ^ len(hand.actions)))
     return action, urgent
 
 
-def _between_due(table: Table, config: Config, now: float) -> Steps:
+def _between_due(table: Table, options: Options, now: float) -> Steps:
     """Between hands: the next hand when its time has come; after the last one, the match closed in storage (its
     close was refused: tried again, never another hand dealt)."""
     if table.closing:
         yield from finish(table, "done")
-    elif now >= table.between_since + config.next_hand_seconds - SLACK:
-        yield from start_hand(table, config, now)
+    elif now >= table.between_since + options.next_hand_seconds - SLACK:
+        yield from start_hand(table, options, now)
 
 
-def due_at(table: Table, config: Config) -> float | None:
+def due_at(table: Table, options: Options) -> float | None:
     """When the table next needs its timer, or None when it waits for nobody."""
     if table.state == "playing" and table.hand is not None and table.hand.finished:
         when: float | None = table.not_before  # a settlement to try again
     elif table.state == "playing" and table.held is not None:
         when = table.held.until
     elif table.state == "playing":
-        due = table.next_due(config.bot_delay)
+        due = table.next_due(options.bot_delay)
         when = None if due is None else due[0]
     elif table.state == "between":
-        when = table.not_before if table.closing else table.between_since + config.next_hand_seconds
+        when = table.not_before if table.closing else table.between_since + options.next_hand_seconds
     else:
         return None
     return None if when is None else max(when, table.not_before)
 
 
 # --- the end of a hand ----------------------------------------------------------------------------------------
-def end_hand(table: Table, config: Config, now: float) -> Steps:
+def end_hand(table: Table, options: Options, now: float) -> Steps:
     hand, match = table.hand, table.match
     assert hand is not None and match is not None and table.hand_id is not None
     result = hand.result
     # Settled in storage first: should that fail, nothing has changed here and the timer tries again.
     try:
-        closed, reveal = yield fx.CloseHand(
-            table.hand_id,
-            result.payments if result is not None else (0, 0, 0, 0),
-            result.winner if result is not None else None,
-            result.to_json() if result is not None else {"exhausted": True},
-            facts=hand_facts(hand),
-            tuoguan=tuple(table.tuoguan),
+        settled = yield from fx.ask(
+            fx.CloseHand(
+                table.hand_id,
+                result.payments if result is not None else (0, 0, 0, 0),
+                result.winner if result is not None else None,
+                result.to_json() if result is not None else {"exhausted": True},
+                facts=hand_facts(hand),
+                tuoguan=tuple(table.tuoguan),
+            )
         )
-    except StorageError:
+    except fx.Refused:
         table.not_before = now + RETRY_SECONDS
         raise
     match.finish_hand(hand)
-    table.totals = list(closed.match_totals)  # storage adds the flee penalties it holds: its totals are the truth
-    table.proof = (closed.share_code, reveal)
+    table.totals = list(settled.totals)  # storage adds the flee penalties it holds: its totals are the truth
+    table.proof = (settled.share_code, settled.reveal)
     yield fx.Log("hand_end", {"table": table.chat_id, "hand": table.hand_id,
                               "winner": result.winner if result else None,
-                              "payments": ",".join(str(r.points) for r in closed.results),
+                              "payments": ",".join(str(points) for points in settled.points),
                               "patterns": ",".join(result.patterns) if result else None,
                               "exhausted": hand.exhausted or None})  # fmt: skip
     table.state, table.between_since, table.prompts = "between", now, {}
     # Shown in the results (a player's own change privately, promotions in the group's): no messages.
-    table.title_changes = {
-        r.seat: (r.title_before, r.title_after)
-        for r in closed.results
-        if r.title_changed and r.title_before is not None and r.title_after is not None
-    }
-    last = table.match_over() or (table.session and (yield fx.AskSession("over")))
-    yield from show_the_end(table, None if last else config.next_hand_seconds)
+    table.title_changes = dict(settled.title_changes)
+    last = table.match_over() or (table.session and (yield from fx.ask(fx.AskOver())))
+    yield from show_the_end(table, None if last else options.next_hand_seconds)
     if last:
         table.closing = True
         try:
             yield from finish(table, "done")
-        except StorageError:  # the match stays open in storage: the timer closes it, never deals another hand
+        except fx.Refused:  # the match stays open in storage: the timer closes it, never deals another hand
             table.not_before = now + RETRY_SECONDS
             raise
 
@@ -300,8 +295,7 @@ def replace_seat(table: Table, seat: int, new: Seat | None, farewell: str, *, st
     if new is None and old.user_id is None:
         return  # an automatic player stays an automatic player
     if table.match_id is not None and not stored:  # stored before the table changes: a refusal changes nothing
-        record = StoredSeat.human(new.user_id) if new and new.user_id else StoredSeat.auto(table.auto_level)
-        yield fx.ReplaceSeat(table.match_id, seat, record)
+        yield fx.ReplaceSeat(table.match_id, seat, fx.Sitter(new.user_id if new else None, table.auto_level))
     yield from retire_ready(table, seat)
     if old.user_id is not None and table.state == "playing" and table.hand is not None:
         # Their picture keeps its last state without buttons; the seat is no longer theirs to play.
@@ -314,7 +308,7 @@ def replace_seat(table: Table, seat: int, new: Seat | None, farewell: str, *, st
         yield fx.Forget(table.key.private_slot("hand"), old.user_id)
 
 
-def flee(table: Table, seat: int, config: Config, now: float) -> Steps:
+def flee(table: Table, seat: int, options: Options, now: float) -> Steps:
     """A player leaves a running hand with the flee penalty (RULES.md §10)."""
     assert table.match is not None and table.hand_id is not None
     label, penalty = seat_label(table, seat), table.match.rules.flee_penalty
@@ -327,7 +321,7 @@ def flee(table: Table, seat: int, config: Config, now: float) -> Steps:
         yield from publish(table, set())
 
 
-def end_if_no_humans(table: Table) -> Generator[Effect, Any, bool]:
+def end_if_no_humans(table: Table) -> Generator[Effect, object, bool]:
     if table.humans():
         return False
     yield from finish(table, "abandoned" if table.state == "playing" else "done")
@@ -359,17 +353,17 @@ def finish(table: Table, status: str) -> Steps:
     yield fx.Closed()
 
 
-def close_match(table: Table, status: str) -> Generator[Effect, Any, str]:
+def close_match(table: Table, status: str) -> Generator[Effect, object, str]:
     """Close the match in storage; the status it closed with."""
     assert table.match_id is not None
     if table.state == "playing" and table.hand_id is not None:
-        penalties = yield fx.ReadPenalties(table.hand_id)
+        penalties = yield from fx.ask(fx.ReadPenalties(table.hand_id))
         if any(penalties):
             # A stopped hand with a flight in it is settled with the penalty alone, so nobody escapes it.
-            closed, _ = yield fx.CloseHand(
-                table.hand_id, (0, 0, 0, 0), None, {"stopped": True, "flee": list(penalties)}
+            settled = yield from fx.ask(
+                fx.CloseHand(table.hand_id, (0, 0, 0, 0), None, {"stopped": True, "flee": list(penalties)})
             )
-            table.totals = list(closed.match_totals)
+            table.totals = list(settled.totals)
             status = "done"
     yield fx.FinishMatch(table.match_id, "done" if status == "done" else "abandoned")
     return status

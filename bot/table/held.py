@@ -7,7 +7,7 @@ import hashlib
 from collections.abc import Sequence
 from typing import Literal
 
-from bot.config import Config
+from bot.table.options import Options
 from bot.table.state import Held, Table
 from game.actions import Action
 from game.table import Event
@@ -31,7 +31,7 @@ def held_draw(
     return None
 
 
-def hold(table: Table, held: tuple[Literal["claim", "rob"], int, int], config: Config, now: float) -> bool:
+def hold(table: Table, held: tuple[Literal["claim", "rob"], int, int], options: Options, now: float) -> bool:
     """With two or more people at the table, the draw that just followed a discard (or a 蓄杠) no person could
     claim is held back for a moment, the table shown as during a claim window nobody is asked about: so a claim
     window's pause alone says little (README, "How to play"). The moment is drawn from the table's people's
@@ -39,13 +39,13 @@ def hold(table: Table, held: tuple[Literal["claim", "rob"], int, int], config: C
     (a decision never takes longer). Whether it is held."""
     hand = table.hand
     assert hand is not None
-    if len(table.humans()) < 2 or config.claim_pause <= 0:
+    if len(table.humans()) < 2 or options.claim_pause <= 0:
         return False  # nobody for a pause to tell anything to (the one person is the one deciding)
     # Pure: the hand's own secret seed decides, so a test replays it and nobody can foresee it; through a one-way
     # hash, so the moments shown say nothing of the seed (and so of the wall).
     digest = hashlib.sha256(f"held draw {hand.seed} {len(hand.actions)}".encode()).digest()
     share = int.from_bytes(digest[:8], "big") / 2**64  # uniform in [0, 1)
-    cap = min(config.claim_pause, table.claim_seconds)
+    cap = min(options.claim_pause, table.claim_seconds)
     pauses = table.claim_pauses
     seconds = pauses[int(share * len(pauses))] if pauses else share * cap
     table.held = Held(*held, until=now + min(seconds, cap))

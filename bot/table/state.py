@@ -18,14 +18,13 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from bot.callbacks import Stamp
-from bot.config import Config
 from bot.table.key import TableKey
+from bot.table.options import GroupSettings, Options
 from game.actions import Action
 from game.match import Match
 from game.table import Event, Hand
 from game.tiles import Tile
 from game.titles import TITLES, Title
-from storage.chats import ChatSettings
 
 State = Literal["new", "lobby", "playing", "between", "closed"]
 SEATS = 4
@@ -137,13 +136,13 @@ class Table:
             s for s, (before, after) in sorted(self.title_changes.items()) if TITLES.index(after) > TITLES.index(before)
         ]
 
-    def follow(self, settings: ChatSettings, config: Config) -> None:
+    def follow(self, settings: GroupSettings, options: Options) -> None:
         """Take the group's settings: language, automatic players, timers (the operator's timers win)."""
         self.lang = settings.language
         self.auto_players = settings.auto_players
         self.auto_level = settings.auto_level
-        self.claim_seconds = config.claim_seconds or settings.claim_seconds
-        self.turn_seconds = config.turn_seconds or settings.turn_seconds
+        self.claim_seconds = options.claim_seconds or settings.claim_seconds
+        self.turn_seconds = options.turn_seconds or settings.turn_seconds
 
     # --- seats ---------------------------------------------------------------------------------------
     def seat_of(self, user_id: int) -> int | None:

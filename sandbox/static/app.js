@@ -6,10 +6,14 @@ const $ = (selector, root = document) => root.querySelector(selector);
 const TEXTS = {
   en: { play: "Play against the bot", group: "Group", private: "Private chat", topic: "New topic", send: "Send",
         message: "Message", general: "General", edited: "edited", topicName: "The topic's name", owner: "owner",
-        seated: "You are playing at a table already.", back: "Back to it" },
+        seated: "You are playing at a table already.", back: "Back to it",
+        intro: "A local sandbox: the real bot, talking to this page instead of Telegram.", name: "Your name",
+        language: "Language", start: "Start", badName: "A name is 1 to 32 characters (not only spaces)." },
   zh: { play: "和机器人打一局", group: "群聊", private: "私聊", topic: "新话题", send: "发送",
         message: "消息", general: "综合", edited: "已编辑", topicName: "话题名称", owner: "群主",
-        seated: "你已经在一张桌上打牌了。", back: "回到那张桌" },
+        seated: "你已经在一张桌上打牌了。", back: "回到那张桌",
+        intro: "本地沙盒: 真正的机器人, 在这个页面上而不是在 Telegram 里。", name: "你的名字",
+        language: "语言", start: "开始", badName: "名字要 1 到 32 个字符 (不能只有空格)。" },
 };
 let key = sessionStorage.getItem("sandbox-key"); // per tab: each tab can be another person
 let state = null; // the last /api/state answer
@@ -59,8 +63,18 @@ function showWelcome() {
   $("#app").hidden = true;
   $("#welcome").hidden = false;
   $("#lang").value = navigator.language.startsWith("zh") ? "zh" : "en";
+  speakWelcome();
   $("#name").focus();
 }
+
+function speakWelcome() { // the first screen in the language chosen on it
+  const texts = TEXTS[$("#lang").value];
+  $("#intro").textContent = texts.intro;
+  $("#name-label").textContent = texts.name;
+  $("#lang-label").textContent = texts.language;
+  $("#enter").textContent = texts.start;
+}
+$("#lang").addEventListener("change", speakWelcome);
 
 async function poll() {
   if (polling) return;
@@ -277,6 +291,7 @@ function commandMenu(pane, anchor) {
 
 $("#welcome").addEventListener("submit", async (event) => {
   event.preventDefault();
+  if (!$("#name").value.trim()) { toast(TEXTS[$("#lang").value].badName, true); return; } // in the chosen language
   const { key: made } = await api("/api/join", { name: $("#name").value, lang: $("#lang").value });
   key = made;
   sessionStorage.setItem("sandbox-key", key);

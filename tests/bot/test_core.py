@@ -4,18 +4,20 @@ tests/e2e; the runner with storage and the outbox is tests/bot/test_runner.py.""
 
 from __future__ import annotations
 
+from collections.abc import Coroutine
 from dataclasses import dataclass, field, replace
-from types import SimpleNamespace
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
 from bot.callbacks import Stamp, code_of
 from bot.config import Config
+from bot.host.edge import group_settings, table_options
 from bot.i18n import t
 from bot.table import effects as fx
 from bot.table import messages as msg
 from bot.table.core import absent, step
+from bot.table.drive import drive
 from bot.table.hand import RETRY_SECONDS, due_at
 from bot.table.key import TableKey
 from bot.table.state import MAX_NAME, WARN_SECONDS, Table
@@ -23,11 +25,20 @@ from game.actions import Action
 from game.automatic import choose
 from game.tiles import parse_tile
 from storage.chats import ChatSettings
-from storage.errors import StorageError
 
 GROUP = TableKey(-100500)
 ANN, BOB, CAI, DAN = 11, 12, 13, 14
-CONFIG = Config(token="1:x", match_seed=852, bot_delay=0.5, next_hand_seconds=30.0)
+OPTIONS = table_options(Config(token="1:x", match_seed=852, bot_delay=0.5, next_hand_seconds=30.0))
+T = TypeVar("T")
+
+
+def at_once(run: Coroutine[object, object, T]) -> T:
+    """The result of a coroutine that never waits (every answer here is at hand)."""
+    try:
+        run.send(None)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    raise AssertionError("the core waited for something")
 
 
 @dataclass
@@ -35,7 +46,7 @@ class World:
     """Answers the core's effects as storage and Telegram would, and keeps every effect it was asked for."""
 
     blocked: set[int] = field(default_factory=set)  # people the bot cannot write to
-    refuse: set[type] = field(default_factory=set)  # effects storage refuses (StorageError)
+    refuse: set[type] = field(default_factory=set)  # effects storage refuses (Refused)
     settings: ChatSettings = field(default_factory=lambda: ChatSettings(GROUP.chat_id))
     effects: list[Any] = field(default_factory=list)
     penalties: tuple[int, ...] = (0, 0, 0, 0)
@@ -44,47 +55,39 @@ class World:
 
     def take(self, table: Table, message: msg.Message, now: float = 0.0) -> fx.Reply | None:
         """Step the core with ``message``; the reply it gave (its effects are appended to ``effects``)."""
-        steps = step(table, message, now, CONFIG)
-        answer: Any = None
-        error: Exception | None = None
-        reply: fx.Reply | None = None
-        while True:
-            try:
-                effect = steps.throw(error) if error is not None else steps.send(answer)
-            except StopIteration:
-                return reply
-            answer, error = None, None
-            self.effects.append(effect)
-            if isinstance(effect, fx.Reply):
-                reply = effect
-            elif type(effect) in self.refuse:
-                error = StorageError(f"refused {type(effect).__name__}")
-            else:
-                answer = self.answer(effect)
+        return at_once(drive(step(table, message, now, OPTIONS), self.carry_out))
 
-    def answer(self, effect: Any) -> Any:
+    async def carry_out(self, effect: fx.Effect) -> object:
+        self.effects.append(effect)
+        if type(effect) in self.refuse:
+            raise fx.Refused(f"refused {type(effect).__name__}")
+        return self.answer(effect)
+
+    def answer(self, effect: fx.Effect) -> object:
         match effect:
             case fx.ReadSettings():
-                return self.settings
+                return group_settings(self.settings)
             case fx.ReadLanguages(user_ids):
                 return {uid: "zh" for uid in user_ids}
             case fx.Reach(user_id, _):
                 return user_id not in self.blocked
             case fx.CreateMatch():
-                return SimpleNamespace(id=1)
+                return 1
             case fx.StartHand():
                 self.hands += 1
-                return SimpleNamespace(id=self.hands, hand_no=self.hands, commitment="c" * 64)
+                return fx.HandStarted(self.hands, self.hands, "c" * 64)
             case fx.CloseHand(_, payments):
                 self.totals = [a + b for a, b in zip(self.totals, payments, strict=True)]
-                return SimpleNamespace(match_totals=tuple(self.totals), share_code="ABC234", results=()), "1:ab"
+                return fx.Settled(tuple(self.totals), tuple(payments), {}, "ABC234", "1:ab")
+            case fx.MoveChat():
+                return True  # the group had settings and matches stored
             case fx.ReadPenalties():
                 return self.penalties
             case fx.Decide(view, level, seed):
                 return choose(view, level, seed)
-            case fx.AskSession("seating"):
-                return [None, None, None, None]
-            case fx.AskSession("over"):
+            case fx.AskSeating():
+                return (None, None, None, None)
+            case fx.AskOver():
                 return False
         return None
 
@@ -118,7 +121,7 @@ def play_out(world: World, table: Table) -> None:
     for _, s in table.humans():
         s.auto = True
     while table.state == "playing":
-        when = due_at(table, CONFIG)
+        when = due_at(table, OPTIONS)
         assert when is not None
         world.take(table, msg.Due(), when)
 
@@ -197,6 +200,22 @@ def test_stale_foreign_forged_and_repeated_presses_change_nothing() -> None:
     assert len(world.of(fx.AppendAction)) == 1
 
 
+@dataclass
+class Untyped(World):
+    """Answers a new hand with a stand-in for its record, as tests once did."""
+
+    def answer(self, effect: fx.Effect) -> object:
+        return (7, 1, "c" * 64) if isinstance(effect, fx.StartHand) else super().answer(effect)
+
+
+def test_an_answer_of_another_type_than_its_effect_names_is_refused() -> None:
+    world = Untyped()
+    table = lobby(world, (ANN, "Ann"))
+    with pytest.raises(TypeError, match="StartHand answered with a tuple"):
+        world.take(table, msg.Begin(ANN))
+    assert table.hand is None  # nothing was dealt on a record it could not read
+
+
 def test_a_refused_store_leaves_the_table_as_it_was_and_the_timer_tries_again() -> None:
     world = World(refuse={fx.AppendAction})
     table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
@@ -221,7 +240,7 @@ def _until_anns_turn(world: World, table: Table, now: float) -> float:
             bob = table.prompts[1].legal
             press(world, table, BOB, bob[-1] if Action(1, "pass") not in bob else Action(1, "pass"), now)
             continue
-        when = due_at(table, CONFIG)
+        when = due_at(table, OPTIONS)
         assert when is not None
         now = max(now, when)
         missed = table.seat(0).missed
@@ -237,12 +256,12 @@ def test_a_turn_timed_out_is_played_once_after_a_warning_and_two_in_a_row_start_
 
     start = table.prompts[0].since
     warn = start + table.turn_seconds - WARN_SECONDS
-    assert due_at(table, CONFIG) == warn  # Ann deals; she is warned 10 s before her turn's time runs out
+    assert due_at(table, OPTIONS) == warn  # Ann deals; she is warned 10 s before her turn's time runs out
     shown = len(world.effects)
     world.take(table, msg.Due(), warn)
     assert world.effects[shown:] == [fx.ShowSeat(0, urgent=True)]  # her caption says so, nothing is played
     assert t("your_turn_hurry", "zh", seconds=10) in seat_content(table, 0).text
-    assert due_at(table, CONFIG) == start + table.turn_seconds
+    assert due_at(table, OPTIONS) == start + table.turn_seconds
     world.take(table, msg.Due(), start + table.turn_seconds)  # once only: now the time is up
     assert [e.action.seat for e in world.of(fx.AppendAction, since=shown)][:1] == [0]  # one move played for her
     assert not table.seat(0).auto and table.seat(0).missed == 1 and table.tuoguan[0] == 0
@@ -256,7 +275,7 @@ def test_a_turn_timed_out_is_played_once_after_a_warning_and_two_in_a_row_start_
     for missed in (1, 2):
         now = _until_anns_turn(world, table, now)
         for _ in range(2):  # the warning, then the time up
-            now = due_at(table, CONFIG) or now
+            now = due_at(table, OPTIONS) or now
             world.take(table, msg.Due(), now)
         assert table.seat(0).missed == missed and table.seat(0).auto == (missed == 2)
     assert fx.Announce(t("announce_tuoguan", "zh", seat="东 Ann")) in world.effects and table.tuoguan[0] == 1
@@ -272,8 +291,8 @@ def test_a_person_in_tuoguan_is_waited_for_at_the_next_hand_then_played_for_with
     assert world.take(table, msg.Press(BOB, Stamp(), "ready", "zh"), 500.0) == fx.Reply(t("press_ok", "zh"))
     assert table.state == "between"  # Ann, still in 托管, is waited for as anyone
     shown = len(world.effects)
-    when = due_at(table, CONFIG)
-    assert when == table.between_since + CONFIG.next_hand_seconds
+    when = due_at(table, OPTIONS)
+    assert when == table.between_since + OPTIONS.next_hand_seconds
     world.take(table, msg.Due(), when)  # the usual pause is over: the hand starts, the automatic player for her
     assert table.state == "playing" and table.hand_number == 2 and table.seat(0).auto and not table.seat(1).auto
     notices = world.of(fx.Announce, since=shown)
@@ -301,7 +320,7 @@ def test_every_claim_window_is_decided_at_once_by_automatic_players() -> None:
         if 0 in table.prompts:  # a claim of her own: she passes
             press(world, table, ANN, Action(0, "pass"))
             continue
-        due = table.next_due(CONFIG.bot_delay)
+        due = table.next_due(OPTIONS.bot_delay)
         assert due is not None
         if hand.phase != "turn":
             assert due[0] == table.prompts[due[1]].since  # a claim by an automatic player: no tell-tale pause
@@ -371,7 +390,7 @@ def test_stop_is_for_the_creator_or_an_admin_and_closes_everything() -> None:
     assert fx.ShowGroup("spectator", stopped=True) in tail and fx.FinishMatch(1, "abandoned") in tail
     assert fx.ShowSeat(0, stopped=True) in tail and fx.ShowSeat(1, stopped=True) in tail
     assert fx.Forget(GROUP.private_slot("hand"), BOB) in tail and tail[-2:] == [fx.Closed(), fx.Reply(None)]
-    assert absent(msg.Press(ANN, Stamp(), "ready", "en"), CONFIG) == t("press_stale", "en")
+    assert absent(msg.Press(ANN, Stamp(), "ready", "en"), OPTIONS) == t("press_stale", "en")
 
 
 # --- what happens to the chats ------------------------------------------------------------------------------------
@@ -435,7 +454,7 @@ def test_a_whole_match_of_automatic_players_ends_and_closes() -> None:
             break
         if table.state == "between":
             table.seat(0).auto = True  # still away
-        world.take(table, msg.Due(), due_at(table, CONFIG) or 0.0)
+        world.take(table, msg.Due(), due_at(table, OPTIONS) or 0.0)
     assert table.state == "closed" and world.hands == 2
     assert sum(world.totals) == 0 and fx.FinishMatch(1, "done") in world.effects
 
@@ -492,7 +511,7 @@ def _play_two_people(world: World, table: Table, think: float, steps: int) -> li
             now += think
             press(world, table, table.seat(person).user_id or 0, Action(person, "pass"), now)
         else:
-            when = due_at(table, CONFIG)
+            when = due_at(table, OPTIONS)
             assert when is not None
             now = max(now, when)
             world.take(table, msg.Due(), now)
@@ -501,7 +520,7 @@ def _play_two_people(world: World, table: Table, think: float, steps: int) -> li
             continue
         holds.append((now, held.until))
         drawer = hand.view(None).turn
-        assert drawer not in table.prompts and due_at(table, CONFIG) == held.until  # nobody is asked yet
+        assert drawer not in table.prompts and due_at(table, OPTIONS) == held.until  # nobody is asked yet
         assert f"余 {hand.wall.remaining + 1} 张" in spectator_content(table).text  # the draw not shown
         for seat, _ in table.humans():  # nor to the one who drew: no drawn tile, no buttons
             content = seat_content(table, seat)
@@ -522,11 +541,11 @@ def test_with_two_people_a_discard_nobody_deciding_could_claim_waits_as_a_claim_
     holds = _play_two_people(world, table, think=5.0, steps=400)
     assert len(holds) >= 10
     pauses = [until - start for start, until in holds]
-    assert all(0.0 <= p <= CONFIG.claim_pause + 1e-9 for p in pauses)
+    assert all(0.0 <= p <= OPTIONS.claim_pause + 1e-9 for p in pauses)
     # Before any claim of theirs, uniform over [0, claim_pause]; then drawn from how long they took over their
     # claims (5 s, capped): the cap.
     assert table.claim_pauses and set(table.claim_pauses) == {5.0}
-    assert pauses[-1] == pytest.approx(CONFIG.claim_pause) and min(pauses) < CONFIG.claim_pause
+    assert pauses[-1] == pytest.approx(OPTIONS.claim_pause) and min(pauses) < OPTIONS.claim_pause
 
 
 def test_with_one_person_nothing_waits_for_nobody() -> None:
@@ -554,7 +573,7 @@ def test_tuoguan_asked_on_a_turn_plays_that_turn_and_on_until_i_m_back() -> None
     assert t("tuoguan_asked_on", "zh") in seat_content(table, 0).text
     assert world.take(table, msg.Press(ANN, stamp, "auto", "en"), now) == stale  # once is enough
     # The automatic player plays the turn in front of her at once (its move was due already), and the next ones.
-    assert due_at(table, CONFIG) == table.prompts[0].since + CONFIG.bot_delay <= now
+    assert due_at(table, OPTIONS) == table.prompts[0].since + OPTIONS.bot_delay <= now
     world.take(table, msg.Due(), now)
     assert [e.action.seat for e in world.of(fx.AppendAction, since=shown)] == [0]
     back = world.take(table, msg.Press(ANN, Stamp(), "back", "en"), now + 1)
@@ -576,7 +595,7 @@ def test_tuoguan_asked_during_a_claim_is_told_to_nobody_before_her_next_turn() -
             chosen = Action(asked, "pass") if asked and Action(asked, "pass") in legal else legal[-1]
             press(world, table, table.seat(asked).user_id or 0, chosen, now)
             continue
-        now = max(now, due_at(table, CONFIG) or now)
+        now = max(now, due_at(table, OPTIONS) or now)
         world.take(table, msg.Due(), now)
     shown = len(world.effects)
     reply = world.take(table, msg.Press(ANN, table.stamp(0), "auto", "zh"), now)
@@ -587,7 +606,7 @@ def test_tuoguan_asked_during_a_claim_is_told_to_nobody_before_her_next_turn() -
     assert t("tuoguan_asked_on", "zh") in seat_content(table, 0).text
     assert spectator_frame(table)["auto"][0] is False
     # The automatic player decides the claim at once; the group is told at her next turn, as on a turn.
-    assert due_at(table, CONFIG) == table.prompts[0].since
+    assert due_at(table, OPTIONS) == table.prompts[0].since
     told = fx.Announce(t("announce_tuoguan_asked", "zh", seat="东 Ann"))
     while not (table.hand is not None and table.hand.phase == "turn" and table.hand.view(None).turn == 0):
         assert told not in world.effects and table.state == "playing"
@@ -595,9 +614,9 @@ def test_tuoguan_asked_during_a_claim_is_told_to_nobody_before_her_next_turn() -
             legal = table.prompts[1].legal
             press(world, table, BOB, Action(1, "pass") if Action(1, "pass") in legal else legal[-1], now)
             continue
-        now = max(now, due_at(table, CONFIG) or now)
+        now = max(now, due_at(table, OPTIONS) or now)
         world.take(table, msg.Due(), now)
-    now = max(now, due_at(table, CONFIG) or now)
+    now = max(now, due_at(table, OPTIONS) or now)
     world.take(table, msg.Due(), now)  # her turn, played for her
     assert world.effects.count(told) == 1 and spectator_frame(table)["auto"][0] is True
 
@@ -607,12 +626,12 @@ def test_a_refused_close_of_the_match_is_tried_again_and_no_hand_is_dealt_after_
     it again, instead of dealing a hand the match does not have (seen with workers' connections terminated)."""
     world = World(settings=replace(ChatSettings(GROUP.chat_id), hands_per_game=1), refuse={fx.FinishMatch})
     table = dealt(world, (ANN, "Ann"))
-    with pytest.raises(StorageError):  # the runner logs it and asks for the table's next due time
+    with pytest.raises(fx.Refused):  # the runner logs it and asks for the table's next due time
         play_out(world, table)
     assert table.state == "between" and table.closing and world.hands == 1
     world.refuse.clear()  # the database is back
-    when = due_at(table, CONFIG)
-    assert when is not None and when < table.between_since + CONFIG.next_hand_seconds  # not the next hand's time
+    when = due_at(table, OPTIONS)
+    assert when is not None and when < table.between_since + OPTIONS.next_hand_seconds  # not the next hand's time
     world.take(table, msg.Due(), when)
     assert table.state == "closed" and world.hands == 1
     assert world.of(fx.FinishMatch) == [fx.FinishMatch(1, "done")] * 2  # refused once, then done

@@ -20,14 +20,14 @@ from tornado.websocket import WebSocketClientConnection, websocket_connect
 
 from bot.callbacks import PlayButton, Stamp
 from bot.config import Config, ConfigError
-from bot.host.edge import Edge
+from bot.host.edge import Edge, table_options
 from bot.host.registry import Answer, Tables
 from bot.i18n import t
 from bot.live import web
 from bot.live.auth import InitDataError, check_init_data, table_of, table_token
 from bot.live.frames import seat_frame, spectator_frame
 from bot.live.hub import Hub
-from bot.live.web import LiveServer, Services
+from bot.live.web import BROWSER_CONNECTIONS, LiveServer, Services
 from bot.outbox import Outbox
 from bot.table import effects as fx
 from bot.table import messages as msg
@@ -227,14 +227,14 @@ async def test_while_a_haidi_is_decided_only_the_deciding_seat_is_shown_anything
         hub.join(page, table)
     await asyncio.sleep(0)
     assert [bool(p.frames) for p in pages] == [seat == deciding for seat in (0, 1, 2, 3, None)]
-    assert list(step(table, msg.Refresh(1 + (deciding + 1) % 4), 0.0, Config(token=TOKEN))) == []
+    assert list(step(table, msg.Refresh(1 + (deciding + 1) % 4), 0.0, table_options(Config(token=TOKEN)))) == []
 
 
 def test_a_player_back_from_the_page_is_shown_their_picture() -> None:
     table = seated_table()
-    effects = list(step(table, msg.Refresh(1), 0.0, Config(token=TOKEN)))
+    effects = list(step(table, msg.Refresh(1), 0.0, table_options(Config(token=TOKEN))))
     assert effects == [fx.ShowSeat(0, urgent=True)]
-    assert list(step(table, msg.Refresh(99), 0.0, Config(token=TOKEN))) == []
+    assert list(step(table, msg.Refresh(99), 0.0, table_options(Config(token=TOKEN)))) == []
 
 
 # --- the server, in-process -----------------------------------------------------------------------------------
@@ -479,8 +479,8 @@ async def test_open_connections_in_all_are_capped(tmp_path: Path) -> None:
             sock.close()
 
 
-def _raw_request(port: int, head: bytes) -> socket.socket:
-    sock = socket.create_connection(("127.0.0.1", port))
+def _raw_request(port: int, head: bytes, source: str = "127.0.0.1") -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", port), source_address=(source, 0))
     sock.sendall(head)
     sock.settimeout(20)
     return sock
@@ -609,3 +609,25 @@ async def test_one_table_on_two_screens(fake_telegram: FakeTelegram, bot: Bot, t
         await tables.close()
         await outbox.close()
         await db.close()
+
+
+async def test_open_connections_from_one_address_are_capped(tmp_path: Path) -> None:
+    """Not behind a proxy, one address holds at most MAHJONG_WEBAPP_PER_ADDRESS connections and a browser's own
+    besides (plain HTTP included, not only the pages' sockets): one more is closed at once, while another address
+    is served; one closed, there is room again."""
+    async with serving(tmp_path, webapp_per_address=1) as (url, _):
+        port = int(url.split(":")[2].split("/")[0])
+        cap = 1 + BROWSER_CONNECTIONS
+        held = [_raw_request(port, b"GET / HTTP/1.1\r\nHost: x\r\n") for _ in range(cap)]  # headers half-sent
+        await asyncio.sleep(0.2)
+        one_more = _raw_request(port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        with contextlib.suppress(ConnectionResetError):  # closed unanswered (reset: its request was never read)
+            assert await asyncio.to_thread(one_more.recv, 1000) == b""
+        elsewhere = _raw_request(port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", source="127.0.0.2")
+        assert (await asyncio.to_thread(elsewhere.recv, 1000)).startswith(b"HTTP/1.1 200")
+        held.pop().close()
+        await asyncio.sleep(0.2)
+        again = _raw_request(port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert (await asyncio.to_thread(again.recv, 1000)).startswith(b"HTTP/1.1 200")
+        for sock in (*held, one_more, elsewhere, again):
+            sock.close()

@@ -213,14 +213,14 @@ async def test_the_next_hand_waits_for_the_group_to_see_the_last_one(
     clock = Clock()
     timers = {"bot_delay": 0.0, "turn_seconds": 0.1, "claim_seconds": 0.1, "next_hand_seconds": 1.0}
     tables = _tables(tg, bot, db, clock, **timers, group_interval=0.5)
-    config = tables.config
+    options = tables.options
     key = TableKey(group.id)
     await _open(tables, key, (alice.id, "Alice"))
     runner, outbox = tables._runners[key], tables.edge.outbox
     await _play_to_the_end(tables, key, clock)
     # The result and the hand's last picture are still on their way (a write to a group every 0.5 s).
     assert outbox.behind(group.id)
-    due = due_at(runner.table, config)
+    due = due_at(runner.table, options)
     assert due is not None and tables.scheduler.due(key) == due
     clock.now = due
     await runner.ask(msg.Due())
@@ -237,7 +237,7 @@ async def test_the_next_hand_waits_for_the_group_to_see_the_last_one(
     # A group that cannot catch up holds its table back no longer than CATCH_UP_SECONDS past the due time.
     await _play_to_the_end(tables, key, clock)
     assert outbox.behind(group.id)
-    due = due_at(runner.table, config)
+    due = due_at(runner.table, options)
     assert due is not None
     clock.now = due + CATCH_UP_SECONDS
     await runner.ask(msg.Due())

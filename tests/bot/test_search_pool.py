@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.search_pool import FALLBACK_LEVEL, PoolClosed, SearchPool, automatic_choice
+from bot.search_pool import FALLBACK_LEVEL, QUICK_QUEUE, PoolClosed, SearchPool, automatic_choice
 from game.automatic import choose
 from game.policy import network
 from game.rules import Rules
@@ -138,3 +138,49 @@ def test_a_search_process_has_the_network_read_before_its_first_job() -> None:
         assert pool.submit(_network_loaded).result(timeout=60) == 1
     finally:
         pool.shutdown()
+
+
+def test_the_lighter_levels_move_to_processes_of_their_own_once_tables_overlap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One table's decisions come one at a time: played in a thread, no process started. Decisions that overlap
+    (several tables) start the quick processes, and once they are up every decision is played there, the same."""
+    view = Hand(Rules(), 852, dealer=0).view(0)  # the dealer's first discard
+    expected = {seed: choose(view, "normal", seed) for seed in range(8)}
+
+    async def scenario() -> None:
+        quick = SearchPool(1, quick=True)
+        try:
+            for seed in range(3):
+                assert await automatic_choice(None, view, "normal", seed, quick) == expected[seed]
+            assert not quick.up(start=False)  # never started
+            together = [automatic_choice(None, view, "normal", seed, quick) for seed in range(8)]
+            assert await asyncio.gather(*together) == list(expected.values())
+            deadline = time.monotonic() + 60
+            while not quick.up(start=False):
+                assert time.monotonic() < deadline
+                await asyncio.sleep(0.05)
+
+            def no_thread(*args: object) -> None:
+                raise AssertionError("played in a thread")
+
+            with monkeypatch.context() as m:
+                m.setattr(asyncio, "to_thread", no_thread)
+                assert await automatic_choice(None, view, "normal", 5, quick) == expected[5]
+                assert await automatic_choice(None, view, "easy", 5, quick) == choose(view, "easy", 5)
+            # More at once than the processes are given: the rest are played here meanwhile, the same.
+            threads: list[object] = []
+
+            async def counted(fn: Callable[..., object], *args: object) -> object:
+                threads.append(args)
+                return fn(*args)
+
+            with monkeypatch.context() as m:
+                m.setattr(asyncio, "to_thread", counted)
+                together = [automatic_choice(None, view, "normal", seed, quick) for seed in range(8)]
+                assert await asyncio.gather(*together) == list(expected.values())
+            assert len(threads) == 8 - QUICK_QUEUE * quick.workers
+            quick.shutdown(wait=True)  # the bot stopping: played in a thread again
+            assert await automatic_choice(None, view, "normal", 6, quick) == expected[6]
+        finally:
+            quick.shutdown(wait=True)
+
+    asyncio.run(scenario())

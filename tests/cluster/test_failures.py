@@ -24,6 +24,7 @@ from bot.host.registry import Tables
 from bot.table import effects as fx
 from bot.table import messages as msg
 from bot.table.key import TableKey
+from bot.table.options import Options
 from bot.table.state import Table
 from storage.cluster import Coordinator
 from storage.database import Database
@@ -85,7 +86,7 @@ async def test_a_runner_survives_any_exception(
     StepFailed, the table is tried again later, and it takes the next message."""
     seen: list[msg.Message] = []
 
-    def step(table: Table, message: msg.Message, now: float, config: Config) -> Generator[fx.Reply, Any, None]:
+    def step(table: Table, message: msg.Message, now: float, options: Options) -> Generator[fx.Reply, Any, None]:
         seen.append(message)
         if len(seen) == 1:
             raise RuntimeError("a bug")

@@ -100,6 +100,7 @@ def _set_up(w: World) -> None:
     tg.wait_until(lambda: "Language" in (tg.message(menu.chat_id, menu.message_id).text or ""), timeout=15)
     _ask(w, w.alice, w.zh_group, "/newgame", "newgame")
     _ask(w, w.alice, w.zh_group, "/newgame", "newgame again")
+    _ask(w, w.bob, w.zh_group, "/join abc", "join words")  # refused, and changes nothing: his /join then seats him
     _ask(w, w.bob, w.zh_group, "/join", "join bob")
     _ask(w, w.chen, w.en_group, "/newgame", "newgame en")
     _ask(w, w.dave, w.en_group, "/join", "join dave")
@@ -270,6 +271,7 @@ def test_press_answers_speak_the_pressers_language(world: World) -> None:
 
 def test_each_command_gets_its_own_reply(world: World) -> None:
     assert world.answers["newgame again"].text == t("table_exists", "zh")
+    assert world.answers["join words"].text == t("no_words", "en", command="/join", word="abc")
     assert world.answers["join bob"].text == t("joined", "zh", name="Bob", wind=t("wind_1", "zh"))
     assert world.answers["rank bob"].text != world.answers["rules bob"].text
     for key in ("newgame again", "join bob", "rank bob", "rules bob", "top nonsense", "join dave"):

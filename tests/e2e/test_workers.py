@@ -36,7 +36,7 @@ from bot.i18n import t
 from bot.table.key import TableKey
 from game.actions import Action
 from sandbox import FakeTelegram
-from sandbox.bot_api import WRITE_METHODS
+from sandbox.api_methods import WRITE_METHODS
 from sandbox.records import Chat
 from sandbox.users import SimUser
 from storage.copy_to_postgres import check_hands

@@ -90,11 +90,27 @@ def _play_again_while_seated(browser: Browser) -> None:
     assert groups.first_selected_option.text == own and [o.text for o in groups.options].count(own) == 1
 
 
+def _the_first_screen_speaks_the_language_chosen_on_it(browser: Browser) -> None:
+    """中文 chosen: the form in Chinese, and a name of spaces refused there in Chinese (nobody made); English again."""
+    from selenium.webdriver.support.ui import Select
+
+    Select(browser.find("#lang")).select_by_value("zh")
+    assert (browser.find("#name-label").text, browser.find("#enter").text) == ("你的名字", "开始")
+    browser.find("#name").send_keys("   ")
+    browser.click("#enter")
+    browser.until(lambda: "名字要 1 到 32 个字符" in browser.find("#toast").text, what="the refusal in Chinese")
+    assert browser.find("#welcome").is_displayed() and not browser.find("#app").is_displayed()
+    browser.find("#name").clear()
+    Select(browser.find("#lang")).select_by_value("en")
+    assert browser.find("#name-label").text == "Your name"
+
+
 def test_one_person_plays_a_whole_hand_against_the_bot(tmp_path: Path) -> None:
     chromium_or_skip()
     with SandboxProcess(tmp_path) as sandbox, Browser(tmp_path / "alice") as alice:
         alice.open(sandbox.url)
         alice.screenshot("welcome")
+        _the_first_screen_speaks_the_language_chosen_on_it(alice)
         alice.join("Alice", "en")
         alice.until(lambda: any("Hello" in m["text"] for m in alice.messages("private")), what="the bot's hello")
         alice.click("#play")

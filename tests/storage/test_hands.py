@@ -48,21 +48,18 @@ async def test_duplicate_and_gapped_seq_are_refused(db: Database, new_match: New
     assert await db.hands.actions(hand.id) == [{"k": "discard"}, {"k": "pass"}]
 
 
-async def test_an_action_stored_with_its_update_marks_it_done_in_the_same_transaction(
+async def test_only_a_workers_fenced_view_marks_an_update_done_with_its_action(
     db: Database, new_match: NewMatch
 ) -> None:
-    """A worker's press (bot.cluster): its inbox update done exactly when its action is stored."""
+    """In one process the update was claimed before it was handled (bot.updates.once): an unfenced view has no
+    inbox update to mark, and refuses one without storing the action (a worker's, fenced: tests/cluster)."""
     hand = await db.hands.start((await new_match()).id, seed=1, dealer=0)
-    for update_id in (5, 6):
-        await db.execute(
-            "INSERT INTO inbox (update_id, shard, received_at, body) VALUES (?, 3, '2026-11-29', '{}')", (update_id,)
-        )
-    await db.hands.append_action(hand.id, 0, {"k": "discard"}, done=5)
-    with pytest.raises(ActionOrderError):  # not stored (already there): its update is not done by it
-        await db.hands.append_action(hand.id, 0, {"k": "discard"}, done=6)
-    rows = await db.fetchall("SELECT update_id, done_at, body FROM inbox ORDER BY update_id")
-    assert [(r["update_id"], r["done_at"] is not None, r["body"]) for r in rows] == [(5, True, ""), (6, False, "{}")]
-    assert await db.hands.actions(hand.id) == [{"k": "discard"}]
+    await db.execute("INSERT INTO inbox (update_id, shard, received_at, body) VALUES (5, 3, '2026-11-29', '{}')")
+    with pytest.raises(InvalidInputError, match="fenced view"):
+        await db.hands.append_action(hand.id, 0, {"k": "discard"}, done=5)
+    rows = await db.fetchall("SELECT update_id, done_at, body FROM inbox")
+    assert [(r["update_id"], r["done_at"], r["body"]) for r in rows] == [(5, None, "{}")]
+    assert await db.hands.actions(hand.id) == []
 
 
 async def test_bad_actions_are_refused(db: Database, new_match: NewMatch) -> None:
