@@ -40,6 +40,7 @@ from bot.callbacks import (
     LANGUAGE_PATTERN,
     LEAGUE_PATTERN,
     PLAY_PATTERN,
+    QUICK_PATTERN,
     REPLAY_PATTERN,
     REVIEW_PATTERN,
     SETTINGS_PATTERN,
@@ -54,6 +55,7 @@ from bot.handlers import (
     chat_checks,
     info_commands,
     league_commands,
+    quick_commands,
     replay_commands,
     review_commands,
     settings_commands,
@@ -70,6 +72,7 @@ from bot.live.start import start_live, watching
 from bot.local_sandbox import banner, follow_seats, open_sandbox
 from bot.logs import setup_logging
 from bot.outbox import Outbox
+from bot.quick.matchmaker import Matchmaker
 from bot.ratelimit import ChatRateLimiter
 from bot.review_queue import Reviews
 from bot.search_pool import SearchPool
@@ -113,6 +116,7 @@ HANDLERS: list[BaseHandler[Any, BotContext, Any]] = [
     CallbackQueryHandler(replay_commands.replay_press, pattern=REPLAY_PATTERN),
     CallbackQueryHandler(review_commands.review_press, pattern=REVIEW_PATTERN),
     CallbackQueryHandler(table_commands.flee_press, pattern=FLEE_PATTERN),
+    CallbackQueryHandler(quick_commands.quick_press, pattern=QUICK_PATTERN),
     CallbackQueryHandler(table_commands.stale_press),
 ]
 
@@ -169,10 +173,9 @@ async def _start(application: BotApplication) -> None:
     hub = Hub(config, time.monotonic) if config.webapp_url else None  # the Mini App's live pages
     fences = Fences(shard_of) if config.workers else None  # a worker's shards' fences (bot.cluster.ownership)
     data.quick = quick = SearchPool(config.search_workers, quick=True)  # the other levels, once tables overlap
-    edge = Edge(config, db, outbox, application.bot, pool, hub, fences, quick)  # with workers, one table a person:
-    data.tables = tables = Tables(config, edge, claim=seated_claim(db) if config.workers else None)  # the database's
-    if hub is not None and not config.workers:  # a worker starts its own, its pages reaching the others' tables
-        data.live = start_live(application, hub, watching(application))
+    edge = Edge(config, db, outbox, application.bot, pool, hub, fences, quick)
+    data.tables = tables = Tables(config, edge, claim=seated_claim(db) if config.workers else None)  # 1 table a person
+    data.live = start_live(application, hub, watching(application)) if hub and not config.workers else None  # serve
     data.reviews = Reviews(db, outbox, pool, config.review_samples)
     # A group migrated, a chat that answers 403, a forum topic gone: the tables concerned are told.
     tables.follow(outbox.refusals)
@@ -186,6 +189,8 @@ async def _start(application: BotApplication) -> None:
         return
     stop_once(asyncio.get_running_loop())  # PTB's own loop (bot.cluster.serve has its own stop)
     resumed = await resume_tables(tables, db)  # from storage alone: no request to Telegram before polling
+    matchmaker = Matchmaker(config, db, tables, outbox, bot_username=application.bot.username)
+    in_background(data, matchmaker.run(), "the quick-match queue")  # the one matchmaker
     in_background(data, fill_titles(tables, db, application.bot), "the titles of older tables")
     log.info("bot @%s started; %d unfinished hand(s) resumed", application.bot.username, resumed)
     data.nights = nights = LeagueNights(db, tables, jobs, data.clock)

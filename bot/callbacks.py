@@ -10,6 +10,7 @@
 | replay    | ``rp1|<code>|<move>|<seat>`` · ``rp1|<code>|gif|<seat>`` | ``REPLAY_PATTERN`` |
 | review    | ``rv1|<code>``                          | ``REVIEW_PATTERN``      |
 | flee      | ``fl1|<table>|<hand>|<user>|yes`` · ``…|no`` | ``FLEE_PATTERN``   |
+| quick     | ``qm1|go`` · ``qm1|p|<preset>`` · ``qm1|w|<seconds>`` · ``qm1|c`` | ``QUICK_PATTERN`` |
 
 ``bot.app`` routes each kind with ``CallbackQueryHandler(pattern=...)``; a press matching none is stale.
 Play buttons are ``PlayButton``s: ``table`` is the table's key (``bot.table.key``: the group chat id, with
@@ -47,6 +48,7 @@ LANGUAGE_PREFIX: Final = "ln1"
 REPLAY_PREFIX: Final = "rp1"
 REVIEW_PREFIX: Final = "rv1"
 FLEE_PREFIX: Final = "fl1"
+QUICK_PREFIX: Final = "qm1"
 MAX_BYTES: Final = 64
 AUTO: Final = "auto"  # a play button's code that asks for 托管 (stamped with the decision it was offered on)
 _SEP: Final = "|"
@@ -57,6 +59,8 @@ STANDINGS_PATTERN: Final = rf"^{STANDINGS_PREFIX}\|(top\|(week|month|season|all)
 LEAGUE_PATTERN: Final = rf"^{LEAGUE_PREFIX}\|\d{{1,18}}\|(in|out)$"
 LANGUAGE_PATTERN: Final = rf"^{LANGUAGE_PREFIX}\|({'|'.join(LANGUAGES)})$"
 # A share code, a step (or gif) and a seat: 0-3, or a for all hands open.
+# Quick match (bot.quick): /play's button, a preset chosen, a wait chosen, Cancel.
+QUICK_PATTERN: Final = rf"^{QUICK_PREFIX}\|(go|c|p\|[a-z]{{1,16}}|w\|\d{{1,4}})$"
 REVIEW_PATTERN: Final = rf"^{REVIEW_PREFIX}\|[{SHARE_ALPHABET}]{{{SHARE_CODE_LEN}}}$"
 # /flee's Confirm or Cancel: the table, the hand it would leave, who asked.
 FLEE_PATTERN: Final = rf"^{FLEE_PREFIX}\|-?\d{{1,18}}(_\d{{1,12}})?\|\d{{1,18}}\|\d{{1,18}}\|(yes|no)$"
@@ -174,6 +178,11 @@ class FleeButton:
         """The button ``data`` names (it matched ``FLEE_PATTERN``)."""
         table, hand, user, choice = fields(data)
         return cls(TableKey.parse(table), int(hand), int(user), choice == "yes")
+
+
+def quick_data(*parts: str) -> str:
+    """A quick-match button's data: ``quick_data("go")``, ``("p", preset)``, ``("w", str(seconds))``, ``("c")``."""
+    return _SEP.join((QUICK_PREFIX, *parts))
 
 
 def fields(data: str | None) -> list[str]:

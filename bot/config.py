@@ -229,6 +229,10 @@ class Config:
     # may use (at least one), the other core left to the event loop. Several workers on one machine set it so that
     # together they do not start more processes than the machine has cores.
     search_processes: int | None = None
+    # Quick match (bot.quick): the waits a person may choose before automatic players take the empty seats (the
+    # middle one the default), and the hands of a quick table.
+    quick_waits: tuple[int, ...] = (30, 60, 180)
+    quick_hands: int = 4
 
     @property
     def search_workers(self) -> int:
@@ -288,7 +292,24 @@ class Config:
             redis_url=redis_url,
             workers_expected=workers_expected,
             search_processes=_optional_count(env, "MAHJONG_SEARCH_PROCESSES"),
+            quick_waits=_quick_waits(env),
+            quick_hands=_optional_count(env, "MAHJONG_QUICK_HANDS") or cls.quick_hands,
         )
+
+
+def _quick_waits(env: Mapping[str, str]) -> tuple[int, ...]:
+    """MAHJONG_QUICK_WAITS: three waits in seconds, shortest first (the middle one the default)."""
+    raw = env.get("MAHJONG_QUICK_WAITS", "").replace(",", " ").split()
+    if not raw:
+        return Config.quick_waits
+    try:
+        waits = tuple(int(x) for x in raw)
+    except ValueError:
+        waits = ()
+    if len(waits) != 3 or list(waits) != sorted(set(waits)) or waits[0] < 1 or waits[-1] > 3600:
+        said = env.get("MAHJONG_QUICK_WAITS")
+        raise ConfigError(f"MAHJONG_QUICK_WAITS must be three waits in seconds, shortest first, got {said!r}")
+    return waits
 
 
 def _seed(env: Mapping[str, str]) -> int | None:

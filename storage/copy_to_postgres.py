@@ -21,10 +21,10 @@ import contextlib
 import json
 import sqlite3
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import asyncpg
 
@@ -114,7 +114,7 @@ async def _copy_table(src: sqlite3.Connection, conn: asyncpg.Connection, table: 
     names = [r[1] for r in src.execute(f"PRAGMA table_info({table})")]
     if set(names) != set(types):
         raise StorageError(f"{table} has other columns in SQLite ({', '.join(names)}) than in PostgreSQL")
-    convert = [_as_bigint if types[n] == "bigint" else _as_text for n in names]
+    convert: list[Callable[[Any], Any]] = [_CONVERT.get(types[n], _as_text) for n in names]
     cursor = src.execute(f"SELECT {', '.join(names)} FROM {table}")
 
     def records() -> Iterator[tuple[Any, ...]]:
@@ -132,6 +132,13 @@ def _as_bigint(value: Any) -> int | None:
 
 def _as_text(value: Any) -> str | None:
     return None if value is None else str(value)
+
+
+def _as_double(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+_CONVERT: Final[dict[str, Callable[[Any], Any]]] = {"bigint": _as_bigint, "double precision": _as_double}
 
 
 async def _reset_identities(conn: asyncpg.Connection, tables: Sequence[str]) -> None:

@@ -35,6 +35,8 @@ from storage.leagues import Leagues
 from storage.live_messages import LiveMessages
 from storage.matches import Matches
 from storage.players import Players
+from storage.quick import QuickQueue
+from storage.ratings import Ratings
 from storage.seated import Seated
 from storage.sqlite import SqliteBackend
 from storage.standings import Standings
@@ -55,6 +57,8 @@ class Database:
         self.leagues = Leagues(self)
         self.standings = Standings(self)
         self.stats = Stats(self)
+        self.ratings = Ratings(self)
+        self.quick = QuickQueue(self)
         self.live_messages = LiveMessages(self)
         self.updates = HandledUpdates(self)
         self.inbox = Inbox(self)  # workers sharing PostgreSQL only (bot.cluster), as are the two below

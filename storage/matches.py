@@ -24,6 +24,7 @@ from storage.codec import (
 )
 from storage.errors import AlreadyClosedError, InvalidInputError, NotFoundError
 from storage.gateway import Gateway, Row, Tx
+from storage.ratings import rate_match
 
 MatchStatus = Literal["running", "done", "abandoned"]
 SEATS = 4
@@ -247,7 +248,11 @@ class Matches:
                 (now, match_id),
             )
             await tx.execute("UPDATE matches SET status = ?, ended_at = ? WHERE id = ?", (status, now, match_id))
-            return await load_match(tx, match_id)
+            closed = await load_match(tx, match_id)
+            if status == "done":  # an abandoned match is not rated; one with too few people neither (rate_match)
+                seats = tuple((s.player_id, s.auto_level) for s in closed.seats)
+                await rate_match(tx, seats, closed.totals, self._db.now())
+            return closed
 
     @staticmethod
     async def _check_players(tx: Tx, seats: Sequence[Seat]) -> None:

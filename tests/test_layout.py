@@ -7,6 +7,7 @@ lines outside tests, and no two files with one name."""
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from collections import Counter
@@ -23,6 +24,18 @@ MAY_IMPORT = {
 }
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """A file's syntax tree, parsed once for all the tests here (none changes it)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _nodes(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of a file's tree, walked once."""
+    return tuple(ast.walk(_tree(path)))
+
+
 def _modules() -> dict[str, Path]:
     out = {}
     for package in PACKAGES:
@@ -35,7 +48,7 @@ def _modules() -> dict[str, Path]:
 def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
     """The project modules a file imports, at run time or for type checking alone."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _nodes(path):
         names = []
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
@@ -88,7 +101,7 @@ def test_sizes() -> None:
     long_functions = []
     for folder in (*PACKAGES, "bench", "scripts"):
         for path in (ROOT / folder).rglob("*.py"):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            for node in _nodes(path):
                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                     length = (node.end_lineno or node.lineno) - node.lineno + 1
                     if length > 50:
@@ -114,7 +127,7 @@ CORE_MAY_NOT = (
 
 def _imported_names(path: Path) -> set[str]:
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _nodes(path):
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
@@ -140,16 +153,13 @@ def test_the_table_core_does_no_io_and_reads_no_clock() -> None:
 def test_no_class_is_split_across_files_by_inheritance() -> None:
     modules = _modules()
     defined = {
-        node.name: name
-        for name, path in modules.items()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-        if isinstance(node, ast.ClassDef)
+        node.name: name for name, path in modules.items() for node in _nodes(path) if isinstance(node, ast.ClassDef)
     }
     split = [
         f"{name}.{node.name}({base.id})"
         for name, path in modules.items()
         if name.startswith("bot")
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in _nodes(path)
         if isinstance(node, ast.ClassDef)
         for base in node.bases
         if isinstance(base, ast.Name) and defined.get(base.id, name) != name and defined[base.id].startswith("bot")
@@ -158,7 +168,7 @@ def test_no_class_is_split_across_files_by_inheritance() -> None:
 
 
 def _trees() -> dict[Path, ast.Module]:
-    return {path: ast.parse(path.read_text(encoding="utf-8")) for f in PACKAGES for path in (ROOT / f).rglob("*.py")}
+    return {path: _tree(path) for f in PACKAGES for path in (ROOT / f).rglob("*.py")}
 
 
 def _is_self(node: ast.expr) -> bool:
@@ -212,11 +222,11 @@ def _set_afterwards(trees: dict[Path, ast.Module]) -> list[str]:
     collaborator set on another object, an attribute its class starts as None set right after building it, and a
     collection an object builds for itself changed by others (directly or through a name for it) instead of by its
     own methods."""
-    classes = {c.name: c for tree in trees.values() for c in ast.walk(tree) if isinstance(c, ast.ClassDef)}
+    classes = {c.name: c for path in trees for c in _nodes(path) if isinstance(c, ast.ClassDef)}
     collaborators, starts_none, collections = _kinds(classes)
     found = set()
-    for path, tree in trees.items():
-        for fn in [f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)]:
+    for path in trees:
+        for fn in [f for f in _nodes(path) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)]:
             assigns = [n for n in ast.walk(fn) if isinstance(n, ast.Assign)]
             names = [(t.id, n.value) for n in assigns for t in n.targets if isinstance(t, ast.Name)]
             built = {name for name, v in names if isinstance(v, ast.Call) and ast.unparse(v.func) in classes}
@@ -251,8 +261,8 @@ def test_no_object_gets_a_callback_assigned_after_it_is_built() -> None:
     trees = _trees()
     slots = [
         f"{path.relative_to(ROOT)}:{node.lineno}"
-        for path, tree in trees.items()
-        for cls in ast.walk(tree)
+        for path in trees
+        for cls in _nodes(path)
         if isinstance(cls, ast.ClassDef) and "frozen=True" not in " ".join(map(ast.unparse, cls.decorator_list))
         for node in ast.walk(cls)
         if isinstance(node, ast.AnnAssign)

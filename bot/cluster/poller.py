@@ -16,9 +16,9 @@ from typing import Final
 from telegram import Bot, Update
 from telegram.error import TelegramError
 
+from bot.cluster.election import Election
 from bot.cluster.ownership import Ownership
 from bot.cluster.shards import update_shard
-from storage.cluster import Coordinator
 from storage.database import Database
 from storage.errors import StorageError
 
@@ -31,13 +31,13 @@ IDLE_S: Final = 1.0  # between two tries at the poller's lock, or after a failur
 class Poller:
     def __init__(self, bot: Bot, db: Database, ownership: Ownership) -> None:
         self.bot, self.db, self.ownership = bot, db, ownership
-        self._leading: Coordinator | None = None  # the connection that holds the lock
+        self._election = Election(ownership, "poller", self._taken)
         self._offset: int | None = None
 
     async def run(self) -> None:
         while True:
             try:
-                if await self._lead():
+                if await self._election.lead():
                     await self.poll_once()
                     continue
             except (TelegramError, StorageError) as e:
@@ -46,19 +46,11 @@ class Poller:
                 log.exception("polling failed; trying again")
             await asyncio.sleep(IDLE_S)
 
-    async def _lead(self) -> bool:
-        """True while this worker's coordinator connection holds the poller's lock (taken here if free)."""
-        coordinator = self.ownership.coordinator
-        if coordinator is None or coordinator.closed:
-            self._leading = None
-            return False
-        if coordinator is not self._leading:
-            if not await coordinator.lead("poller"):  # held already: taken again, harmless (the same session)
-                return False
-            await self.bot.delete_webhook()  # as run_polling does: a webhook left set would refuse getUpdates
-            log.info("this worker polls Telegram now")
-            self._leading, self._offset = coordinator, None  # from what Telegram has not had confirmed
-        return True
+    async def _taken(self) -> None:
+        """This worker polls from now on."""
+        await self.bot.delete_webhook()  # as run_polling does: a webhook left set would refuse getUpdates
+        log.info("this worker polls Telegram now")
+        self._offset = None  # from what Telegram has not had confirmed
 
     async def poll_once(self) -> int:
         """One getUpdates; its updates stored (committed) before the next one confirms them. How many."""

@@ -18,11 +18,12 @@ import asyncio
 import contextlib
 import logging
 import signal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from telegram.ext import Application
 
 from bot.cluster.consumer import Consumer
+from bot.cluster.election import Election
 from bot.cluster.hook import HookServer, register
 from bot.cluster.ownership import Ownership
 from bot.cluster.poller import Poller
@@ -30,9 +31,13 @@ from bot.cluster.seating import keep
 from bot.cluster.shards import shard_of
 from bot.config import Config
 from bot.live.start import start_live, watching
+from bot.quick.matchmaker import Matchmaker
 from bot.table.key import TableKey
 from storage.cluster import Coordinator
 from storage.dialect import parse_target
+
+if TYPE_CHECKING:
+    from bot.cluster.live_relay import Relay
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +66,34 @@ async def _serve(application: App, config: Config) -> None:
         await application.shutdown()
 
 
+def _live(application: App, config: Config, ownership: Ownership) -> Relay | None:
+    """The live table on this worker, its pages reaching any worker's tables through the relay (None: no Mini App)."""
+    tables = application.bot_data.require("tables")
+    hub = tables.edge.hub
+    if hub is None or config.redis_url is None:
+        return None
+    from bot.cluster.live_relay import Relay  # redis is needed only here
+
+    may_watch = watching(application)
+    relay = Relay.connect(config.redis_url, config.token.split(":")[0], tables, hub, may_watch)
+    application.bot_data.live = start_live(application, hub, may_watch, relay, healthy=lambda: ownership.joined)
+    return relay
+
+
+def _intake(
+    application: App, config: Config, ownership: Ownership, tasks: list[asyncio.Task[Any]]
+) -> HookServer | None:
+    """How updates come in: the webhook on every worker (its listener, returned), or the poller (one worker's)."""
+    db = application.bot_data.require("db")
+    if config.webhook_url is None:
+        tasks.append(asyncio.create_task(Poller(application.bot, db, ownership).run(), name="poller"))
+        return None
+    hook = HookServer(config, application.bot, db, lambda: ownership.joined)
+    hook.start()
+    tasks.append(asyncio.create_task(register(application.bot, config), name="setWebhook"))
+    return hook
+
+
 async def work(application: App, config: Config, stop: asyncio.Event) -> None:
     """Own shards, take updates in (the webhook, or polling when it falls to this worker), and handle the owned
     shards' updates, until ``stop``."""
@@ -77,28 +110,27 @@ async def work(application: App, config: Config, stop: asyncio.Event) -> None:
 
     # The fences are the edge's: the tables' writes carry them.
     ownership = Ownership(connect, tables, db, wake, fences=tables.edge.fences, taken_up=take_up, rate=data.shared_rate)
-    hub, relay = tables.edge.hub, None
-    if hub is not None and config.redis_url is not None:  # the live table: its pages reach any worker's tables
-        from bot.cluster.live_relay import Relay  # redis is needed only here
-
-        may_watch = watching(application)
-        relay = Relay.connect(config.redis_url, config.token.split(":")[0], tables, hub, may_watch)
-        data.live = start_live(application, hub, may_watch, relay, healthy=lambda: ownership.joined)
+    relay = _live(application, config, ownership)
     consumer = Consumer(application, db, ownership, wake, pressed=relay.pressed if relay is not None else None)
+    fences = tables.edge.fences
+
+    async def matchmaking() -> None:
+        log.info("this worker matches the quick-match queue now")
+
+    # One matchmaker among the workers (bot.cluster.election); its tables on shards this worker holds.
+    election = Election(ownership, "matchmaker", matchmaking)
+    matchmaker = Matchmaker(
+        config, db, tables, tables.edge.outbox, election.lead, fences.holds, application.bot.username
+    )
     tasks = [
         asyncio.create_task(ownership.run(), name="shards"),
         asyncio.create_task(consumer.run(), name="inbox"),
         asyncio.create_task(keep(db, tables, ownership), name="seated"),
+        asyncio.create_task(matchmaker.run(), name="matchmaker"),
     ]
     if relay is not None:
         tasks.append(asyncio.create_task(relay.run(), name="live relay"))
-    hook = None
-    if config.webhook_url is not None:  # every worker takes Telegram's posts into the inbox
-        hook = HookServer(config, application.bot, db, lambda: ownership.joined)
-        hook.start()
-        tasks.append(asyncio.create_task(register(application.bot, config), name="setWebhook"))
-    else:
-        tasks.append(asyncio.create_task(Poller(application.bot, db, ownership).run(), name="poller"))
+    hook = _intake(application, config, ownership, tasks)
     log.info("worker started")
     try:
         await stop.wait()

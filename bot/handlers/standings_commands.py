@@ -27,10 +27,12 @@ from bot.views.standings_views import (
     PERIODS,
     card_content,
     chunks,
+    global_top_text,
     history_markup,
     history_text,
     pattern_board_text,
     rank_text,
+    rating_text,
     replay_text,
     top_content,
 )
@@ -44,6 +46,8 @@ from storage.standings import Period
 log = logging.getLogger(__name__)
 
 HISTORY_HANDS: Final = 10
+GLOBAL_TOP: Final = 10  # the people /top global lists
+_GLOBAL_WORDS: Final = {"global", "g", "全站", "全球"}
 # Words after /top for each period.
 _PERIOD_WORDS: Final = {
     "week": {"week", "w", "周", "本周", "这周"},
@@ -66,7 +70,9 @@ async def _show_card(update: Update, context: BotContext, player_id: int, lang: 
     chat_id = update.effective_chat.id
     card = await context.db.standings.card(player_id)
     stats = await context.db.stats.player(player_id, context.db.now(), chat_id if chat_id < 0 else None)
-    content = replace(card_content(card, stats, lang), reply_to=command_id(update))
+    content = card_content(card, stats, lang)
+    rating = rating_text(await context.db.ratings.get(player_id), lang)  # the rating across all play
+    content = replace(content, text=f"{content.text}\n{rating}", reply_to=command_id(update))
     show_here(update, context, f"me{player_id}", content, fresh=True)
 
 
@@ -127,10 +133,13 @@ async def top_command(update: Update, context: BotContext) -> None:
     if chat is None:
         return
     lang = await language_for(context.db, chat.id, update.effective_user)
+    word = " ".join(context.args or ()).strip().lower()
+    if word in _GLOBAL_WORDS:  # everyone's rating, anywhere (game.rating)
+        reply(update, context, global_top_text(await context.db.ratings.top(GLOBAL_TOP), lang))
+        return
     if not in_group(update):
         reply(update, context, t("top_group_only", lang))
         return
-    word = " ".join(context.args or ()).strip().lower()
     period = next((p for p, words in _PERIOD_WORDS.items() if word in words), "all" if not word else None)
     if period is not None:
         content = await _top(context.db, chat.id, chat.title or "", period, lang)

@@ -12,7 +12,7 @@ import logging
 from dataclasses import replace
 from typing import Final
 
-from telegram import ChatMember, Update
+from telegram import ChatMember, InlineKeyboardMarkup, Update
 
 from bot.callbacks import BadCallback, FleeButton, PlayButton
 from bot.context import BotContext
@@ -31,6 +31,7 @@ from bot.handlers.chat_checks import (
     table_title,
     topic_of,
 )
+from bot.handlers.quick_commands import play_command
 from bot.host.registry import Answer
 from bot.host.runner import TableMoved
 from bot.i18n import language_for, private_language, t
@@ -38,11 +39,13 @@ from bot.outbox import Content
 from bot.table import messages as msg
 from bot.table.key import TableKey
 from bot.views.game_views import flee_question
+from bot.views.quick_views import play_button
 from storage.chats import ChatSettings
 
 log = logging.getLogger(__name__)
 
 JOIN_PREFIX: Final = "join_"
+PLAY_PAYLOAD: Final = "play"
 
 
 def _say(update: Update, context: BotContext, said: Answer) -> None:
@@ -57,6 +60,9 @@ async def start(update: Update, context: BotContext) -> None:
     if user is None or chat is None:
         return
     payload = context.args[0] if context.args else ""
+    if payload == PLAY_PAYLOAD and in_private(update):  # t.me/<bot>?start=play: a quick match (the live page's)
+        await play_command(update, context)
+        return
     if payload.startswith(JOIN_PREFIX) and in_private(update):
         try:
             key = TableKey.parse(payload[len(JOIN_PREFIX) :])
@@ -71,7 +77,8 @@ async def start(update: Update, context: BotContext) -> None:
         return
     hello = "start_hello" if in_private(update) else "help"
     lang = await language_for(context.db, chat.id, user)  # in private: the player's own language
-    reply(update, context, t(hello, lang) + "\n\n" + t("help", lang))
+    quick = InlineKeyboardMarkup([[play_button(lang)]]) if in_private(update) else None  # a quick match from here
+    reply(update, context, t(hello, lang) + "\n\n" + t("help", lang), quick)
 
 
 async def _group_only(update: Update, context: BotContext) -> bool:

@@ -199,11 +199,9 @@ class Edge:
     def show(self, table: Table, effect: fx.Effect) -> None:
         """Hand what a chat is to see to the outbox (built now, from the table as it is)."""
         outbox, key = self.outbox, table.key
-        if self.hub is not None:
-            try:
-                self.hub.shown(table, effect)
-            except Exception:  # a page's frame never stops its table
-                log.exception("table %s: the live pages could not be shown %s", key.token, type(effect).__name__)
+        self._show_pages(table, effect)
+        if key.is_quick and self._no_group(table, effect):
+            return
         match effect:
             case fx.ShowSeat():
                 self._show_seat(table, effect)
@@ -223,6 +221,25 @@ class Edge:
                 outbox.tell(table.chat_id, key.slot("spectator"), text, thread=table.thread_id)
             case fx.Forget(slot, user_id):
                 outbox.forget(table.chat_id if user_id is None else user_id, slot)
+
+    def _show_pages(self, table: Table, effect: fx.Effect) -> None:
+        if self.hub is not None:
+            try:
+                self.hub.shown(table, effect)
+            except Exception:  # a page's frame never stops its table
+                log.exception("table %s: the live pages could not be shown %s", table.key.token, type(effect).__name__)
+
+    def _no_group(self, table: Table, effect: fx.Effect) -> bool:
+        """A quick-match table has no group (``TableKey.quick``): its group's messages go nowhere, but what its
+        players must know (a win, a flight, 托管) is said to each of them privately. Whether ``effect`` is done."""
+        match effect:
+            case fx.ShowGroup() | fx.Tell() | fx.Forget(_, None):
+                return True
+            case fx.Announce(text, None):
+                for _, s in table.humans():
+                    self.outbox.announce(s.user_id or 0, text)
+                return True
+        return False
 
     def _show_seat(self, table: Table, effect: fx.ShowSeat) -> None:
         """A player's picture; lazily while they play on the Mini App's page (it may lag behind until they leave

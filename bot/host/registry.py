@@ -174,6 +174,14 @@ class Tables:
         await runner.ask(msg.OpenSession(tuple(seats), rules, hands_planned, league_night_id))
         return True
 
+    async def open_quick(self, key: TableKey, title: str, opening: msg.OpenQuick) -> bool:
+        """Open a quick match's table (``bot.quick``) with its seats and deal at once; False if it is open."""
+        if key in self._runners:
+            return False
+        runner = self._runner(Table(key=key, title=title, creator_id=0, creator_name=""))
+        await runner.ask(opening)
+        return True
+
     def adopt(self, table: Table, session: Session | None = None) -> None:
         """Run a table rebuilt from storage at start-up; it is told ``Resumed`` to show where it stands."""
         self._runner(table, session).post(msg.Resumed())

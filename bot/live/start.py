@@ -15,6 +15,7 @@ from bot.handlers import chat_checks
 from bot.host.registry import Tables
 from bot.live.hub import Hub
 from bot.live.web import LiveServer, MayWatch, Relaying, Services
+from bot.table.key import TableKey
 
 log = logging.getLogger(__name__)
 
@@ -23,6 +24,8 @@ def watching(application: BotApplication) -> MayWatch:
     """Who may watch a table: anyone in the group (getChatMember, cached as for the commands)."""
 
     async def may_watch(chat_id: int, user_id: int) -> bool | None:
+        if TableKey(chat_id).is_quick:  # a quick match has no group to be a member of: anyone may watch it
+            return True
         try:
             return await chat_checks.is_member(BotContext(application), chat_id, user_id)
         except chat_checks.Unanswered as e:  # the page is asked to try again (bot.live.web)
@@ -44,7 +47,8 @@ def start_live(
     data = application.bot_data
     tables: Tables = data.require("tables")
     config: Config = data.require("config")
-    server = LiveServer(Services(config, tables, hub, data.require("db"), may_watch, relay, healthy))
+    username = application.bot.username
+    server = LiveServer(Services(config, tables, hub, data.require("db"), may_watch, username, relay, healthy))
     try:
         server.start()
     except OSError as e:  # the bot plays on, without its page

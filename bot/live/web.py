@@ -71,7 +71,7 @@ BROWSER_CONNECTIONS = 6  # the connections a browser keeps to one host (HTTP/1.1
 # The page's own words, sent with the hello in the person's language (the rest comes in each view).
 PAGE_TEXTS = ("live_title", "live_connecting", "live_left", "live_laizi", "live_hand", "live_waits",
               "live_spectator", "live_result_close", "live_closed", "live_offline", "live_waiting", "btn_ready",
-              "btn_back", "btn_auto", "dealer_mark")  # fmt: skip
+              "btn_quick", "btn_back", "btn_auto", "dealer_mark")  # fmt: skip
 
 MayWatch = Callable[[int, int], Awaitable[bool | None]]  # None: Telegram cannot say now (a 429, a 500)
 PROXY_HINT = "behind a reverse proxy? set MAHJONG_WEBAPP_PROXY=1 and have it send X-Real-IP"
@@ -111,11 +111,14 @@ class Services:
         hub: Hub,
         db: Database,
         may_watch: MayWatch,
+        bot_username: str = "",
         relay: Relaying | None = None,
         healthy: Callable[[], bool] = lambda: True,
     ) -> None:
         self.config, self.tables, self.hub, self.db, self.may_watch = config, tables, hub, db, may_watch
         self.relay, self.healthy = relay, healthy
+        # Once a table closes, its page offers a quick match: the bot's /start play (bot.quick); "" offers none.
+        self.play = f"/{bot_username}?start=play" if bot_username else ""
         self.sockets: dict[str, int] = {}  # open sockets by address
 
 
@@ -266,7 +269,8 @@ class LiveSocket(tornado.websocket.WebSocketHandler):
             return
         self.page = page = Page(key, user.user_id, self.lang, self)
         texts = {k: t(k, self.lang) for k in PAGE_TEXTS}
-        self.send(json.dumps({"type": "hello", "lang": self.lang, "texts": texts}, ensure_ascii=False))
+        hello = {"type": "hello", "lang": self.lang, "texts": texts, "play": services.play}
+        self.send(json.dumps(hello, ensure_ascii=False))
         table = services.tables.get(key)  # still here after the checks
         if table is not None:
             services.hub.join(page, table)

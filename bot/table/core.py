@@ -13,6 +13,7 @@ buttons are here; the hand in motion is ``bot.table.hand``.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
+from dataclasses import replace
 from typing import Any, Final
 
 from bot.callbacks import AUTO, BadCallback, Stamp, parse_action_code
@@ -24,7 +25,7 @@ from bot.table.effects import Effect
 from bot.table.hand import Steps, announce
 from bot.table.key import TableKey
 from bot.table.options import Options
-from bot.table.state import Table, short_name
+from bot.table.state import Seat, Table, short_name
 from bot.table.texts import automatic_name, seat_label
 from game.match import Match
 from game.rules import Rules
@@ -175,12 +176,27 @@ def _deal(table: Table, rules: Rules, league_night_id: int | None, now: float, o
 def _open_session(table: Table, message: msg.OpenSession, now: float, options: Options) -> Steps:
     """A league night's table: these seats, dealt at once. Nobody's table (creator 0): only group admins may
     /stop it."""
+    yield from _open_seated(table, message.seats, message.rules, message.hands_planned, message.league_night_id,
+                            now, options, session=True)  # fmt: skip
+
+
+def _open_quick(table: Table, message: msg.OpenQuick, now: float, options: Options) -> Steps:
+    """A quick match's table (``bot.quick``): the people matched, automatic players in the other seats, dealt at
+    once under the preset they chose. It has no group: a group's default settings (``ReadSettings`` of its key
+    finds none), and the group's messages go nowhere (``bot.host.edge``)."""
+    yield from _open_seated(table, message.seats, message.rules, message.hands_planned, None, now, options,
+                            lang=message.lang)  # fmt: skip
+
+
+def _open_seated(table: Table, seats: tuple[Seat | None, ...], rules: Rules, hands_planned: int,
+                 league_night_id: int | None, now: float, options: Options, session: bool = False,
+                 lang: str | None = None) -> Steps:  # fmt: skip
     settings = yield from fx.ask(fx.ReadSettings(table.chat_id))
-    table.seats, table.hands_planned = list(message.seats), message.hands_planned
-    table.session, table.state = True, "lobby"
-    table.follow(settings, options)
+    table.seats, table.hands_planned = list(seats), hands_planned
+    table.session, table.state = session, "lobby"
+    table.follow(replace(settings, language=lang or settings.language), options)
     table.fill_with_automatic(lambda seat: automatic_name(seat, table.lang))
-    yield from _deal(table, message.rules, message.league_night_id, now, options)
+    yield from _deal(table, rules, league_night_id, now, options)
 
 
 # --- presses --------------------------------------------------------------------------------------------------
@@ -350,6 +366,7 @@ def _resumed(table: Table, now: float, options: Options) -> Steps:
 _TAKES: Final[dict[type, Callable[[Table, Any, float, Options], Steps]]] = {
     msg.Open: lambda table, m, now, options: _open(table, m, options),
     msg.OpenSession: _open_session,
+    msg.OpenQuick: _open_quick,
     msg.Join: lambda table, m, now, options: _join_answered(table, m),
     msg.Leave: lambda table, m, now, options: _replying(_leave(table, m, now, options)),
     msg.Begin: lambda table, m, now, options: _replying(_begin(table, m.user_id, m.lang or table.lang, now, options)),

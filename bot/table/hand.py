@@ -41,8 +41,8 @@ def start_hand(table: Table, options: Options, now: float) -> Steps:
         for seat, new in enumerate(seating):
             if new is None or new.user_id != table.seat(seat).user_id:
                 yield from replace_seat(table, seat, new, "sitting_out")
-    else:  # a group's own table: the group's /settings as they are now
-        yield from follow_settings(table, options)
+    elif not table.key.is_quick:  # a group's own table: the group's /settings as they are now (a quick one
+        yield from follow_settings(table, options)  # keeps the preset it was matched with)
     yield from retire_ready(table)
     # Each hand its own secret seed (a fixed MAHJONG_SEED derives them, so a test match replays exactly).
     seed = None if options.match_seed is not None else (yield from fx.ask(fx.NewSeed(SEED_BITS)))
@@ -339,7 +339,8 @@ def finish(table: Table, status: str) -> Steps:
             for seat, _ in table.humans():
                 yield fx.ShowSeat(seat, stopped=True)
         status = yield from close_match(table, status)
-        if not table.session:  # a session's seats change hands, so it tells the results its own way
+        # A session's seats change hands, so it tells the results its own way; a quick table has no group.
+        if not table.session and not table.key.is_quick:
             yield fx.Announce(stopped_text(table))
         for _, s in table.humans():  # in each one's own language
             yield fx.Announce(stopped_text(table, s.lang), user_id=s.user_id)

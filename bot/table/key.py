@@ -9,6 +9,11 @@ and its players' private slots: ``-100123`` for a group's own table (unchanged f
     TableKey.parse(key.token) == key
     key.slot("spectator")        # "spectator_42": the table's picture in its group
     key.private_slot("hand")     # "hand-100123_42": a player's message of this table
+
+A quick-match table (``bot.quick``) has no group: its key is ``TableKey.quick(n)``, n its stored number
+(``storage.quick``), a chat id below any Telegram can give (they have at most 52 significant bits), so it is
+never a chat, fits the same tokens and button data, and has a shard like any table. ``key.quick`` tells it;
+its group-facing effects go to no chat (``bot.host.edge``).
 """
 
 from __future__ import annotations
@@ -19,12 +24,27 @@ from typing import Final
 
 # A chat id fits in 64 bits and a thread (a message id) in 32: a forged token cannot overflow anything.
 _TOKEN: Final = re.compile(r"(-?[0-9]{1,18})(?:_([0-9]{1,10}))?")
+# Quick-match tables: -(10**16) - n, beyond 2**53 (no chat id comes near) and within the token's 18 digits.
+QUICK_BASE: Final = -(10**16)
+QUICK_LAST: Final = 10**17 - 1 + QUICK_BASE  # the last n whose key keeps 18 digits
 
 
 @dataclass(frozen=True)
 class TableKey:
     chat_id: int
     thread_id: int | None = None  # the forum topic; None: the General topic, or a group without topics
+
+    @classmethod
+    def quick(cls, number: int) -> TableKey:
+        """The key of quick-match table ``number`` (>= 1): no group, no topic."""
+        if not 1 <= number <= QUICK_LAST:
+            raise ValueError(f"not a quick table's number: {number}")
+        return cls(QUICK_BASE - number)
+
+    @property
+    def is_quick(self) -> bool:
+        """A quick-match table: no group chat behind it."""
+        return self.chat_id < QUICK_BASE
 
     @property
     def token(self) -> str:

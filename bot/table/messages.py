@@ -37,6 +37,17 @@ class OpenSession:
 
 
 @dataclass(frozen=True)
+class OpenQuick:
+    """A quick match (``bot.quick``) opens its table with the people it matched (None: an automatic player) and
+    deals at once."""
+
+    seats: tuple[Seat | None, ...]
+    rules: Rules
+    hands_planned: int
+    lang: str  # what the table says to all of them (a win, a flight), told to each privately: its first person's
+
+
+@dataclass(frozen=True)
 class Join:
     """/join in the group, or the Join link's /start in private; a refusal is said in ``lang``, the sender's
     (None: the table's), and so is the answer in private (``from_private``)."""
@@ -131,6 +142,7 @@ class Resumed:
 Message = (
     Open
     | OpenSession
+    | OpenQuick
     | Join
     | Leave
     | Begin

@@ -19,6 +19,7 @@ from bot.table.key import TableKey
 from bot.table.state import MISSED_TURNS, WARN_SECONDS, Table
 from bot.table.texts import seat_label, seat_names
 from bot.views.public_view import shown_view
+from bot.views.quick_views import play_button
 from bot.views.rows import rows_by_width
 from game.actions import Action
 from game.tiles import HONGZHONG, SUIT_EN_SHORT, Tile, parse_tile, rank_of, suit_of, tile_cn, tile_label, tile_short
@@ -244,6 +245,8 @@ def result_content(
         rows.append([command_button(table, "ready", "btn_ready", lang)])
     if viewer is not None and table.proof is not None:  # a player's own result: a review of their play
         rows.append([InlineKeyboardButton(t("btn_review", lang), callback_data=review_data(table.proof[0]))])
+    if viewer is not None and table.match_over():  # the match is over: another one, with anyone (bot.quick)
+        rows.append([play_button(lang)])
     markup = InlineKeyboardMarkup(rows) if rows else None
     names = seat_names(table, lang)
     if hand.result is None:

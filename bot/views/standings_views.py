@@ -18,10 +18,12 @@ from bot.outbox import Content
 from bot.views.game_views import picture_lang
 from bot.views.rows import rows_by_width
 from game.patterns import PATTERNS
+from game.rating import MIN_RATED_MATCHES, Rating
 from game.table import Event, Hand
 from game.tiles import parse_tile, parse_tiles, tile_label, tiles_label
 from game.titles import TITLES, title_for
 from rendering.standings_cards import CardStats, LeaderboardRow, PlayerCard, render_leaderboard, render_player_card
+from storage.ratings import RatedPlayer
 from storage.standings import HistoryEntry, LeaderboardEntry
 from storage.standings import PlayerCard as CardData
 from storage.stats import PatternBoardEntry, StatsCard
@@ -215,3 +217,25 @@ def chunks(text: str, size: int = MAX_TEXT) -> list[str]:
         else:
             out.append(line[:size])
     return out
+
+
+def _rating_fields(rating: Rating) -> dict[str, str]:
+    return {"mu": f"{rating.mu:.1f}", "low": f"{rating.low:.1f}", "high": f"{rating.high:.1f}"}
+
+
+def rating_text(rated: RatedPlayer | None, lang: str) -> str:
+    """/me's line on the rating across all play: its value, its likely range and the place among everyone."""
+    if rated is None:
+        return t("rating_none", lang)
+    return t("rating_line", lang, place=rated.place, matches=rated.matches, **_rating_fields(rated.rating))
+
+
+def global_top_text(best: list[RatedPlayer], lang: str) -> str:
+    """/top global: the best ratings among those with at least MIN_RATED_MATCHES rated matches."""
+    if not best:
+        return t("top_global_empty", lang, n=MIN_RATED_MATCHES)
+    rows = [
+        t("top_global_row", lang, place=r.place, name=r.name, matches=r.matches, **_rating_fields(r.rating))
+        for r in best
+    ]
+    return "\n".join([t("top_global_title", lang, n=MIN_RATED_MATCHES), *rows])

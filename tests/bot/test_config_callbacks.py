@@ -72,6 +72,9 @@ def test_workers_are_off_unless_configured_and_need_postgresql() -> None:
         ("MAHJONG_LANG", "fr", "zh or en"),
         ("MAHJONG_LOG_LEVEL", "LOUD", "DEBUG"),
         ("TELEGRAM_API_BASE_URL", "localhost", "not a URL"),
+        ("MAHJONG_QUICK_WAITS", "60,30,180", "shortest first"),
+        ("MAHJONG_QUICK_WAITS", "30,60", "three waits"),
+        ("MAHJONG_QUICK_HANDS", "0", "at least 1"),
     ],
 )
 def test_bad_settings_are_named(key: str, value: str, message: str) -> None:

@@ -55,7 +55,7 @@ async def test_a_batch_is_confirmed_only_once_stored(
 ) -> None:
     telegram = Telegram([_update(5, -1001), _update(6, -1002)])
     poller = Poller(cast(Bot, telegram), cluster_db, ownership)
-    assert await poller._lead()
+    assert await poller._election.lead()
     assert await poller.poll_once() == 2
     stored = [r["update_id"] for r in await cluster_db.fetchall("SELECT update_id FROM inbox ORDER BY update_id")]
     assert stored == [5, 6]
@@ -81,12 +81,12 @@ async def test_only_the_lock_holder_polls(cluster_db: Database, ownership: Owner
     try:
         first = Poller(cast(Bot, Telegram([])), cluster_db, ownership)
         second = Poller(cast(Bot, Telegram([])), cluster_db, other)
-        assert await first._lead() and not await second._lead()
+        assert await first._election.lead() and not await second._election.lead()
         assert ownership.coordinator is not None
         await ownership.coordinator.close()  # the poller's worker is gone: its lock with it, once the server sees it
-        assert not await first._lead()
+        assert not await first._election.lead()
         for _ in range(100):
-            if await second._lead():
+            if await second._election.lead():
                 break
             await asyncio.sleep(0.02)
         else:

@@ -19,7 +19,7 @@ from sandbox import FakeTelegram
 from sandbox.records import ApiCall, Message
 from sandbox.users import SimUser
 from storage.codec import load_rules
-from tests.e2e.players import BotProcess, Players, game_buttons
+from tests.e2e.players import BotProcess, Players, game_buttons, open_table
 from tests.sandbox.test_live_browser import replayed_views
 
 DELIBERATION = 5.0
@@ -95,14 +95,16 @@ def test_while_a_person_deliberates_over_a_claim_nobody_sees_a_draw_that_has_not
     alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
     group = tg.add_group("牌友群", members=[alice, bob])
     db = tmp_path / "db.sqlite3"
-    with BotProcess(tg, db, MAHJONG_SEED="852") as bot:
-        alice.say(group, "/newgame")
-        tg.wait_for_message(group.id, lambda m: "开局" in str(m.reply_markup), timeout=15)
-        bob.say(group, "/join")
-        tg.wait_for_message(group.id, lambda m: "Bob" in (m.text or "") and "开局" in str(m.reply_markup), timeout=15)
-        alice.say(group, "/begin")
+    # A held draw up to half a second (FAST holds a tenth): long enough for the group, written every 0.3 s, to be
+    # shown one.
+    with BotProcess(tg, db, MAHJONG_SEED="852", MAHJONG_CLAIM_PAUSE="0.5") as bot:
+        open_table(tg, group, [alice, bob])
         players = Deliberating(tg, group, [alice, bob])
-        over = lambda: any("胡了" in (m.text or "") or "荒庄" in (m.text or "") for m in tg.messages(group.id))  # noqa: E731
+
+        def over() -> bool:  # both have their result (the group hears of the end first: a bot stopped then may not
+            # have sent them theirs)
+            return all(any("第 1 局结果" in (m.caption or "") for m in u.private_messages()) for u in (alice, bob))
+
         players.play_until(over, timeout=180)
         assert "Traceback" not in bot.log()
     assert players.deliberation is not None, "nobody was asked about a discard in the first hand"
@@ -112,7 +114,7 @@ def test_while_a_person_deliberates_over_a_claim_nobody_sees_a_draw_that_has_not
     # While the deliberator thinks, the group and the other person see the discard on the table, the wall as it
     # was: what they were last shown before the decision, and anything shown while it was awaited.
     wall = int(WALL.findall(prompt)[0])
-    group_captions = [c for c in _captions(tg, group.id) if c[1].startswith("第 1 局")]
+    group_captions = [c for c in _captions(tg, group.id) if c[1].startswith("第 1 局 · ")]  # its tables, not its result
     seen = [(at, _group_state(c)) for at, c in group_captions if at < until]
     during = [state for at, state in seen if at > since] + [seen[-1][1]]
     assert all(state[:2] == (wall, "claim") for state in during), during

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.i18n import t
 from game.titles import START_SKILL, title_for
 from sandbox import FakeTelegram
 from sandbox.records import Chat, Message
@@ -137,7 +138,7 @@ def test_me_shows_the_card_picture_in_the_askers_language(played: Played) -> Non
     assert "技能值" in (private.caption or "") and "1 局" in (private.caption or "")
     # Bob never played a hand: no "best hand +0", and his language (English), the group's too.
     card = _ask(tg, bob, played.group.id, "/me", lambda m: m.photo is not None and "Bob · " in (m.caption or ""))
-    assert (card.caption or "").endswith(f"skill {START_SKILL}\nno hand yet")
+    assert (card.caption or "").endswith(f"skill {START_SKILL}\nno hand yet\n{t('rating_none', 'en')}")
 
 
 def test_top_shows_the_groups_leaderboard_for_all_time_and_this_month(played: Played) -> None:

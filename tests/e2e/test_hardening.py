@@ -45,13 +45,13 @@ from tests.e2e.players import (
     flee_question,
     game_buttons,
     group_texts,
+    open_table,
     post_update,
     press_flee,
     private_command,
     webhook_address,
 )
 from tests.e2e.test_full_game import SEED, _rob_only
-from tests.e2e.test_robustness import _open_table
 from tests.sandbox.page_client import free_port
 
 
@@ -195,7 +195,7 @@ def test_a_storage_error_refuses_the_press_and_play_resumes(shared: SharedBot) -
     tg, db = shared.tg, shared.db
     alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
     group = tg.add_group("故障群", members=[alice, bob])
-    _open_table(tg, group, [alice, bob])
+    open_table(tg, group, [alice, bob])
     hand = alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
     discard = next(b for b in game_buttons(hand, group) if PlayButton.decode(b.callback_data).code.startswith("d"))
     _faulty_disk(db, ("actions", "INSERT"), ("players", "INSERT"), ("players", "UPDATE"))
@@ -226,7 +226,7 @@ def test_flee_is_one_transaction_and_charges_once(shared: SharedBot) -> None:
     tg, db = shared.tg, shared.db
     alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
     group = tg.add_group("逃跑群", members=[alice, bob])
-    _open_table(tg, group, [alice, bob])
+    open_table(tg, group, [alice, bob])
     alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
     _faulty_disk(db, ("match_seats", "UPDATE"))
     assert "抱歉" in (flee(tg, bob, group).text or "")
@@ -258,7 +258,7 @@ def test_flee_asks_first_and_only_its_askers_flee_charges(shared: SharedBot) -> 
     tg, db = shared.tg, shared.db
     alice, bob = tg.add_user("Alice"), tg.add_user("Bob", language_code="en")
     group = tg.add_group("问一下群", members=[alice, bob])
-    _open_table(tg, group, [alice, bob])
+    open_table(tg, group, [alice, bob])
     alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
     question = flee_question(tg, bob, group)  # in his language, the group's is Chinese
     assert question.text == "Flee this hand? You lose 400 points and a bot takes your seat."
@@ -283,7 +283,7 @@ def test_one_groups_flood_control_holds_no_other_table(shared: SharedBot) -> Non
     tg = shared.tg
     bob, carol = tg.add_user("Bob"), tg.add_user("Carol")
     playing, flooded = tg.add_group("打牌群", members=[bob]), tg.add_group("刷屏群", members=[carol])
-    _open_table(tg, playing, [bob])
+    open_table(tg, playing, [bob])
     hand = bob.wait_for_private_message(lambda m: bool(game_buttons(m, playing)), timeout=15)
     tg.fail_next("sendMessage", FaultKind.RETRY_AFTER, chat_id=flooded.id, retry_after=8)
     carol.say(flooded, "/help")
@@ -404,7 +404,7 @@ def test_a_player_who_blocks_the_bot_is_not_written_to_again(fake_telegram: Fake
     with BotProcess(
         tg, db, MAHJONG_SEED="7", MAHJONG_TURN_SECONDS="1", MAHJONG_CLAIM_SECONDS="1", MAHJONG_NEXT_HAND_SECONDS="2"
     ) as bot:
-        _open_table(tg, group, [alice, bob])
+        open_table(tg, group, [alice, bob])
         alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
         bob.block_bot()
         players = Players(tg, group, [alice, bob], idle=[bob])
@@ -475,7 +475,7 @@ def test_a_group_upgraded_to_a_supergroup_keeps_its_table(shared: SharedBot) -> 
     tg, db = shared.tg, shared.db
     alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
     old = tg.add_group("升级群", members=[alice, bob], supergroup=False)
-    _open_table(tg, old, [alice, bob])
+    open_table(tg, old, [alice, bob])
     alice.wait_for_private_message(lambda m: bool(game_buttons(m, old)), timeout=15)
     new = tg.add_group("升级群", members=[alice, bob])
     tg.post_update(
@@ -509,7 +509,7 @@ def test_a_bot_removed_from_the_group_closes_its_table(fake_telegram: FakeTelegr
     group = tg.add_group("踢人群", members=[alice, bob], admins=[alice])
     db = tmp_path / "db.sqlite3"
     with BotProcess(tg, db, MAHJONG_SEED="7") as bot:
-        _open_table(tg, group, [alice, bob])
+        open_table(tg, group, [alice, bob])
         alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
         me = {"id": tg.bot_id, "is_bot": True, "first_name": "Mahjong", "username": tg.bot_username}
         tg.post_update(
@@ -542,7 +542,7 @@ def test_a_deleted_hand_message_is_sent_again(shared: SharedBot) -> None:
     tg, db = shared.tg, shared.db
     alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
     group = tg.add_group("删消息群", members=[alice, bob])
-    _open_table(tg, group, [alice, bob])
+    open_table(tg, group, [alice, bob])
     players = Players(tg, group, [alice, bob])
     players.play_until(lambda: _stored(db, group.id) >= 6, timeout=60)
     mine = [m for m in alice.private_messages() if m.photo is not None]
@@ -595,7 +595,7 @@ def test_a_hello_while_telegram_cannot_say_who_is_in_the_group_is_asked_to_try_a
     tg = live.shared.tg
     alice, bob, carol = tg.add_user("Alice"), tg.add_user("Bob"), tg.add_user("Carol", language_code="en")
     group = tg.add_group("看桌群", members=[alice, bob, carol])
-    _open_table(tg, group, [alice, bob])
+    open_table(tg, group, [alice, bob])
     alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
     token = table_token(TableKey(group.id), tg.token)
     # A 429 longer than the bot waits for (bot.ratelimit: 3 s) pauses the group's requests for its 4 s.
@@ -630,7 +630,7 @@ def test_a_page_pressing_900_times_a_second_is_answered_then_cut_off_and_the_tab
     tg, db = live.shared.tg, live.shared.db
     alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
     group = tg.add_group("快按群", members=[alice, bob])
-    _open_table(tg, group, [alice, bob])
+    open_table(tg, group, [alice, bob])
     alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
     token = table_token(TableKey(group.id), tg.token)
     lang, frames, code = asyncio.run(_press_flood(live.port, init_data(alice, tg.token), token, 900))
@@ -679,7 +679,7 @@ def test_a_thousand_idle_sockets_under_a_1024_descriptor_limit_stop_no_table(liv
     resource.prlimit(bot.proc.pid, resource.RLIMIT_NOFILE, (1024, 1024))
     alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
     group = tg.add_group("满员群", members=[alice, bob])
-    _open_table(tg, group, [alice, bob])
+    open_table(tg, group, [alice, bob])
     players = Players(tg, group, [alice, bob])
     players.play_until(lambda: _stored(db, group.id) >= 2, timeout=60)
     idle = []

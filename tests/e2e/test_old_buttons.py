@@ -1,7 +1,7 @@
 """No button outlives its use, and whoever flees is told the truth, through the real bot process.
 
-Alice and Bob sit with two automatic players and let the timers play for them (托管). Once a later hand has
-begun, the earlier private results no longer offer Ready (their review button stays). Then Bob flees in the
+Alice and Bob sit with two automatic players and hand their seats to 托管 at their first decision. Once a later
+hand has begun, the earlier private results no longer offer Ready (their review button stays). Then Bob flees in the
 middle of a hand: his picture says he left and the game goes on (not that it ended), none of his results
 offers Ready, and the compensation Alice receives is not counted as a hand she won.
 """
@@ -15,10 +15,16 @@ from bot.i18n import t
 from sandbox import FakeTelegram
 from sandbox.records import Message
 from sandbox.users import SimUser
-from tests.e2e.players import BotProcess, flee, offers_a_move
+from tests.e2e.players import BotProcess, flee, offers_a_move, open_table
 
-# Long enough a turn for Bob to flee while he holds a decision; after a first timeout 托管 plays at once.
-FAST = {"MAHJONG_TURN_SECONDS": "4", "MAHJONG_CLAIM_SECONDS": "4", "MAHJONG_NEXT_HAND_SECONDS": "3"}
+# Long enough a turn for Bob to flee while he holds a decision; 托管 plays at once. No held draw (nothing here is
+# about one): the hands in 托管 take the bot's own time, not half a second a discard.
+FAST = {
+    "MAHJONG_TURN_SECONDS": "4",
+    "MAHJONG_CLAIM_SECONDS": "4",
+    "MAHJONG_NEXT_HAND_SECONDS": "1",
+    "MAHJONG_CLAIM_PAUSE": "0",
+}
 
 
 def _results(user: SimUser) -> list[Message]:
@@ -29,17 +35,32 @@ def _offer_ready(messages: list[Message]) -> list[Message]:
     return [m for m in messages if t("btn_ready", "zh") in [b.text for b in m.buttons]]
 
 
+def _ask_for_tuoguan(tg: FakeTelegram, user: SimUser) -> None:
+    """The user presses 托管 at their decision (not two turns' timeouts); again at their next one if the one
+    pressed was gone already (its window over)."""
+    auto, pressed = t("btn_auto", "zh"), set[tuple[int, int]]()
+
+    def offered(m: Message) -> bool:
+        return auto in [b.text for b in m.buttons] and (m.message_id, m.edits) not in pressed
+
+    while True:
+        decision = user.wait_for_private_message(offered, timeout=30)
+        pressed.add((decision.message_id, decision.edits))
+        answer = tg.wait_for_callback_answer(user.press(decision, auto), timeout=15).text
+        if answer != t("press_stale", "zh"):
+            assert answer == t("tuoguan_asked_ok", "zh")
+            return
+
+
 def test_results_lose_ready_and_a_flight_is_told_as_one(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
     tg = fake_telegram
     alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
     group = tg.add_group("按钮群", members=[alice, bob])
     db = tmp_path / "db.sqlite3"
     with BotProcess(tg, db, MAHJONG_SEED="852", **FAST) as bot:
-        alice.say(group, "/newgame")
-        tg.wait_for_message(group.id, lambda m: "开局" in str(m.reply_markup), timeout=15)
-        bob.say(group, "/join")
-        tg.wait_for_message(group.id, lambda m: "Bob 入座" in (m.text or ""), timeout=15)
-        alice.say(group, "/begin")
+        open_table(tg, group, [alice, bob])
+        for user in (alice, bob):
+            _ask_for_tuoguan(tg, user)
         tg.wait_until(lambda: len(_results(bob)) >= 2, timeout=120, what="two results for Bob")
         # Every result but the newest lost its Ready button once the next hand began; the review stays.
         tg.wait_until(lambda: len(_offer_ready(_results(bob)[:-1])) == 0, timeout=15, what="old results retired")

@@ -1,19 +1,16 @@
 """The real bot process under stress: foreign, stale and repeated presses change nothing; a player who lets the
-turn timer run out is played by the automatic player (托管) until "I'm back"; only the creator stops the table;
-SIGKILL in the middle of a hand and a restart resume the hand from the stored actions, with every player's
-message re-sent; SIGKILL between two hands and a restart take the match up again."""
+turn timer run out is played by the automatic player (托管) until "I'm back"; only the creator stops the table.
+(SIGKILL and a restart: test_restart.)"""
 
 from __future__ import annotations
 
 import sqlite3
-import time
 from pathlib import Path
 
 from bot.callbacks import PlayButton
 from sandbox import FakeTelegram
-from sandbox.records import Button, Chat, Message
-from sandbox.users import SimUser
-from tests.e2e.players import PRODUCTION, BotProcess, Players, game_buttons
+from sandbox.records import Button, Message
+from tests.e2e.players import BotProcess, Players, game_buttons, open_table
 
 
 def _stored_actions(db: Path) -> list[tuple[int, int, str]]:
@@ -26,17 +23,6 @@ def _hand_status(db: Path) -> list[str]:
         return [row[0] for row in conn.execute("SELECT status FROM hands ORDER BY id")]
 
 
-def _open_table(tg: FakeTelegram, group: Chat, users: list[SimUser]) -> None:
-    users[0].say(group, "/newgame")
-    tg.wait_for_message(
-        group.id, lambda m: users[0].first_name in (m.text or "") and "东" in (m.text or ""), timeout=15
-    )
-    for u in users[1:]:
-        u.say(group, "/join")
-        tg.wait_for_message(group.id, lambda m, u=u: f"{u.first_name} 入座" in (m.text or ""), timeout=15)
-    users[0].say(group, "/begin")
-
-
 def _answer(tg: FakeTelegram, query_id: str) -> str | None:
     return tg.wait_for_callback_answer(query_id, timeout=10).text
 
@@ -45,13 +31,13 @@ def test_foreign_stale_and_repeated_presses_then_timeout_into_tuoguan(
     fake_telegram: FakeTelegram, tmp_path: Path
 ) -> None:
     """The path of a press through the real process (the core's own cases: tests/bot/test_core.py; a flight:
-    test_core and test_hardening; pacing: test_pacing and the kill test below)."""
+    test_core and test_hardening; pacing: test_pacing and test_restart)."""
     tg = fake_telegram
     alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
     group = tg.add_group("托管群", members=[alice, bob])
     db = tmp_path / "db.sqlite3"
     with BotProcess(tg, db, MAHJONG_SEED="7", MAHJONG_TURN_SECONDS="2", MAHJONG_CLAIM_SECONDS="2") as bot:
-        _open_table(tg, group, [alice, bob])  # Alice deals (东), Bob 南, two automatic players
+        open_table(tg, group, [alice, bob])  # Alice deals (东), Bob 南, two automatic players
         hand = alice.wait_for_private_message(lambda m: bool(game_buttons(m, group)), timeout=15)
         discard = next(b for b in game_buttons(hand, group) if PlayButton.decode(b.callback_data).code.startswith("d"))
         # Bob forges a press of Alice's button on a message of his own: refused, nothing stored.
@@ -93,55 +79,3 @@ def test_foreign_stale_and_repeated_presses_then_timeout_into_tuoguan(
             assert [row[0] for row in conn.execute("SELECT status FROM matches")] in (["abandoned"], ["done"])
         assert "playing" not in _hand_status(db)
         assert "Traceback" not in bot.log()
-
-
-def _hand_messages(user: SimUser, group: Chat) -> list[Message]:
-    return [m for m in user.private_messages() if m.photo is not None]
-
-
-def test_sigkill_mid_hand_and_between_hands_resumes(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
-    tg = fake_telegram
-    users = [tg.add_user(n) for n in ("Alice", "Bob", "Carol", "Dan")]
-    group = tg.add_group("重启群", members=users)
-    db = tmp_path / "db.sqlite3"
-    bot = BotProcess(tg, db, MAHJONG_SEED="852", **PRODUCTION).start()
-    try:
-        _open_table(tg, group, users)
-        players = Players(tg, group, users, allow_hu=lambda caption: "抢杠" in caption)
-        players.play_until(lambda: len(_stored_actions(db)) >= 20, timeout=40)
-        bot.kill()
-        before = _stored_actions(db)
-        assert len(before) >= 20 and _hand_status(db) == ["playing"]
-        messages_before = {u.id: len(_hand_messages(u, group)) for u in users}
-        time.sleep(0.5)
-        bot.start()
-        tg.wait_for_message(group.id, lambda m: "重启" in (m.text or ""), timeout=20)
-        spectators_before = len([m for m in tg.messages(group.id) if m.photo is not None])
-        # Play goes on from the messages sent before the restart, edited in place: nobody gets a second one, and
-        # each player has exactly one message with the table's buttons.
-        players = Players(tg, group, users, allow_hu=lambda caption: "抢杠" in caption)
-        players.play_until(lambda: len(_stored_actions(db)) >= len(before) + 6, timeout=40)
-        for u in users:
-            assert len(_hand_messages(u, group)) == messages_before[u.id], u.first_name
-            assert len([m for m in u.private_messages() if game_buttons(m, group)]) <= 1, u.first_name
-        # The group's picture too: edited in place (at a group's real pace it may not have been sent yet before
-        # the kill, and is then sent once at most: the count of group pictures never drops).
-        assert len([m for m in tg.messages(group.id) if m.photo is not None]) <= max(spectators_before, 1)
-        players.play_until(lambda: _hand_status(db)[:1] == ["done"], timeout=60)
-        after = _stored_actions(db)
-        assert after[: len(before)] == before  # nothing lost, nothing rewritten
-        # The same hand as without the crash: seed 852 ends in a 抢杠 (see test_full_game).
-        tg.wait_for_message(group.id, lambda m: "抢杠" in (m.text or ""), timeout=15)
-        # Killed again between two hands: the match goes on, the players' Ready starts the next hand.
-        bot.kill()
-        assert _hand_status(db) == ["done"]
-        bot.start()
-        tg.wait_for_message(group.id, lambda m: "下一局" in (m.text or "") and "重启" in (m.text or ""), timeout=20)
-        players = Players(tg, group, users, allow_hu=lambda caption: "抢杠" in caption)
-        players.play_until(
-            lambda: _hand_status(db) == ["done", "playing"] and len(_stored_actions(db)) > len(after), timeout=30
-        )
-        assert tg.max_writes_per_minute(group.id) <= 20
-    finally:
-        bot.stop()
-    assert "Traceback" not in bot.log()

@@ -20,8 +20,7 @@ from sandbox import FakeTelegram
 from sandbox.records import Button, Chat, Message
 from sandbox.users import SimUser
 from storage.database import Database
-from tests.e2e.players import BotProcess, Players, SharedBot, game_buttons
-from tests.e2e.test_robustness import _open_table
+from tests.e2e.players import BotProcess, Players, SharedBot, game_buttons, open_table
 
 
 def _open_in_topic(tg: FakeTelegram, group: Chat, topic: int, users: list[SimUser], *, by_link: bool) -> None:
@@ -155,7 +154,7 @@ def test_a_group_migrated_under_the_bot_follows_the_refusal(fake_telegram: FakeT
     with BotProcess(tg, db, MAHJONG_SEED="7") as bot:
         alice.say(old, "/league create Friday | fri 20:00 | Asia/Shanghai | 8 hands | kaikoufan")
         tg.wait_for_message(old.id, lambda m: "Friday" in m.content, timeout=15)
-        _open_table(tg, old, [alice, bob])
+        open_table(tg, old, [alice, bob])
         alice.wait_for_private_message(lambda m: bool(game_buttons(m, old)), timeout=15)
         new = tg.migrate_group(old)
         # Alice plays on: the group picture's next write to the old id is refused, and the table moves.

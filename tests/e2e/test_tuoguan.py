@@ -13,7 +13,7 @@ from bot.i18n import t
 from game.actions import Action
 from sandbox import FakeTelegram
 from sandbox.records import CallbackAnswer, Message
-from tests.e2e.players import BotProcess, Players
+from tests.e2e.players import BotProcess, Players, open_table
 from tests.e2e.test_claim_window import _captions
 
 TURN_SECONDS = 4  # warned at 2 s left (half the time: it is under 20 s)
@@ -27,11 +27,7 @@ def test_one_missed_turn_is_played_for_once_and_the_second_in_a_row_starts_tuogu
     group = tg.add_group("托管群", members=[alice, bob])
     db = tmp_path / "db.sqlite3"
     with BotProcess(tg, db, MAHJONG_SEED="852", MAHJONG_TURN_SECONDS=str(TURN_SECONDS)) as bot:
-        alice.say(group, "/newgame")
-        tg.wait_for_message(group.id, lambda m: "开局" in str(m.reply_markup), timeout=15)
-        bob.say(group, "/join")
-        tg.wait_for_message(group.id, lambda m: "Bob" in (m.text or "") and "开局" in str(m.reply_markup), timeout=15)
-        alice.say(group, "/begin")
+        open_table(tg, group, [alice, bob])
         announced = t("announce_tuoguan", "zh", seat="南 Bob")
         players = Players(tg, group, [alice, bob], idle=[bob])
         away = t("tuoguan_on", "zh")
@@ -81,11 +77,7 @@ def test_tuoguan_when_asked_plays_on_for_him_until_i_m_back(fake_telegram: FakeT
     db = tmp_path / "db.sqlite3"
     auto, back = t("btn_auto", "zh"), t("btn_back", "zh")
     with BotProcess(tg, db, MAHJONG_SEED="852", MAHJONG_TURN_SECONDS="300") as bot:
-        alice.say(group, "/newgame")
-        tg.wait_for_message(group.id, lambda m: "开局" in str(m.reply_markup), timeout=15)
-        bob.say(group, "/join")
-        tg.wait_for_message(group.id, lambda m: "Bob" in (m.text or "") and "开局" in str(m.reply_markup), timeout=15)
-        alice.say(group, "/begin")
+        open_table(tg, group, [alice, bob])
         players = Players(tg, group, [alice, bob], idle=[bob])  # Alice plays; Bob presses only what follows
 
         def bobs_turn() -> Message | None:

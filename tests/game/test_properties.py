@@ -134,7 +134,9 @@ def assert_replays(hand: Hand) -> None:
     json.dumps(snapshot(hand))
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Each example plays a whole hand with every check at every step (a tenth of a second): sixty over the four rule
+# sets, beside the seeded loop's hundreds below.
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     rules=st.sampled_from(RULE_SETS),
     seed=st.integers(0, 2**63 - 1),
@@ -146,9 +148,10 @@ def test_random_hands_keep_every_invariant(rules: Rules, seed: int, dealer: int,
 
 
 def test_many_seeded_hands_end_both_ways_and_replay() -> None:
-    """A cheaper loop over thousands of hands: the end-of-hand checks only, and both endings must occur."""
+    """A cheaper loop over hundreds of hands: the end-of-hand checks only, and both endings must occur (a quarter of
+    these hands end drawn: 160 of the 600)."""
     wins = exhausted = 0
-    for n in range(2000):
+    for n in range(600):
         rng = random.Random(n)
         hand = Hand(RULE_SETS[n % 4], seed=n, dealer=n % 4)
         while not hand.finished:

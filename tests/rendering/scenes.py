@@ -1,4 +1,5 @@
-"""Views built by hand (a table mid-hand, the same moment for every seat) and a crop comparison."""
+"""Views built by hand (a table mid-hand, the same moment for every seat), a player card with its statistics panel,
+and a crop comparison."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ import dataclasses
 from PIL import Image, ImageChops
 
 from game.melds import Meld
+from game.patterns import PATTERNS
 from game.rules import Rules
 from game.scoring import SeatMelds, settle
 from game.tiles import HIDDEN, Tile, parse_tile, parse_tiles
 from game.view import SeatView
 from rendering.draw import TileSpot
+from rendering.standings_cards import CardStats, PlayerCard
+from storage.stats import PlayerStats
 
 NAMES = ("Alice", "王小明", "Bob", "李四")
 SCORES = (120, -40, -200, 120)
@@ -140,3 +144,19 @@ def example_c() -> SeatView:
         result=s,
         revealed=revealed,
     )
+
+
+def player_stats(hands: int) -> PlayerStats:
+    """Figures of a player of ``hands`` hands, every pattern won some times."""
+    return PlayerStats(
+        hands=hands, wins=hands // 4, self_draws=hands // 10, deal_ins=hands // 8, deal_in_known=hands,
+        opened=hands // 2, open_known=hands, losses=hands // 2, win_points=hands * 40, loss_points=-hands * 25,
+        biggest_win=960, hard_wins=3, capped_wins=2, golden_wins=1, tuoguan=4,
+        patterns={p: i for i, p in enumerate(PATTERNS)},
+    )  # fmt: skip
+
+
+CARD = PlayerCard("Alice", 5120, 400, 100, 960, (2400, 2600, 5120))
+CARD_WITH_STATS = dataclasses.replace(
+    CARD, stats=CardStats((player_stats(400), player_stats(40), player_stats(120)), ("", "", "2026-Q4"))
+)

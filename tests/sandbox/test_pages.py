@@ -43,6 +43,25 @@ def keyboard(*labels: str) -> dict[str, Any]:
     return {"inline_keyboard": [[{"text": label, "callback_data": f"act:{label}"} for label in labels]]}
 
 
+def _press_answered(
+    tg: FakeTelegram, page: PageClient, chat: int, message: int, earlier: int, caption: str, text: str
+) -> Any:
+    """The page presses 胡 on the message; the test, as the bot would, answers it with ``text`` once it reaches
+    getUpdates after ``earlier`` presses, carrying the message as it is now (its ``caption``): what the page got."""
+
+    def answer_the_press() -> None:
+        update = tg.wait_until(lambda: [u for u in bot_call(tg, "getUpdates") if "callback_query" in u][earlier:])[-1]
+        assert update["callback_query"]["data"] == "act:胡"
+        assert update["callback_query"]["message"]["caption"] == caption
+        bot_call(tg, "answerCallbackQuery", callback_query_id=update["callback_query"]["id"], text=text)
+
+    bot = threading.Thread(target=answer_the_press)
+    bot.start()
+    answer = page.post("/api/press", {"chat": chat, "message": message, "data": "act:胡"})
+    bot.join()
+    return answer
+
+
 def test_a_person_joins_and_sees_their_chats(sandbox: tuple[FakeTelegram, World]) -> None:
     tg, world = sandbox
     page = PageClient(tg.url)
@@ -91,15 +110,7 @@ def test_pictures_buttons_toasts_and_edits_reach_the_page(sandbox: tuple[FakeTel
     assert status == 200 and picture == buffer.getvalue()
 
     # The press waits for the bot's answer (Telegram's spinner); the test answers as the bot would.
-    def answer_the_press() -> None:
-        update = tg.wait_until(lambda: [u for u in bot_call(tg, "getUpdates") if "callback_query" in u])[-1]
-        assert update["callback_query"]["data"] == "act:胡"
-        bot_call(tg, "answerCallbackQuery", callback_query_id=update["callback_query"]["id"], text="还不能胡")
-
-    bot = threading.Thread(target=answer_the_press)
-    bot.start()
-    answer = page.post("/api/press", {"chat": me, "message": shown["id"], "data": "act:胡"})
-    bot.join()
+    answer = _press_answered(tg, page, me, shown["id"], 0, "东风", "还不能胡")
     assert answer == {"answer": {"text": "还不能胡", "alert": False}}
 
     bot_call(tg, "editMessageCaption", chat_id=me, message_id=shown["id"], caption="南风")  # no keyboard: it goes
@@ -108,16 +119,7 @@ def test_pictures_buttons_toasts_and_edits_reach_the_page(sandbox: tuple[FakeTel
 
     # A tap on the button as the page drew it still goes out after an edit, as from a Telegram client showing the
     # older version (quick taps on a replay's ▶ each land); what no button could carry is refused.
-    def answer_the_later_press() -> None:
-        update = tg.wait_until(lambda: [u for u in bot_call(tg, "getUpdates") if "callback_query" in u][1:])[-1]
-        assert update["callback_query"]["data"] == "act:胡"
-        assert update["callback_query"]["message"]["caption"] == "南风"  # the message as it is now
-        bot_call(tg, "answerCallbackQuery", callback_query_id=update["callback_query"]["id"], text="太迟了")
-
-    bot = threading.Thread(target=answer_the_later_press)
-    bot.start()
-    answer = page.post("/api/press", {"chat": me, "message": shown["id"], "data": "act:胡"})
-    bot.join()
+    answer = _press_answered(tg, page, me, shown["id"], 1, "南风", "太迟了")  # the message as it is now
     assert answer == {"answer": {"text": "太迟了", "alert": False}}
     for data in ("", "x" * 65):
         assert page.request("/api/press", {"chat": me, "message": shown["id"], "data": data})[0] == 400

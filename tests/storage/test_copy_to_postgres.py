@@ -61,6 +61,9 @@ async def fill(db: Database) -> None:
     )
     await db.execute("INSERT INTO shard_owners (shard, epoch, taken_at) VALUES (3, 2, ?)", (stamp,))
     assert await db.seated.claim(11, -1, 0, 3, "a group") is None
+    for pid in (11, 12, 13):  # the quick-match queue: one still waiting, two seated (the finished matches: ratings)
+        await db.quick.join(pid, "kaikoufan", 60)
+    await db.quick.seat([12, 13])
     stored = 0
     while stored < HANDS:
         chat = (-1, -2, -3)[stored % 3]

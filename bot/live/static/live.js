@@ -42,6 +42,7 @@ const tg = (() => {
       else post("web_app_trigger_haptic_feedback", { type: "notification", notification_type: "success" });
     },
     close() { if (app) app.close(); else post("web_app_close"); },
+    openTelegramLink(path) { post("web_app_open_tg_link", { path_full: path }); },
   };
 })();
 
@@ -57,7 +58,7 @@ tg.on("theme_changed", (data) => applyTheme(data && data.theme_params));
 
 const $ = (css) => document.querySelector(css);
 const table = new URLSearchParams(location.search).get("table") || "";
-let socket = null, texts = {}, view = null, refused = false, retry = 500, received = 0, panelClosed = false;
+let socket = null, texts = {}, view = null, refused = false, retry = 500, received = 0, panelClosed = false, playLink = "";
 window.liveFrames = [];
 
 function el(tag, attrs, children) {
@@ -100,7 +101,7 @@ function take(frame) {
   window.liveFrames.push(frame);
   if (window.liveFrames.length > 3000) window.liveFrames.shift();
   if (frame.type === "hello") {
-    texts = frame.texts; retry = 500;
+    texts = frame.texts; retry = 500; playLink = frame.play || "";
     document.documentElement.lang = frame.lang === "en" ? "en" : "zh";
     $("#panel-close").textContent = texts.live_result_close;
     $("#ready").textContent = texts.btn_ready;
@@ -112,6 +113,12 @@ function take(frame) {
   } else if (frame.type === "closed") {
     $("#status").textContent = texts.live_closed;
     $("#actions").replaceChildren();
+    if (playLink) {  // another match, with anyone: the bot's /play in the private chat
+      const quick = document.createElement("button");
+      quick.textContent = texts.btn_quick;
+      quick.addEventListener("click", () => tg.openTelegramLink(playLink));
+      $("#actions").append(quick);
+    }
     $("#clock").hidden = true;
   } else if (frame.type === "waiting") {
     $("#title").textContent = frame.title;
