@@ -149,6 +149,8 @@ async def _rebuilt_table(
         session=match_record.league_night_id is not None,  # its night's session takes it up (LeagueNights.start)
     )
     table.follow(group_settings(settings), tables.options)
+    if table.key.is_quick:  # no group to have a language: its first person's, as when it was matched
+        table.lang = next((s.lang for s in seats if s is not None and s.user_id is not None), table.lang)
     match = Match(match_record.rules, match_record.seed, record.dealer)
     match.hands_played = record.hand_no - 1
     table.match, table.match_id, table.totals = match, match_record.id, list(match_record.totals)

@@ -57,12 +57,12 @@ def _newest(tg: FakeTelegram, user: SimUser, label: str, before: int = 0) -> Mes
 
 
 def queue(tg: FakeTelegram, user: SimUser, wait: str | None = None) -> Message:
-    """``/play``, the first preset; ``wait``: then that wait's button. Their waiting message."""
-    before = len(user.private_messages())
+    """``/play``, the first preset; ``wait``: then that wait's button. Their waiting message (in their language)."""
+    before, lang = len(user.private_messages()), "en" if user.language_code == "en" else "zh"
     user.say(user.id, "/play")
-    choice = _newest(tg, user, t("value_preset_kaikoufan", "zh"), before)
-    user.press(choice, t("value_preset_kaikoufan", "zh"))
-    waiting = _newest(tg, user, t("btn_quick_cancel", "zh"), before)
+    choice = _newest(tg, user, t("value_preset_kaikoufan", lang), before)
+    user.press(choice, t("value_preset_kaikoufan", lang))
+    waiting = _newest(tg, user, t("btn_quick_cancel", lang), before)
     if wait is not None:
         user.press(waiting, wait)
     return waiting
@@ -184,7 +184,7 @@ def test_cancel_and_queueing_twice(shared: SharedBot) -> None:
 def test_the_queue_survives_a_restart(tmp_path: Path) -> None:
     with FakeTelegram() as tg:
         db = tmp_path / "db.sqlite3"
-        people = [tg.add_user(f"Restart{i}") for i in range(4)]
+        people = [tg.add_user(f"Restart{i}", language_code="en") for i in range(4)]
         with BotProcess(tg, db, **ENV) as bot:
             waiting = queue(tg, people[0])
             tg.wait_until(lambda: "1" in (tg.message(people[0].id, waiting.message_id).text or ""),
@@ -199,10 +199,11 @@ def test_the_queue_survives_a_restart(tmp_path: Path) -> None:
             for p in people[1:]:
                 queue(tg, p)
             key = tg.wait_until(lambda: together(db, people), timeout=10, what="the four seated together")
-            # Their table, killed mid-hand, is taken up again: each of them is told privately (no group).
+            # Their table, killed mid-hand, is taken up again: each of them is told privately (no group), in the
+            # table's language, its first person's (a quick table has no group's setting to keep it).
             bot.kill()
             bot.start()
-            resumed = t("resumed", "zh")
+            resumed = t("resumed", "en")
             for p in people:
                 tg.wait_until(lambda p=p: any(resumed in (m.text or "") for m in p.private_messages()),
                               timeout=15, what="the quick table resumed")  # fmt: skip
