@@ -126,9 +126,10 @@ class Browser:
         return next(b for b in item.find_elements(By.CSS_SELECTOR, ".keyboard button") if b.text == label)
 
     def prompt(self, pane: str, done: set[tuple[int, int]]) -> dict[str, Any] | None:
-        """The pane's newest message offering buttons, unless its version (id, edits) is in ``done``."""
+        """The pane's newest table picture offering buttons (a decision, a result's), unless its version (id,
+        edits) is in ``done``; a text's buttons (the hello's ⚡ Quick match) are no move of a hand."""
         for message in reversed(self.messages(pane)):
-            if message["buttons"]:
+            if message["buttons"] and message["picture"]:
                 return None if (message["id"], message["edits"]) in done else message
         return None
 
