@@ -48,21 +48,17 @@ SESSION: Final = {
 CHECK_TIMEOUT_S: Final = 1.5
 
 _KEY = "hashtext($1 || current_schema())"
-_HELD = f"""
-SELECT objid::bigint AS n FROM pg_locks
-WHERE locktype = 'advisory' AND objsubid = 2 AND granted AND classid = {_KEY}::oid
-  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-"""
+# The locks held on a name ($1), each lock's second key its objid: in this database, of this schema.
+_HELD_ON = f"""locktype = 'advisory' AND objsubid = 2 AND granted AND classid = {_KEY}::oid
+  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"""
+_HELD = f"SELECT objid::bigint AS n FROM pg_locks WHERE {_HELD_ON}"
 
 
 ALIVE: Final = "mahjong alive "  # a worker's number (storage.fencing.worker_number) while its lease lives
 # The sessions of the processes given (their pooled ones, storage.postgres) ended: what a worker whose lease ended
 # still holds (an open transaction, a shard's row) is let go at once, and nothing more is written through them.
-_END_SESSIONS = f"""
-SELECT COUNT(pg_terminate_backend(pid)) AS n FROM pg_locks
-WHERE locktype = 'advisory' AND objsubid = 2 AND granted AND classid = {_KEY}::oid AND objid::bigint = ANY($2::bigint[])
-  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-"""
+_END_SESSIONS = f"""SELECT COUNT(pg_terminate_backend(pid)) AS n FROM pg_locks
+WHERE {_HELD_ON} AND objid::bigint = ANY($2::bigint[])"""
 
 
 class Coordinator:

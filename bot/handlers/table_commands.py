@@ -101,16 +101,14 @@ def _extra_words(update: Update, context: BotContext, lang: str) -> bool:
 
 
 async def newgame(update: Update, context: BotContext) -> None:
-    if not await _group_only(update, context):
+    if not (caller := await _group_caller(update, context)):  # someone new sits down speaking their own language
         return
+    key, user_id, lang = caller
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
-    lang = await private_language(context.db, user)  # someone new sits down speaking their Telegram language
-    if _extra_words(update, context, lang):
-        return
-    await _first_language(context, chat.id, user.id, lang)
-    opening = msg.Open(user.id, user.full_name, table_title(update), command_id(update), lang=lang)
-    _say(update, context, await context.tables.ask(table_key(update), opening))
+    await _first_language(context, chat.id, user_id, lang)
+    opening = msg.Open(user_id, user.full_name, table_title(update), command_id(update), lang=lang)
+    _say(update, context, await context.tables.ask(key, opening))
 
 
 async def _first_language(context: BotContext, chat_id: int, user_id: int, lang: str) -> None:
