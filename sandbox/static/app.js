@@ -143,12 +143,21 @@ function fillSelect(select, options, value) {
   select.value = String(value);
 }
 
+function notePlace(list) {
+  // Where the person left a chat: at its end (it follows what comes) or up, reading (it stays there).
+  if (!list.clientHeight) return; // a hidden tab's
+  list.stick = list.scrollHeight - list.scrollTop - list.clientHeight < 60;
+  list.top = list.scrollTop;
+}
+
 function renderMessages(list, chat, keep, view) {
   if (list.dataset.view !== view) { // another chat or topic: start afresh, at the bottom
     list.replaceChildren();
     list.dataset.view = view;
     delete list.dataset.shown;
     list.stick = true;
+  } else {
+    notePlace(list); // a scroll just made may not have had its event yet: what comes follows where she is now
   }
   const old = new Map([...list.children].map((item) => [item.dataset.id, item]));
   let previous = null;
@@ -327,11 +336,7 @@ for (const pane of document.querySelectorAll(".pane")) {
   const list = $(".messages", pane);
   list.stick = true;
   list.top = 0;
-  list.onscroll = () => {
-    if (!list.clientHeight) return; // a hidden tab's
-    list.stick = list.scrollHeight - list.scrollTop - list.clientHeight < 60;
-    list.top = list.scrollTop;
-  };
+  list.onscroll = () => notePlace(list);
   $(".menu", pane).onclick = (event) => commandMenu(pane.id, event.target);
   $(".composer", pane).addEventListener("submit", async (event) => {
     event.preventDefault();
