@@ -64,3 +64,18 @@ def test_duplicate_prints_hard_against_normal_only(tmp_path: Path) -> None:
     assert low <= summary["hard_vs_normal_dup"] == summary["vs_normal_points_per_hand"] <= high
     assert len(summary["hard_vs_normal_single_ci95"]) == 2 and summary["hard_decision_ms_p95"] > 0
     assert "vs_easy_points_per_hand" not in summary
+
+
+def test_duplicate_rates_the_value_player_alone_when_asked() -> None:
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "ai.py"), "--duplicate", "--hard-hands", "0", "--valued-hands", "8"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+        timeout=200,
+    )
+    summary = json.loads(run.stdout.splitlines()[-1])
+    low, high = summary["valued_vs_normal_dup_ci95"]
+    assert low <= summary["valued_vs_normal_dup"] <= high and summary["valued_decision_ms_p95"] > 0
+    assert "hard_vs_normal_dup" not in summary and "learned_vs_normal_dup" not in summary
