@@ -111,6 +111,18 @@ def cause(call: ApiCall) -> str:
     return "group picture" if call.method in ("sendPhoto", "editMessageMedia") else "group lobby"
 
 
+def _quiet(tg: FakeTelegram, chat_id: int, seconds: float = 4.0, timeout: float = 60.0) -> None:
+    """Wait until nothing has been written to the chat for ``seconds`` (more than a group's pace): the lobby's
+    writes (a message for each person sitting down, 3.1 s apart) are out."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        last = max((c.at for c in tg.calls(chat_id=chat_id) if c.method in WRITES), default=0.0)
+        if time.monotonic() - last >= seconds:
+            return
+        time.sleep(0.1)
+    raise TimeoutError(f"chat {chat_id} still written to after {timeout:.0f} s")
+
+
 def calls_per_action(work: Path, think: float = 0.0) -> tuple[list[ApiCall], int]:
     """Every call the bot made during one four-human hand (getUpdates aside), and the hand's actions, for
     people who press ``think`` seconds after a picture appears."""
@@ -121,7 +133,7 @@ def calls_per_action(work: Path, think: float = 0.0) -> tuple[list[ApiCall], int
         with CommandBotProcess(tg, db, MAHJONG_SEED="852", **PRODUCTION):
             _open(tg, group, users)
             tg.wait_until(lambda: "Dan" in str([m.text for m in tg.messages(group.id)]), timeout=30, what="seated")
-            time.sleep(4)  # let the lobby's writes go out before counting
+            _quiet(tg, group.id)  # let the lobby's writes go out before counting
             start = len(tg.calls())
             users[0].say(group, "/begin")
             players = Players(tg, group, users, allow_hu=lambda caption: "抢杠" in caption, think=think)

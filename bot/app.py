@@ -160,6 +160,7 @@ async def _start(application: BotApplication) -> None:
     data.outbox = outbox = Outbox(
         application.bot,
         group_interval=config.group_interval,
+        idle_interval=config.group_idle_interval,
         private_interval=config.private_interval,
         passive_interval=config.passive_interval,
         global_rate=config.global_rate if config.redis_url else config.worker_rate,

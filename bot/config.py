@@ -199,6 +199,9 @@ class Config:
     claim_pause: float = 3.0
     next_hand_seconds: float = 30.0  # the next hand starts after this even if not everyone pressed Ready
     group_interval: float = 3.1  # between two writes to one group: under 20 a minute
+    # A group whose members all sit at its table: its picture between the moments that matter to the group's
+    # record (the deal, a meld, the end) at most this often (bot.table.hand.publish).
+    group_idle_interval: float = 15.0
     private_interval: float = 1.0  # between two writes to one private chat
     passive_interval: float = 4.0  # a player who need not act sees the table refreshed at most this often
     global_rate: float = 30.0  # writes per second over all chats
@@ -274,6 +277,7 @@ class Config:
             claim_pause=_number(env, "MAHJONG_CLAIM_PAUSE", cls.claim_pause),
             next_hand_seconds=_number(env, "MAHJONG_NEXT_HAND_SECONDS", cls.next_hand_seconds, 0.1),
             group_interval=_number(env, "MAHJONG_GROUP_INTERVAL", cls.group_interval),
+            group_idle_interval=_number(env, "MAHJONG_GROUP_IDLE_INTERVAL", cls.group_idle_interval),
             private_interval=_number(env, "MAHJONG_PRIVATE_INTERVAL", cls.private_interval),
             passive_interval=_number(env, "MAHJONG_PASSIVE_INTERVAL", cls.passive_interval),
             match_seed=_seed(env),

@@ -12,7 +12,9 @@ chat at least ``private_interval`` apart, at most ``global_rate`` per second ove
 connections at once (``Throttle``: answers to presses keep theirs; several workers share the overall rate and
 each private chat's pace in Redis). An *urgent* slot (a player who must act) goes first, in its chat and in the
 global queue; a non-urgent private slot waits ``passive_interval`` after its state arrived and after its last
-write (an urgent state arriving meanwhile replaces it: one write, not two).
+write (an urgent state arriving meanwhile replaces it: one write, not two). An *idle* state (one nobody waits for:
+the picture of a group whose members all play at its table) waits ``idle_interval`` after the slot's last write,
+unless a state that is not idle arrives meanwhile.
 A 429 (RetryAfter) or a network error is logged and the write retried later; it never reaches the caller.
 
     outbox = Outbox(bot)
@@ -54,6 +56,7 @@ class Outbox:
         group_interval: float = 3.1,
         private_interval: float = 1.0,
         passive_interval: float = 4.0,
+        idle_interval: float = 15.0,
         global_rate: float = 30.0,
         remember: Remember | None = None,
         shared_rate: limits.SharedRate | None = None,
@@ -65,14 +68,25 @@ class Outbox:
         self.group_interval = group_interval
         self.private_interval = private_interval
         self.passive_interval = passive_interval
+        self.idle_interval = idle_interval
         self._throttle = Throttle(global_rate, shared=shared_rate, clock=clock)  # shared: bot.cluster's workers
         self._chats: dict[int, ChatQueue] = {}
         self.writes = 0  # successful Bot API writes, for the bench and the logs
         self.unreachable: set[int] = set()  # chats that answered 403 (changed by its own methods only)
 
     # --- what callers use -------------------------------------------------------------------------------
-    def show(self, chat_id: int, slot: str, content: Content, *, urgent: bool = False, fresh: bool = False) -> None:
-        """Make ``slot`` in ``chat_id`` show ``content`` (edited in place; ``fresh`` = as a new message)."""
+    def show(
+        self,
+        chat_id: int,
+        slot: str,
+        content: Content,
+        *,
+        urgent: bool = False,
+        fresh: bool = False,
+        idle: bool = False,
+    ) -> None:
+        """Make ``slot`` in ``chat_id`` show ``content`` (edited in place; ``fresh`` = as a new message; ``idle``:
+        nobody waits for it, written ``idle_interval`` after the slot's last write at the soonest)."""
         if chat_id in self.unreachable:
             return
         chat = self._chat(chat_id)
@@ -81,9 +95,10 @@ class Outbox:
             chat.retire(slot)
             s = chat.slots[slot]
         if s.pending is None:
-            s.pending_since, s.number = self._clock.monotonic(), chat.number()
+            s.pending_since, s.number, s.idle = self._clock.monotonic(), chat.number(), idle
         s.pending = content
         s.urgent = s.urgent or urgent  # a newer state of an urgent slot stays urgent
+        s.idle = s.idle and idle  # and one somebody waits for is written at the chat's pace
         s.fresh = s.fresh or fresh
         s.forgotten = False
         self._kick(chat)
@@ -114,10 +129,11 @@ class Outbox:
             chat.waiting.append(Waiting(chat.number(), content))
         self._kick(chat)
 
-    def tell(self, chat_id: int, slot: str, text: str, *, thread: int | None = None) -> None:
+    def tell(self, chat_id: int, slot: str, text: str, *, thread: int | None = None, idle: bool = False) -> None:
         """Tell ``text`` in the caption of ``slot``'s next write instead of a message of its own (the slot is
-        rewritten with it if nothing newer is on its way); the write after that shows the table's state alone,
-        so news never lingers. A slot not shown yet: an announcement (in the forum topic ``thread``)."""
+        rewritten with it if nothing newer is on its way: ``idle``, at the slot's idle pace); the write after that
+        shows the table's state alone, so news never lingers. A slot not shown yet: an announcement (in the forum
+        topic ``thread``)."""
         if chat_id in self.unreachable:
             return
         chat = self._chat(chat_id)
@@ -128,7 +144,8 @@ class Outbox:
         s.news.append(text)
         del s.news[:-_MAX_NEWS]
         if s.pending is None:
-            s.pending, s.pending_since, s.number = s.shown, self._clock.monotonic(), chat.number()
+            s.pending, s.pending_since, s.number, s.idle = s.shown, self._clock.monotonic(), chat.number(), idle
+        s.idle = s.idle and idle
         self._kick(chat)
 
     def forget(self, chat_id: int, slot: str) -> None:
@@ -244,8 +261,11 @@ class Outbox:
                 continue
             # A player with nothing to decide sees the table lazily: a state waits passive_interval after it arrived
             # and after the last write (their next prompt may carry it for free), unless a new message waits behind.
-            passive = not s.urgent and chat.chat_id > 0 and not (queued and s.number == head)
+            behind = queued and s.number == head  # a new message waits behind it: it goes first, at once
+            passive = not s.urgent and chat.chat_id > 0 and not behind
             when = max(ready, max(s.last_sent, s.pending_since) + self.passive_interval) if passive else ready
+            if s.idle and not behind:
+                when = max(when, s.last_sent + self.idle_interval)
             key = (when, 0 if s.urgent else 1, s.number, name)
             if best is None or key < best:
                 best = key
@@ -371,10 +391,11 @@ class Outbox:
         if s is None or content is None:
             return
         # A fresh request made while this write is on its way is kept for the next write (it is another message).
-        s.pending, s.urgent, fresh, s.fresh = None, False, s.fresh, False
+        s.pending, s.urgent, s.idle, fresh, s.fresh = None, False, False, s.fresh, False
         news = list(s.news)
         limit = MAX_CAPTION if content.is_photo else MAX_TEXT
         text, _ = with_lines(content.text, news, limit)
+        s.shown = content  # from now on: a line told while this write is on its way rides on the next one
         try:
             await write(self.bot, chat.chat_id, s, replace(content, text=text), fresh)
             await self._remembered(chat.chat_id, name, s)
@@ -383,7 +404,6 @@ class Outbox:
                 s.pending = content
             s.fresh = s.fresh or fresh
             raise
-        s.shown = content
         del s.news[: len(news)]  # lines told meanwhile wait for the next write
         s.last_sent = self._clock.monotonic()
         self.writes += 1

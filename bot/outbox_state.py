@@ -50,6 +50,7 @@ class Slot:
     pending_since: float = 0.0  # when the oldest state not yet sent arrived
     number: int = 0  # the chat's number of the oldest state not yet sent (its place in the chat's order)
     urgent: bool = False
+    idle: bool = False  # nobody waits for its state: written at most every ``idle_interval`` (Outbox.show)
     fresh: bool = False  # send a new message instead of editing the old one
     last_sent: float = float("-inf")
     shown: Content | None = None  # what the message shows now (before any news)
