@@ -23,6 +23,8 @@
    every table has, or two more minutes passed).
 
     .venv/bin/python bench/bot.py            # last line: {"calls_per_action": ..., "tables": ..., ...}
+    .venv/bin/python bench/bot.py --writes   # phase 1 alone: {"writes_per_action": ..., "..._thinking": ...}
+    .venv/bin/python bench/bot.py --junk     # phase 4 alone
 """
 
 from __future__ import annotations
@@ -357,7 +359,12 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--junk"]:  # the junk phase alone
+    if sys.argv[1:] == ["--writes"]:  # phase 1 alone: the writes per action, pressing at once and thinking
+        with tempfile.TemporaryDirectory() as tmp:
+            _, instant = report(*calls_per_action(Path(tmp)))
+            _, thinking = report(*calls_per_action(Path(tmp), think=THINK_S))
+        print(json.dumps({"writes_per_action": round(instant, 3), "writes_per_action_thinking": round(thinking, 3)}))
+    elif sys.argv[1:] == ["--junk"]:  # the junk phase alone
         with tempfile.TemporaryDirectory() as tmp:
             print(
                 json.dumps(

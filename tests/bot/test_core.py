@@ -351,6 +351,26 @@ def test_a_hand_ends_with_every_message_of_it_becoming_its_result() -> None:
     assert not [e for e in end[:close] if isinstance(e, fx.Announce) and "胡了" in e.text]
 
 
+@pytest.mark.parametrize(
+    ("members", "watched"),
+    [(3, False), (4, True), (0, True)],  # Ann, Bob and the bot; one more; Telegram did not say
+)
+def test_the_groups_picture_waits_its_idle_pace_only_in_a_group_of_the_seated_people(
+    members: int, watched: bool
+) -> None:
+    world = World(members=members)
+    table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    assert table.watched is watched
+    assert fx.ShowGroup("spectator", fresh=True) in world.of(fx.ShowGroup)  # the deal: at once, either way
+    seat = next(iter(table.prompts))
+    user_id = table.seat(seat).user_id
+    assert user_id is not None and table.hand is not None
+    since = len(world.effects)
+    discard = next(a for a in table.hand.legal_actions(seat) if a.kind == "discard")
+    press(world, table, user_id, discard)
+    assert world.of(fx.ShowGroup, since)[-1] == fx.ShowGroup("spectator", idle=not watched)
+
+
 def test_ready_starts_the_next_hand_once_every_present_player_is_ready() -> None:
     world = World()
     table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
