@@ -165,8 +165,7 @@ async def test_an_idle_state_waits_its_interval_but_one_somebody_waits_for_does_
 async def test_a_line_told_while_the_first_picture_is_on_its_way_rides_on_the_next_write(
     fake_telegram: FakeTelegram, bot: Bot, clock: FakeClock
 ) -> None:
-    group = fake_telegram.add_group("g")
-    outbox = Outbox(bot, group_interval=0.25, clock=clock)
+    outbox, group = Outbox(bot, group_interval=0.25, clock=clock), fake_telegram.add_group("g")
     outbox.show(group.id, "spectator", Content("dealt"), fresh=True)
     while not outbox._chats[group.id].in_flight:  # the deal's picture on its way (an instant 赖子杠 after it)
         await asyncio.sleep(0)
