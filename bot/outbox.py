@@ -12,10 +12,8 @@ chat at least ``private_interval`` apart, at most ``global_rate`` per second ove
 connections at once (``Throttle``: answers to presses keep theirs; several workers share the overall rate and
 each private chat's pace in Redis). An *urgent* slot (a player who must act) goes first, in its chat and in the
 global queue; a non-urgent private slot waits ``passive_interval`` after its state arrived and after its last
-write (an urgent state arriving meanwhile replaces it: one write, not two). An *idle* state (one nobody waits for:
-the picture of a group whose members all play at its table) waits ``idle_interval`` after the slot's last write,
-unless a state that is not idle arrives meanwhile.
-A 429 (RetryAfter) or a network error is logged and the write retried later; it never reaches the caller.
+write (an urgent state arriving meanwhile replaces it: one write, not two); an idle one (``Content.idle``) waits
+``idle_interval`` after the slot's last write. A 429 or a network error is logged and retried, never raised.
 
     outbox = Outbox(bot)
     outbox.show(user_id, "hand", Content(caption, markup, render=lambda: png_bytes), urgent=True)
@@ -65,28 +63,16 @@ class Outbox:
         self.bot, self._clock = bot, clock  # clock: all its pacing's time (a test's lets intervals pass at once)
         self._remember = remember  # told of every slot's new message, so a restart can edit it in place
         self.refusals: asyncio.Queue[Refusal] = asyncio.Queue()  # what Telegram refused for good: its reader acts
-        self.group_interval = group_interval
-        self.private_interval = private_interval
-        self.passive_interval = passive_interval
-        self.idle_interval = idle_interval
+        self.group_interval, self.private_interval = group_interval, private_interval
+        self.passive_interval, self.idle_interval = passive_interval, idle_interval
         self._throttle = Throttle(global_rate, shared=shared_rate, clock=clock)  # shared: bot.cluster's workers
         self._chats: dict[int, ChatQueue] = {}
         self.writes = 0  # successful Bot API writes, for the bench and the logs
         self.unreachable: set[int] = set()  # chats that answered 403 (changed by its own methods only)
 
     # --- what callers use -------------------------------------------------------------------------------
-    def show(
-        self,
-        chat_id: int,
-        slot: str,
-        content: Content,
-        *,
-        urgent: bool = False,
-        fresh: bool = False,
-        idle: bool = False,
-    ) -> None:
-        """Make ``slot`` in ``chat_id`` show ``content`` (edited in place; ``fresh`` = as a new message; ``idle``:
-        nobody waits for it, written ``idle_interval`` after the slot's last write at the soonest)."""
+    def show(self, chat_id: int, slot: str, content: Content, *, urgent: bool = False, fresh: bool = False) -> None:
+        """Make ``slot`` in ``chat_id`` show ``content`` (edited in place; ``fresh`` = as a new message)."""
         if chat_id in self.unreachable:
             return
         chat = self._chat(chat_id)
@@ -94,11 +80,11 @@ class Outbox:
         if fresh and s.pending is not None:  # a new message: what waits for the one before goes out first
             chat.retire(slot)
             s = chat.slots[slot]
+        s.idle = content.idle if s.pending is None else s.idle and content.idle  # once one is not: the chat's pace
         if s.pending is None:
-            s.pending_since, s.number, s.idle = self._clock.monotonic(), chat.number(), idle
+            s.pending_since, s.number = self._clock.monotonic(), chat.number()
         s.pending = content
         s.urgent = s.urgent or urgent  # a newer state of an urgent slot stays urgent
-        s.idle = s.idle and idle  # and one somebody waits for is written at the chat's pace
         s.fresh = s.fresh or fresh
         s.forgotten = False
         self._kick(chat)
@@ -131,9 +117,8 @@ class Outbox:
 
     def tell(self, chat_id: int, slot: str, text: str, *, thread: int | None = None, idle: bool = False) -> None:
         """Tell ``text`` in the caption of ``slot``'s next write instead of a message of its own (the slot is
-        rewritten with it if nothing newer is on its way: ``idle``, at the slot's idle pace); the write after that
-        shows the table's state alone, so news never lingers. A slot not shown yet: an announcement (in the forum
-        topic ``thread``)."""
+        rewritten with it if nothing newer is on its way; ``idle``: at the idle pace); the write after that shows the
+        table's state alone, so news never lingers. A slot not shown yet: an announcement (forum topic ``thread``)."""
         if chat_id in self.unreachable:
             return
         chat = self._chat(chat_id)
@@ -143,9 +128,9 @@ class Outbox:
             return
         s.news.append(text)
         del s.news[:-_MAX_NEWS]
+        s.idle = idle if s.pending is None else s.idle and idle
         if s.pending is None:
-            s.pending, s.pending_since, s.number, s.idle = s.shown, self._clock.monotonic(), chat.number(), idle
-        s.idle = s.idle and idle
+            s.pending, s.pending_since, s.number = s.shown, self._clock.monotonic(), chat.number()
         self._kick(chat)
 
     def forget(self, chat_id: int, slot: str) -> None:
@@ -259,13 +244,8 @@ class Outbox:
         for name, s in chat.slots.items():
             if s.pending is None or (s.new_message and s.number != head):
                 continue
-            # A player with nothing to decide sees the table lazily: a state waits passive_interval after it arrived
-            # and after the last write (their next prompt may carry it for free), unless a new message waits behind.
-            behind = queued and s.number == head  # a new message waits behind it: it goes first, at once
-            passive = not s.urgent and chat.chat_id > 0 and not behind
-            when = max(ready, max(s.last_sent, s.pending_since) + self.passive_interval) if passive else ready
-            if s.idle and not behind:
-                when = max(when, s.last_sent + self.idle_interval)
+            behind = queued and s.number == head  # a player with nothing to decide, an idle group: lazily
+            when = s.due(ready, chat.chat_id > 0, behind, self.passive_interval, self.idle_interval)
             key = (when, 0 if s.urgent else 1, s.number, name)
             if best is None or key < best:
                 best = key

@@ -217,9 +217,9 @@ class Edge:
             case fx.ShowSeat():
                 self._show_seat(table, effect)
             case fx.ShowGroup(view, fresh, stopped, idle):
-                content = replace(self._group_content(table, view, stopped), thread=table.thread_id)
+                content = replace(self._group_content(table, view, stopped), thread=table.thread_id, idle=idle)
                 slot = key.slot({"closed": "lobby", "result": "spectator"}.get(view, view))
-                outbox.show(table.chat_id, slot, content, fresh=fresh, idle=idle)
+                outbox.show(table.chat_id, slot, content, fresh=fresh)
             case fx.ShowResult(seat, next_seconds, picture):
                 s = table.seat(seat)
                 # The hand's message becomes the result; later edits change its words and buttons (Ready going

@@ -277,8 +277,7 @@ class ShowSeat:
 
 @dataclass(frozen=True)
 class ShowGroup:
-    """One of the table's group messages: the lobby, the table's picture (``stopped``: its last state) or the
-    result of the hand just settled (the table's picture becomes it)."""
+    """The group's lobby, the table's picture (``stopped``: its last state) or the hand's result (its last state)."""
 
     view: Literal["lobby", "spectator", "result", "closed"]
     fresh: bool = False
@@ -288,8 +287,7 @@ class ShowGroup:
 
 @dataclass(frozen=True)
 class ShowResult:
-    """A player's own result of the hand just settled (with ``next_seconds``: a Ready button), in the hand's own
-    message: its picture becomes the result's."""
+    """A player's own result of the hand just settled (``next_seconds``: a Ready button), in the hand's message."""
 
     seat: int
     next_seconds: float | None  # None: no Ready button (the last hand, or its time is over)

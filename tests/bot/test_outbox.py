@@ -146,13 +146,13 @@ async def test_an_idle_state_waits_its_interval_but_one_somebody_waits_for_does_
     outbox = Outbox(bot, group_interval=0.25, idle_interval=5.0, clock=clock)
     outbox.show(group.id, "spectator", Content("dealt"), fresh=True)
     await _drain(outbox, clock)
-    outbox.show(group.id, "spectator", Content("a discard"), idle=True)
+    outbox.show(group.id, "spectator", Content("a discard", idle=True))
     outbox.tell(group.id, "spectator", "东 赖子杠", idle=True)  # a line told rides on it, at its pace too
     await _elapse(outbox, clock, 4.5)
     assert [m.text for m in fake_telegram.messages(group.id)] == ["dealt"]
     await _elapse(outbox, clock, 1.0)
     assert [m.text for m in fake_telegram.messages(group.id)] == ["a discard\n东 赖子杠"]
-    outbox.show(group.id, "spectator", Content("another discard"), idle=True)
+    outbox.show(group.id, "spectator", Content("another discard", idle=True))
     await _elapse(outbox, clock, 1.0)
     outbox.show(group.id, "spectator", Content("南 碰"))  # a moment: the waiting state goes with it, at once
     await _elapse(outbox, clock, 0.3)

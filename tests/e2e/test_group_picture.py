@@ -36,6 +36,12 @@ def _caption(call: ApiCall) -> str:
     return str(json.loads(str(call.params["media"])).get("caption") or "")
 
 
+def _hand(pictures: list[tuple[float, str]]) -> list[tuple[float, str]]:
+    """The first hand's: up to its result (everyone's Ready may have dealt the next one meanwhile)."""
+    end = next(i for i, (_, caption) in enumerate(pictures) if caption.startswith("第 1 局结果"))
+    return pictures[: end + 1]
+
+
 def _gaps(pictures: list[tuple[float, str]]) -> list[tuple[float, str]]:
     """(time since the picture before, caption) of every write after the deal's."""
     return [(at - before, caption) for (before, _), (at, caption) in itertools.pairwise(pictures)]
@@ -69,7 +75,7 @@ def test_a_group_of_the_players_alone_sees_the_moments_and_a_watched_group_every
 
     # The players' own group: the deal, then only a meld at once; anything else waited the idle pace after the
     # write before, and never longer than that (and the group's pace) once the table had changed.
-    pictures = _pictures(tg, alone)
+    pictures = _hand(_pictures(tg, alone))
     assert pictures[0][1].startswith("第 1 局 · ") and pictures[-1][1].startswith("第 1 局结果")
     gaps = _gaps(pictures)
     soon = [(gap, caption) for gap, caption in gaps[:-1] if gap < IDLE - SLACK]
@@ -78,7 +84,7 @@ def test_a_group_of_the_players_alone_sees_the_moments_and_a_watched_group_every
     assert any(gap >= IDLE - SLACK and not MELD.search(caption) for gap, caption in gaps[:-1]), gaps  # idle ones
 
     # The watched group: every discard as it comes, at the group's pace.
-    watched_gaps = _gaps(_pictures(tg, watched))
+    watched_gaps = _gaps(_hand(_pictures(tg, watched)))
     discards = [gap for gap, caption in watched_gaps[:-1] if gap < 1.0 and not MELD.search(caption)]
     assert len(discards) >= 10, watched_gaps
     assert len(watched_gaps) > 2 * len(gaps), (len(watched_gaps), len(gaps))
