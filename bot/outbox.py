@@ -148,14 +148,14 @@ class Outbox:
         return len(self._chats)
 
     def behind(self, chat_id: int, thread: int | None = None) -> bool:
-        """Whether a new message asked for in the chat's topic ``thread`` (an announcement, a hand's first or last
-        picture) is not out yet: a table between hands waits for it (``TableRunner``), so a chat that Telegram's
-        limits hold back slows its table down instead of piling up hands it has not shown."""
+        """Whether a new message (an announcement, a hand's first picture) or a hand's last state (``Content.last``)
+        asked for in the chat's topic ``thread`` is not out yet: a table between hands waits for it (``TableRunner``),
+        so a chat that Telegram's limits hold back slows its table down instead of piling up hands it has not shown."""
         chat = self._chats.get(chat_id)
         if chat is None:
             return False
         waiting = [w.content for w in chat.waiting if not w.aside]
-        new = [s.pending for s in chat.slots.values() if s.pending and s.new_message]
+        new = [s.pending for s in chat.slots.values() if s.pending and (s.new_message or s.pending.last)]
         return any(c.thread == thread for c in [*waiting, *new])
 
     def move(self, old: int, new: int, slots: dict[int, tuple[str, str]]) -> None:

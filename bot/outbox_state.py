@@ -34,6 +34,7 @@ class Content:
     animated: bool = False  # the picture is an animation (a replay), always sent as a new message
     keep_picture: bool = False  # an edit of its caption and buttons alone: the picture already shown stays
     idle: bool = False  # nobody waits for this state (a group of the seated people alone): see ``Slot.due``
+    last: bool = False  # a hand's last state (its result): the table waits for it as for a new message (``behind``)
     reply_to: int | None = None  # a new message answers this one (a command's): a reply in the group
     thread: int | None = None  # the forum topic a new message goes to (None: the General topic, or no topics)
     asker: int | None = None  # whose command a reply answers (a person's waiting answers are bounded)

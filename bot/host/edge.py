@@ -293,8 +293,8 @@ class Edge:
             if stopped:
                 return content
             return with_group_link(content, self.config, self.bot.username, table.key, table.lang)
-        if view == "result":
-            return result_content(table, None)
+        if view == "result":  # the hand's last state: the next hand waits for the group to be shown it
+            return replace(result_content(table, None), last=True)
         return Content(t("closed", table.lang))
 
     def reply_markup(self, table: Table, reply: fx.Reply) -> Any:
