@@ -16,7 +16,7 @@ from sandbox import FakeTelegram
 from sandbox.records import ApiCall, Chat
 from tests.e2e.players import BotProcess, Players, open_table
 
-IDLE = 3.0  # the idle pace here (15 s deployed): well apart from the group's own (FAST: 0.3 s)
+IDLE = 3.0  # the idle pace here (30 s deployed): well apart from the group's own (FAST: 0.3 s)
 SLACK = 0.25  # the outbox's pace and the fake server's clock differ by a little
 MELD = re.compile(r" (碰|杠) \S+$| 暗杠$", re.M)  # a meld told in the caption (赖子杠 and 红中杠 are no melds)
 
