@@ -27,19 +27,11 @@ run: $(RUN_STAMP)
 # bot, so six overlap on two cores. Each module's tests run on one worker (loadfile), so a module's shared bot process
 # starts once (xdist's own grouping, xdist_group, no longer holds on pytest 9.2, whose node ids it cannot rename), and
 # the modules go out in the order tests/conftest.py puts them, the slow ones first (not by their number of tests).
-# The tests marked solo (several workers: a SIGSTOPped worker's tables must move within 10 s) run at the same time
-# in a pytest of their own, at full priority, and the six workers at nice 10: the solo tests mostly wait (on leases,
-# on takeovers) and get a core whenever they need one, so their takeovers measure the lease, not the load, while the
-# rest of the suite uses what they leave. Their report follows the suite's (build/solo-tests.log).
+# The tests marked solo (several workers: a SIGSTOPped worker's tables must move within 10 s) then run alone, one
+# at a time: beside five other test workers on two cores their takeovers were measured by the load, not the lease.
 test: $(STAMP)
-	@mkdir -p build
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -m solo -p no:cacheprovider >build/solo-tests.log 2>&1 & \
-	solo=$$!; \
-	env -u PYTHONDONTWRITEBYTECODE nice -n 10 $(BIN)/python -m pytest -n 6 --dist loadfile --no-loadscope-reorder \
-		-m "not solo"; suite=$$?; \
-	wait $$solo; solos=$$?; \
-	echo "== the solo tests, run beside the others (build/solo-tests.log):"; cat build/solo-tests.log; \
-	test $$suite = 0 && test $$solos = 0
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n 6 --dist loadfile --no-loadscope-reorder -m "not solo"
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -m solo
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

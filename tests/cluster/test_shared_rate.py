@@ -24,7 +24,7 @@ from storage.database import Database
 from tests.cluster.conftest import empty_tables
 from tests.loopback import shared_tls
 
-pytestmark = pytest.mark.solo  # timed against the machine (rates, retries): at full priority (make test)
+pytestmark = pytest.mark.solo  # timed against the machine (rates, retries): run alone (make test)
 
 RATE = 200.0
 WRITES = 300
