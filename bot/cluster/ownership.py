@@ -165,6 +165,9 @@ class Ownership:
         taken = await coordinator.take(free[:wanted])  # one another takes meanwhile is tried again next round
         if not taken:
             return
+        # A shard's lock is free once its old owner's lease ended, maybe since this round asked who is alive: its
+        # sessions are ended first, or raising the epoch would wait on a transaction it left open.
+        await self._end_the_gone(coordinator)
         try:  # before the tables are read back: what an old owner still stores is refused
             self.fences.hold(*await self.db.shard_owners.take(taken))
             resumed = await resume_tables(self.tables, self.db, lambda key: shard_of(key) in taken)

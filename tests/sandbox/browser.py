@@ -36,6 +36,7 @@ FLAGS = (
     "--no-proxy-server",
     "--disable-dev-shm-usage",
 )
+AUTO_LABELS = ("Auto", "托管")  # the 托管 button's label in each language (btn_auto; test_browser holds them to it)
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "sandbox-screenshots"
 T = TypeVar("T")
 
@@ -134,12 +135,14 @@ class Browser:
         return None
 
     def press_first(self, pane: str, done: set[tuple[int, int]]) -> bool:
-        """Clicks the first button under the newest prompt (a legal move whatever it is); whether it did."""
+        """Clicks the first button under the newest prompt that is a move of her own (a legal move whatever it is:
+        not 托管, which would hand her turns to the automatic player); whether it did."""
         prompt = self.prompt(pane, done)
         if prompt is None:
             return False
         done.add((prompt["id"], prompt["edits"]))
-        self.button(pane, prompt["id"], prompt["buttons"][0]).click()
+        label = next((b for b in prompt["buttons"] if b not in AUTO_LABELS), prompt["buttons"][0])
+        self.button(pane, prompt["id"], label).click()
         return True
 
     def overflowing_buttons(self) -> list[str]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.i18n import t
-from tests.sandbox.browser import Browser, chromium_or_skip
+from tests.sandbox.browser import AUTO_LABELS, Browser, chromium_or_skip
 from tests.sandbox.page_client import SandboxProcess
 
 HAND_OVER = ("wins!", "Exhaustive draw")
@@ -107,6 +107,7 @@ def _the_first_screen_speaks_the_language_chosen_on_it(browser: Browser) -> None
 
 def test_one_person_plays_a_whole_hand_against_the_bot(tmp_path: Path) -> None:
     chromium_or_skip()
+    assert (t("btn_auto", "en"), t("btn_auto", "zh")) == AUTO_LABELS  # what press_first leaves alone
     with SandboxProcess(tmp_path) as sandbox, Browser(tmp_path / "alice") as alice:
         alice.open(sandbox.url)
         alice.screenshot("welcome")
