@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.search_pool import FALLBACK_LEVEL, QUICK_QUEUE, PoolClosed, SearchPool, automatic_choice
+from bot.search_pool import FALLBACK_LEVEL, QUICK_LAG_S, PoolClosed, SearchPool, automatic_choice
 from game.automatic import choose
 from game.policy import network
 from game.rules import Rules
@@ -166,7 +166,7 @@ def test_the_lighter_levels_move_to_processes_of_their_own_once_tables_overlap(m
                 m.setattr(asyncio, "to_thread", no_thread)
                 assert await automatic_choice(None, view, "normal", 5, quick) == expected[5]
                 assert await automatic_choice(None, view, "easy", 5, quick) == choose(view, "easy", 5)
-            # More at once than the processes are given: the rest are played here meanwhile, the same.
+            # Many at once, the process keeping up: every one played there.
             threads: list[object] = []
 
             async def counted(fn: Callable[..., object], *args: object) -> object:
@@ -177,7 +177,19 @@ def test_the_lighter_levels_move_to_processes_of_their_own_once_tables_overlap(m
                 m.setattr(asyncio, "to_thread", counted)
                 together = [automatic_choice(None, view, "normal", seed, quick) for seed in range(8)]
                 assert await asyncio.gather(*together) == list(expected.values())
-            assert len(threads) == 8 - QUICK_QUEUE * quick.workers
+                assert threads == []
+                # The process behind (a job there unanswered for longer than QUICK_LAG_S): the decisions are
+                # played here meanwhile, the same; once it has caught up, there again.
+                slow = asyncio.wrap_future(quick.submit(time.sleep, 4 * QUICK_LAG_S))
+                await asyncio.sleep(2 * QUICK_LAG_S)
+                assert quick.behind() >= QUICK_LAG_S
+                together = [automatic_choice(None, view, "normal", seed, quick) for seed in range(8)]
+                assert await asyncio.gather(*together) == list(expected.values())
+                assert len(threads) == 8
+                await slow
+                assert quick.behind() == 0
+                assert await automatic_choice(None, view, "normal", 5, quick) == expected[5]
+                assert len(threads) == 8
             quick.shutdown(wait=True)  # the bot stopping: played in a thread again
             assert await automatic_choice(None, view, "normal", 6, quick) == expected[6]
         finally:
