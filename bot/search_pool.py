@@ -15,7 +15,8 @@ their own (``SearchPool(..., quick=True)``, started then: a bot of a table or tw
 priority than the bot's process (``QUICK_NICE``): a person's press and the page's frames first, the automatic
 players' next moves (made after a delay of their own anyway) with the time left. Only while those processes are
 behind (a decision there unanswered for ``QUICK_LAG_S``: their cores busy with other work, or more decisions than
-they make) are the next ones played in this process's threads meanwhile, so the tables never wait on them.
+they make) are the next ones played in this process's threads meanwhile, and one not answered within it is played
+in a thread too (the same decision: the first answer is taken), so the tables never wait on them.
 
     pool = SearchPool(workers=1)
     action = await automatic_choice(pool, view, "hard", seed, quick=SearchPool(1, quick=True))
@@ -166,8 +167,9 @@ async def automatic_choice(
 ) -> Action:
     """The automatic player's action at ``level``: the search (``hard``) in ``pool``, the other levels in
     ``quick``'s processes once they are up (started when another decision is still being played in a thread) and
-    not behind (``QUICK_LAG_S``), else in a thread; a search the pool cannot run now is played at
-    ``FALLBACK_LEVEL`` at once."""
+    not behind (``QUICK_LAG_S``), else in a thread (and in a thread too when the process has not answered within
+    ``QUICK_LAG_S``: whichever answers first); a search the pool cannot run now is played at ``FALLBACK_LEVEL``
+    at once."""
     if level == "hard" and pool is not None:
         try:
             return await asyncio.wrap_future(pool.submit(choose, view, level, seed))
@@ -177,9 +179,22 @@ async def automatic_choice(
         return await asyncio.to_thread(choose, view, level, seed)
     if quick.up(start=quick.thinking > 0) and quick.behind() < QUICK_LAG_S:
         try:
-            return await asyncio.wrap_future(quick.submit(choose, view, level, seed))
+            there = asyncio.wrap_future(quick.submit(choose, view, level, seed))
+            if (await asyncio.wait({there}, timeout=QUICK_LAG_S))[0]:
+                return there.result()
         except (BrokenProcessPool, PoolClosed):  # played here instead (a new pool takes the next one)
-            pass
+            return await _in_thread(quick, view, level, seed)
+        # Not answered in time (the processes are behind): played here too, the first answer taken (the same).
+        here = asyncio.ensure_future(_in_thread(quick, view, level, seed))
+        first = next(iter((await asyncio.wait({there, here}, return_when=asyncio.FIRST_COMPLETED))[0]))
+        if first is there and there.exception() is not None:
+            return await here
+        (here if first is there else there).cancel()  # a job the process has not begun is dropped
+        return first.result()
+    return await _in_thread(quick, view, level, seed)
+
+
+async def _in_thread(quick: SearchPool, view: SeatView, level: str, seed: int) -> Action:
     quick.thinking += 1
     try:
         return await asyncio.to_thread(choose, view, level, seed)

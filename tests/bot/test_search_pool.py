@@ -190,6 +190,14 @@ def test_the_lighter_levels_move_to_processes_of_their_own_once_tables_overlap(m
                 assert quick.behind() == 0
                 assert await automatic_choice(None, view, "normal", 5, quick) == expected[5]
                 assert len(threads) == 8
+                # A decision sent there just before the process fell behind: not answered within QUICK_LAG_S, it
+                # is played here too, and the first answer taken (the same).
+                slow = asyncio.wrap_future(quick.submit(time.sleep, 20 * QUICK_LAG_S))
+                started = time.monotonic()
+                assert await automatic_choice(None, view, "normal", 6, quick) == expected[6]
+                assert time.monotonic() - started < 10 * QUICK_LAG_S  # long before the slow job ends
+                assert len(threads) == 9
+                await slow
             quick.shutdown(wait=True)  # the bot stopping: played in a thread again
             assert await automatic_choice(None, view, "normal", 6, quick) == expected[6]
         finally:
