@@ -184,12 +184,12 @@ async def automatic_choice(
                 return there.result()
         except (BrokenProcessPool, PoolClosed):  # played here instead (a new pool takes the next one)
             return await _in_thread(quick, view, level, seed)
-        # Not answered in time (the processes are behind): played here too, the first answer taken (the same).
+        # Not answered in time (the processes are behind): played here too, the first answer taken (the same). The
+        # job there is left to run: while it waits, the pool is behind and the next decisions go to threads at once.
         here = asyncio.ensure_future(_in_thread(quick, view, level, seed))
         first = next(iter((await asyncio.wait({there, here}, return_when=asyncio.FIRST_COMPLETED))[0]))
         if first is there and there.exception() is not None:
             return await here
-        (here if first is there else there).cancel()  # a job the process has not begun is dropped
         return first.result()
     return await _in_thread(quick, view, level, seed)
 
