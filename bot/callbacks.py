@@ -36,9 +36,9 @@ from typing import Final
 
 from bot.table.key import TableKey
 from game.actions import TILE_ACTIONS, Action, ActionKind
+from game.languages import LANGUAGES
 from game.tiles import TileError, parse_tile, tile_name
 from game.verify import SHARE_ALPHABET, SHARE_CODE_LEN
-from storage.players import LANGUAGES
 
 VERSION: Final = "v1"
 SETTINGS_PREFIX: Final = "st1"

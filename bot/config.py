@@ -25,9 +25,9 @@ from urllib.parse import urlsplit
 
 from bot.i18n import CatalogueError
 from bot.i18n import load as load_catalogues
+from game.languages import LANGUAGES
 from game.review import DEFAULT_SAMPLES
 from storage.dialect import is_postgres, shown, sqlite_file
-from storage.players import LANGUAGES
 
 TOKEN_HELP = (
     "TELEGRAM_BOT_TOKEN is not set.\n"

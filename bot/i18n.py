@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Final, Protocol, TypeVar
 
 from babel.messages.pofile import read_po
 
-from storage.players import LANGUAGES
+from game.languages import LANGUAGES
 
 if TYPE_CHECKING:  # the texts themselves need neither: the table's core looks them up without any I/O near it
     from telegram import User

@@ -21,10 +21,10 @@ from typing import Any, Final, Literal
 
 from bot.i18n import pick, t
 from game.automatic import LEVELS
+from game.languages import LANGUAGES
 from game.patterns import PATTERNS
 from game.rules import CHOICES, PRESETS, YI_SE_PATTERNS, RulesError
 from storage.chats import ChatSettings
-from storage.players import LANGUAGES
 
 ON, OFF = "on", "off"
 # How an option's value is stored and shown:

@@ -3,7 +3,8 @@
 A person's rating is a belief, ``mu`` and its uncertainty ``sigma``; they are ordered by ``ordinal``
 (mu - 3 sigma: what they are surely at least), shown as mu with the range mu ± 2 sigma. Automatic players
 take part with fixed ratings by level (never changed), so finishing above ``hard`` counts for more than above
-``easy``. Only matches with at least ``MIN_PEOPLE`` people are rated (``storage.ratings`` decides).
+``easy``. Only matches with at least ``MIN_PEOPLE`` people are rated (``storage.ratings`` decides); a person
+who fled takes part below every seat.
 
     new = rated([START, START, automatic("hard"), START], totals=(120, -40, 10, -90))
 """
@@ -57,8 +58,11 @@ def places(totals: Sequence[int]) -> list[int]:
     return [1 + sum(other > mine for other in totals) for mine in totals]
 
 
-def rated(seats: Sequence[Rating], totals: Sequence[int]) -> list[Rating]:
-    """Every seat's rating after a match that ended with these totals (the automatic players' to be ignored)."""
-    teams = [[MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in seats]
-    after = MODEL.rate(teams, ranks=[float(p) for p in places(totals)])
+def rated(seats: Sequence[Rating], totals: Sequence[int], fled: Sequence[Rating] = ()) -> list[Rating]:
+    """Every seat's rating after a match that ended with these totals (the automatic players' to be ignored),
+    then those of the people who ``fled`` it: placed below every seat, sharing that place (leaving a match one is
+    losing must not spare one's rating)."""
+    teams = [[MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in (*seats, *fled)]
+    last = float(len(seats) + 1)
+    after = MODEL.rate(teams, ranks=[float(p) for p in places(totals)] + [last] * len(fled))
     return [Rating(team[0].mu, team[0].sigma) for team in after]

@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from game.automatic import LEVELS as AUTO_LEVELS
+from game.languages import LANGUAGES
 from game.rules import PRESETS, Rules, RulesError
 from storage.chat_moves import move_chat
 from storage.codec import check_choice, check_int, dump_json, dump_rules, load_json
 from storage.errors import CorruptDataError, InvalidInputError
 from storage.gateway import Gateway, Row
-from storage.players import LANGUAGES
 
 
 @dataclass(frozen=True)

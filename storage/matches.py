@@ -251,7 +251,14 @@ class Matches:
             closed = await load_match(tx, match_id)
             if status == "done":  # an abandoned match is not rated; one with too few people neither (rate_match)
                 seats = tuple((s.player_id, s.auto_level) for s in closed.seats)
-                await rate_match(tx, seats, closed.totals, self._db.now())
+                fled = await tx.execute_fetchall(  # who paid a flee penalty (its negative share) in one of its hands
+                    """SELECT DISTINCT s.player_id FROM hand_penalties p
+                       JOIN hand_seats s ON s.hand_id = p.hand_id AND s.seat = p.seat JOIN hands h ON h.id = p.hand_id
+                       WHERE h.match_id = ? AND p.points < 0 AND s.player_id IS NOT NULL ORDER BY s.player_id""",
+                    (match_id,),
+                )
+                gone = tuple(r["player_id"] for r in fled)
+                await rate_match(tx, seats, closed.totals, self._db.now(), gone)
             return closed
 
     @staticmethod

@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from game.languages import LANGUAGES
 from game.titles import START_SKILL, Title, title_for, title_named
 from storage.codec import SQLITE_INT_MAX, check_choice, check_int, check_text, parse_timestamp, timestamp
 from storage.errors import NotFoundError
 from storage.gateway import Gateway, Row
-
-LANGUAGES = ("zh", "en")
 
 
 @dataclass(frozen=True)

@@ -25,18 +25,25 @@ class RatedPlayer:
 
 
 async def rate_match(
-    tx: Tx, seats: tuple[tuple[int | None, str | None], ...], totals: tuple[int, ...], now: datetime
+    tx: Tx,
+    seats: tuple[tuple[int | None, str | None], ...],
+    totals: tuple[int, ...],
+    now: datetime,
+    fled: tuple[int, ...] = (),
 ) -> bool:
-    """Rate a finished match (``seats``: each one's player id, or None and the automatic level), inside the
-    transaction that closes it; whether it was rated (not with fewer than MIN_PEOPLE people)."""
-    people = [pid for pid, _ in seats if pid is not None]
+    """Rate a finished match (``seats``: each one's player id, or None and the automatic level; ``fled``: the
+    people who left it by /flee, rated below every seat), inside the transaction that closes it; whether it was
+    rated (not with fewer than MIN_PEOPLE people)."""
+    fled = tuple(pid for pid in fled if pid not in {p for p, _ in seats})  # one who fled and sat down again: as seated
+    people = [pid for pid, _ in seats if pid is not None] + list(fled)
     if len(people) < MIN_PEOPLE:
         return False
     marks = ",".join("?" * len(people))
     rows = await tx.execute_fetchall(f"SELECT player_id, mu, sigma FROM ratings WHERE player_id IN ({marks})", people)
     known = {r["player_id"]: Rating(r["mu"], r["sigma"]) for r in rows}
     before = [known.get(pid, START) if pid is not None else automatic(level or "normal") for pid, level in seats]
-    for (pid, _), after in zip(seats, rated(before, totals), strict=True):
+    everyone = [*seats, *((pid, None) for pid in fled)]
+    for (pid, _), after in zip(everyone, rated(before, totals, [known.get(pid, START) for pid in fled]), strict=True):
         if pid is None:
             continue  # an automatic player's rating is fixed
         await tx.execute(

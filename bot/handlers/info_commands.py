@@ -25,8 +25,8 @@ from bot.context import BotContext
 from bot.handlers.chat_checks import answer, in_private, reply
 from bot.i18n import language_for, private_language, t
 from bot.views.info_views import calc_answer, lang_markup, rules_text
+from game.languages import LANGUAGES
 from storage.chats import ChatSettings
-from storage.players import LANGUAGES
 
 MAX_QUOTE: Final = 40  # how much of an unknown message the answer quotes
 log = logging.getLogger(__name__)

@@ -15,9 +15,9 @@ from bot.callbacks import language_data
 from bot.i18n import pick, t
 from bot.settings_options import OPTIONS, shown
 from game.calc import CalcError, calculate
+from game.languages import LANGUAGES
 from game.scoring import Settlement
 from storage.chats import ChatSettings
-from storage.players import LANGUAGES
 
 MAX_ERROR: Final = 300  # characters of a calculator error shown back
 

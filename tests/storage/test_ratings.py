@@ -10,6 +10,7 @@ from openskill.models import PlackettLuce
 
 from game.rating import AUTOMATIC, START
 from storage.database import Database
+from storage.matches import Seat
 from tests.storage.conftest import NewMatch
 
 pytestmark = pytest.mark.usefixtures("backend")
@@ -64,3 +65,29 @@ async def test_the_queue_takes_a_person_once_and_seats_only_whole_groups(db: Dat
     (one,) = await db.quick.waiting()
     assert one.last == one.earlier == frozenset({2})  # their last two tables: with 2 alone
     assert await db.quick.leave(1) and not await db.quick.leave(1)
+
+
+async def test_one_who_fled_is_rated_below_every_seat(db: Database, new_match: NewMatch) -> None:
+    """Fleeing a match one is losing does not spare one's rating: rated as placed below every seat. A person who
+    left between hands (no penalty: RULES.md §10) is not rated for that match."""
+    match = await new_match((1, 2, 3, None))
+    hand = await db.hands.start(match.id, seed=8, dealer=0)
+    await db.hands.flee(hand.id, 1, (134, -400, 133, 133))  # person 2 flees; an automatic player plays on
+    await db.hands.close(hand.id, (0, 0, 0, 0), winner=None)
+    await _totals(db, match.id, (100, 300, -200, -200))  # whatever the totals: the seat is no longer theirs
+    await db.matches.finish(match.id)
+    model = PlackettLuce()
+    teams = [[model.rating(mu=r.mu, sigma=r.sigma)] for r in (START, AUTOMATIC["normal"], START, AUTOMATIC["normal"])]
+    expected = model.rate([*teams, [model.rating(mu=START.mu, sigma=START.sigma)]], ranks=[2, 1, 3, 3, 5])
+    for pid, team in ((1, expected[0]), (3, expected[2]), (2, expected[4])):
+        rated = await db.ratings.get(pid)
+        assert rated is not None and rated.matches == 1
+        assert rated.rating.mu == pytest.approx(team[0].mu) and rated.rating.sigma == pytest.approx(team[0].sigma)
+    fled = await db.ratings.get(2)
+    assert fled is not None and fled.rating.mu < START.mu and fled.place == 3
+    between = await new_match((4, 5, 6, None), chat_id=-200)
+    played = await db.hands.start(between.id, seed=9, dealer=0)
+    await db.hands.close(played.id, (0, 0, 0, 0), winner=None)
+    await db.matches.replace_seat(between.id, 1, Seat.auto())  # person 5 leaves between hands
+    await db.matches.finish(between.id)
+    assert await db.ratings.get(5) is None and await db.ratings.get(4) is not None
