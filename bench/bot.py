@@ -23,6 +23,8 @@
    every table has, or two more minutes passed).
 
     .venv/bin/python bench/bot.py            # last line: {"calls_per_action": ..., "tables": ..., ...}
+    .venv/bin/python bench/bot.py --writes   # phase 1 alone: {"writes_per_action": ..., "..._thinking": ...}
+    .venv/bin/python bench/bot.py --junk     # phase 4 alone
 """
 
 from __future__ import annotations
@@ -111,6 +113,18 @@ def cause(call: ApiCall) -> str:
     return "group picture" if call.method in ("sendPhoto", "editMessageMedia") else "group lobby"
 
 
+def _quiet(tg: FakeTelegram, chat_id: int, seconds: float = 4.0, timeout: float = 60.0) -> None:
+    """Wait until nothing has been written to the chat for ``seconds`` (more than a group's pace): the lobby's
+    writes (a message for each person sitting down, 3.1 s apart) are out."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        last = max((c.at for c in tg.calls(chat_id=chat_id) if c.method in WRITES), default=0.0)
+        if time.monotonic() - last >= seconds:
+            return
+        time.sleep(0.1)
+    raise TimeoutError(f"chat {chat_id} still written to after {timeout:.0f} s")
+
+
 def calls_per_action(work: Path, think: float = 0.0) -> tuple[list[ApiCall], int]:
     """Every call the bot made during one four-human hand (getUpdates aside), and the hand's actions, for
     people who press ``think`` seconds after a picture appears."""
@@ -121,7 +135,7 @@ def calls_per_action(work: Path, think: float = 0.0) -> tuple[list[ApiCall], int
         with CommandBotProcess(tg, db, MAHJONG_SEED="852", **PRODUCTION):
             _open(tg, group, users)
             tg.wait_until(lambda: "Dan" in str([m.text for m in tg.messages(group.id)]), timeout=30, what="seated")
-            time.sleep(4)  # let the lobby's writes go out before counting
+            _quiet(tg, group.id)  # let the lobby's writes go out before counting
             start = len(tg.calls())
             users[0].say(group, "/begin")
             players = Players(tg, group, users, allow_hu=lambda caption: "抢杠" in caption, think=think)
@@ -345,7 +359,12 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--junk"]:  # the junk phase alone
+    if sys.argv[1:] == ["--writes"]:  # phase 1 alone: the writes per action, pressing at once and thinking
+        with tempfile.TemporaryDirectory() as tmp:
+            _, instant = report(*calls_per_action(Path(tmp)))
+            _, thinking = report(*calls_per_action(Path(tmp), think=THINK_S))
+        print(json.dumps({"writes_per_action": round(instant, 3), "writes_per_action_thinking": round(thinking, 3)}))
+    elif sys.argv[1:] == ["--junk"]:  # the junk phase alone
         with tempfile.TemporaryDirectory() as tmp:
             print(
                 json.dumps(

@@ -160,6 +160,7 @@ async def _start(application: BotApplication) -> None:
     data.outbox = outbox = Outbox(
         application.bot,
         group_interval=config.group_interval,
+        idle_interval=config.group_idle_interval,
         private_interval=config.private_interval,
         passive_interval=config.passive_interval,
         global_rate=config.global_rate if config.redis_url else config.worker_rate,
@@ -184,8 +185,7 @@ async def _start(application: BotApplication) -> None:
     if config.workers:  # each worker resumes the tables, and runs the league nights, of the shards it takes
         assert fences is not None
         data.nights = LeagueNights(db, tables, jobs, data.clock, owns=lambda chat: fences.holds(TableKey(chat)))
-        name = application.bot.username
-        log.info("bot @%s started as one of several workers (%d search processes)", name, pool.workers)
+        log.info("bot @%s started as one of the workers (%d search processes)", application.bot.username, pool.workers)
         return
     stop_once(asyncio.get_running_loop())  # PTB's own loop (bot.cluster.serve has its own stop)
     resumed = await resume_tables(tables, db)  # from storage alone: no request to Telegram before polling

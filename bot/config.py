@@ -199,13 +199,13 @@ class Config:
     claim_pause: float = 3.0
     next_hand_seconds: float = 30.0  # the next hand starts after this even if not everyone pressed Ready
     group_interval: float = 3.1  # between two writes to one group: under 20 a minute
+    group_idle_interval: float = 30.0  # a group of the seated people alone: its picture between deal, melds, end
     private_interval: float = 1.0  # between two writes to one private chat
     passive_interval: float = 4.0  # a player who need not act sees the table refreshed at most this often
     global_rate: float = 30.0  # writes per second over all chats
     match_seed: int | None = None  # fixed match seed (tests); None = random
     review_samples: int = DEFAULT_SAMPLES  # sampled worlds per reviewed decision (fewer: faster, noisier)
-    # Webhook mode (bot.webhook) when webhook_url is set; else long polling.
-    webhook_url: str | None = None
+    webhook_url: str | None = None  # webhook mode (bot.webhook) when set; else long polling
     webhook_listen: tuple[str, int] = ("127.0.0.1", 8443)  # loopback: behind the TLS reverse proxy
     webhook_secret: str | None = None
     admin_ids: frozenset[int] = frozenset()  # the bot's operators: /status
@@ -229,10 +229,9 @@ class Config:
     # may use (at least one), the other core left to the event loop. Several workers on one machine set it so that
     # together they do not start more processes than the machine has cores.
     search_processes: int | None = None
-    # Quick match (bot.quick): the waits a person may choose before automatic players take the empty seats (the
-    # middle one the default), and the hands of a quick table.
+    # Quick match (bot.quick): the waits one may choose before automatic players sit (the middle one the default).
     quick_waits: tuple[int, ...] = (30, 60, 180)
-    quick_hands: int = 4
+    quick_hands: int = 4  # the hands of a quick table
 
     @property
     def search_workers(self) -> int:
@@ -274,6 +273,7 @@ class Config:
             claim_pause=_number(env, "MAHJONG_CLAIM_PAUSE", cls.claim_pause),
             next_hand_seconds=_number(env, "MAHJONG_NEXT_HAND_SECONDS", cls.next_hand_seconds, 0.1),
             group_interval=_number(env, "MAHJONG_GROUP_INTERVAL", cls.group_interval),
+            group_idle_interval=_number(env, "MAHJONG_GROUP_IDLE_INTERVAL", cls.group_idle_interval),
             private_interval=_number(env, "MAHJONG_PRIVATE_INTERVAL", cls.private_interval),
             passive_interval=_number(env, "MAHJONG_PASSIVE_INTERVAL", cls.passive_interval),
             match_seed=_seed(env),

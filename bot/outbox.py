@@ -12,8 +12,8 @@ chat at least ``private_interval`` apart, at most ``global_rate`` per second ove
 connections at once (``Throttle``: answers to presses keep theirs; several workers share the overall rate and
 each private chat's pace in Redis). An *urgent* slot (a player who must act) goes first, in its chat and in the
 global queue; a non-urgent private slot waits ``passive_interval`` after its state arrived and after its last
-write (an urgent state arriving meanwhile replaces it: one write, not two).
-A 429 (RetryAfter) or a network error is logged and the write retried later; it never reaches the caller.
+write (an urgent state arriving meanwhile replaces it: one write, not two); an idle one (``Content.idle``) waits
+``idle_interval`` after the slot's last write. A 429 or a network error is logged and retried, never raised.
 
     outbox = Outbox(bot)
     outbox.show(user_id, "hand", Content(caption, markup, render=lambda: png_bytes), urgent=True)
@@ -54,6 +54,7 @@ class Outbox:
         group_interval: float = 3.1,
         private_interval: float = 1.0,
         passive_interval: float = 4.0,
+        idle_interval: float = 15.0,
         global_rate: float = 30.0,
         remember: Remember | None = None,
         shared_rate: limits.SharedRate | None = None,
@@ -62,9 +63,8 @@ class Outbox:
         self.bot, self._clock = bot, clock  # clock: all its pacing's time (a test's lets intervals pass at once)
         self._remember = remember  # told of every slot's new message, so a restart can edit it in place
         self.refusals: asyncio.Queue[Refusal] = asyncio.Queue()  # what Telegram refused for good: its reader acts
-        self.group_interval = group_interval
-        self.private_interval = private_interval
-        self.passive_interval = passive_interval
+        self.group_interval, self.private_interval = group_interval, private_interval
+        self.passive_interval, self.idle_interval = passive_interval, idle_interval
         self._throttle = Throttle(global_rate, shared=shared_rate, clock=clock)  # shared: bot.cluster's workers
         self._chats: dict[int, ChatQueue] = {}
         self.writes = 0  # successful Bot API writes, for the bench and the logs
@@ -80,6 +80,7 @@ class Outbox:
         if fresh and s.pending is not None:  # a new message: what waits for the one before goes out first
             chat.retire(slot)
             s = chat.slots[slot]
+        s.idle = content.idle if s.pending is None else s.idle and content.idle  # once one is not: the chat's pace
         if s.pending is None:
             s.pending_since, s.number = self._clock.monotonic(), chat.number()
         s.pending = content
@@ -114,10 +115,10 @@ class Outbox:
             chat.waiting.append(Waiting(chat.number(), content))
         self._kick(chat)
 
-    def tell(self, chat_id: int, slot: str, text: str, *, thread: int | None = None) -> None:
+    def tell(self, chat_id: int, slot: str, text: str, *, thread: int | None = None, idle: bool = False) -> None:
         """Tell ``text`` in the caption of ``slot``'s next write instead of a message of its own (the slot is
-        rewritten with it if nothing newer is on its way); the write after that shows the table's state alone,
-        so news never lingers. A slot not shown yet: an announcement (in the forum topic ``thread``)."""
+        rewritten with it if nothing newer is on its way; ``idle``: at the idle pace); the write after that shows the
+        table's state alone, so news never lingers. A slot not shown yet: an announcement (forum topic ``thread``)."""
         if chat_id in self.unreachable:
             return
         chat = self._chat(chat_id)
@@ -127,6 +128,7 @@ class Outbox:
             return
         s.news.append(text)
         del s.news[:-_MAX_NEWS]
+        s.idle = idle if s.pending is None else s.idle and idle
         if s.pending is None:
             s.pending, s.pending_since, s.number = s.shown, self._clock.monotonic(), chat.number()
         self._kick(chat)
@@ -146,14 +148,14 @@ class Outbox:
         return len(self._chats)
 
     def behind(self, chat_id: int, thread: int | None = None) -> bool:
-        """Whether a new message asked for in the chat's topic ``thread`` (an announcement, a hand's first or last
-        picture) is not out yet: a table between hands waits for it (``TableRunner``), so a chat that Telegram's
-        limits hold back slows its table down instead of piling up hands it has not shown."""
+        """Whether a new message (an announcement, a hand's first picture) or a hand's last state (``Content.last``)
+        asked for in the chat's topic ``thread`` is not out yet: a table between hands waits for it (``TableRunner``),
+        so a chat that Telegram's limits hold back slows its table down instead of piling up hands it has not shown."""
         chat = self._chats.get(chat_id)
         if chat is None:
             return False
         waiting = [w.content for w in chat.waiting if not w.aside]
-        new = [s.pending for s in chat.slots.values() if s.pending and s.new_message]
+        new = [s.pending for s in chat.slots.values() if s.pending and (s.new_message or s.pending.last)]
         return any(c.thread == thread for c in [*waiting, *new])
 
     def move(self, old: int, new: int, slots: dict[int, tuple[str, str]]) -> None:
@@ -242,10 +244,8 @@ class Outbox:
         for name, s in chat.slots.items():
             if s.pending is None or (s.new_message and s.number != head):
                 continue
-            # A player with nothing to decide sees the table lazily: a state waits passive_interval after it arrived
-            # and after the last write (their next prompt may carry it for free), unless a new message waits behind.
-            passive = not s.urgent and chat.chat_id > 0 and not (queued and s.number == head)
-            when = max(ready, max(s.last_sent, s.pending_since) + self.passive_interval) if passive else ready
+            behind = queued and s.number == head  # a player with nothing to decide, an idle group: lazily
+            when = s.due(ready, chat.chat_id > 0, behind, self.passive_interval, self.idle_interval)
             key = (when, 0 if s.urgent else 1, s.number, name)
             if best is None or key < best:
                 best = key
@@ -371,10 +371,11 @@ class Outbox:
         if s is None or content is None:
             return
         # A fresh request made while this write is on its way is kept for the next write (it is another message).
-        s.pending, s.urgent, fresh, s.fresh = None, False, s.fresh, False
+        s.pending, s.urgent, s.idle, fresh, s.fresh = None, False, False, s.fresh, False
         news = list(s.news)
         limit = MAX_CAPTION if content.is_photo else MAX_TEXT
         text, _ = with_lines(content.text, news, limit)
+        s.shown = content  # from now on: a line told while this write is on its way rides on the next one
         try:
             await write(self.bot, chat.chat_id, s, replace(content, text=text), fresh)
             await self._remembered(chat.chat_id, name, s)
@@ -383,7 +384,6 @@ class Outbox:
                 s.pending = content
             s.fresh = s.fresh or fresh
             raise
-        s.shown = content
         del s.news[: len(news)]  # lines told meanwhile wait for the next write
         s.last_sent = self._clock.monotonic()
         self.writes += 1

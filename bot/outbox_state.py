@@ -33,6 +33,8 @@ class Content:
     render: Callable[[], bytes] | None = None  # a picture, rendered only when sent; None = a text message
     animated: bool = False  # the picture is an animation (a replay), always sent as a new message
     keep_picture: bool = False  # an edit of its caption and buttons alone: the picture already shown stays
+    idle: bool = False  # nobody waits for this state (a group of the seated people alone): see ``Slot.due``
+    last: bool = False  # a hand's last state (its result): the table waits for it as for a new message (``behind``)
     reply_to: int | None = None  # a new message answers this one (a command's): a reply in the group
     thread: int | None = None  # the forum topic a new message goes to (None: the General topic, or no topics)
     asker: int | None = None  # whose command a reply answers (a person's waiting answers are bounded)
@@ -50,12 +52,23 @@ class Slot:
     pending_since: float = 0.0  # when the oldest state not yet sent arrived
     number: int = 0  # the chat's number of the oldest state not yet sent (its place in the chat's order)
     urgent: bool = False
+    idle: bool = False  # every state waiting is idle (``Content.idle``, or a line told at the idle pace)
     fresh: bool = False  # send a new message instead of editing the old one
     last_sent: float = float("-inf")
     shown: Content | None = None  # what the message shows now (before any news)
     remembered: int | None = None  # the message id last handed to ``remember``
     news: list[str] = field(default_factory=list)  # lines to tell in the caption of the next write
     forgotten: bool = False  # dropped once its last write is out (``forget``)
+
+    def due(self, ready: float, private: bool, behind: bool, passive: float, idle: float) -> float:
+        """When its waiting state may be written, ``ready`` being when the chat's pace allows it: a private one that
+        is not urgent (a player with nothing to decide) waits ``passive`` after it arrived and after the last write
+        (their next prompt may carry it for free), an idle one ``idle`` after the last write; neither when a new
+        message waits behind it (``behind``: it goes first, at once)."""
+        if behind:
+            return ready
+        when = max(ready, max(self.last_sent, self.pending_since) + passive) if private and not self.urgent else ready
+        return max(when, self.last_sent + idle) if self.idle else when
 
     @property
     def new_message(self) -> bool:

@@ -93,6 +93,15 @@ async def reaches(bot: Bot, outbox: Outbox, user_id: int, message: str) -> bool:
     return True
 
 
+async def members(bot: Bot, chat_id: int) -> int:
+    """How many members the group has, the bot among them; 0 when Telegram does not say (any error)."""
+    try:
+        return await bot.get_chat_member_count(chat_id)
+    except TelegramError as e:
+        log.info("chat %s: no member count (%s)", chat_id, e)
+        return 0
+
+
 class Edge:
     def __init__(
         self,
@@ -124,6 +133,8 @@ class Edge:
             return await self._decide(effect)
         if isinstance(effect, fx.Reach):
             return await reaches(self.bot, self.outbox, effect.user_id, effect.text)
+        if isinstance(effect, fx.CountMembers):
+            return await members(self.bot, effect.chat_id)
         if isinstance(effect, fx.NewSeed):
             return secrets.randbits(effect.bits)
         if isinstance(effect, fx.MoveMessages):
@@ -205,20 +216,22 @@ class Edge:
         match effect:
             case fx.ShowSeat():
                 self._show_seat(table, effect)
-            case fx.ShowGroup(view, fresh, stopped):
-                content = replace(self._group_content(table, view, stopped), thread=table.thread_id)
-                outbox.show(table.chat_id, key.slot("lobby" if view == "closed" else view), content, fresh=fresh)
-            case fx.ShowResult(seat, next_seconds, fresh):
+            case fx.ShowGroup(view, fresh, stopped, idle):
+                content = replace(self._group_content(table, view, stopped), thread=table.thread_id, idle=idle)
+                slot = key.slot({"closed": "lobby", "result": "spectator"}.get(view, view))
+                outbox.show(table.chat_id, slot, content, fresh=fresh)
+            case fx.ShowResult(seat, next_seconds, picture):
                 s = table.seat(seat)
-                # An edit of a result changes its words and buttons (Ready going away), never its picture.
-                content = replace(result_content(table, next_seconds, s.lang, seat), keep_picture=not fresh)
-                outbox.show(s.user_id or 0, key.private_slot("result"), content, urgent=True, fresh=fresh)
+                # The hand's message becomes the result; later edits change its words and buttons (Ready going
+                # away), never its picture.
+                content = replace(result_content(table, next_seconds, s.lang, seat), keep_picture=not picture)
+                outbox.show(s.user_id or 0, key.private_slot("hand"), content, urgent=True)
             case fx.Announce(text, None):
                 outbox.announce(table.chat_id, text, thread=table.thread_id)
             case fx.Announce(text, user_id):
                 outbox.announce(user_id or 0, text)
-            case fx.Tell(text):
-                outbox.tell(table.chat_id, key.slot("spectator"), text, thread=table.thread_id)
+            case fx.Tell(text, idle):
+                outbox.tell(table.chat_id, key.slot("spectator"), text, thread=table.thread_id, idle=idle)
             case fx.Forget(slot, user_id):
                 outbox.forget(table.chat_id if user_id is None else user_id, slot)
 
@@ -280,8 +293,8 @@ class Edge:
             if stopped:
                 return content
             return with_group_link(content, self.config, self.bot.username, table.key, table.lang)
-        if view == "result":
-            return result_content(table, None)
+        if view == "result":  # the hand's last state: the next hand waits for the group to be shown it
+            return replace(result_content(table, None), last=True)
         return Content(t("closed", table.lang))
 
     def reply_markup(self, table: Table, reply: fx.Reply) -> Any:

@@ -81,8 +81,8 @@ async def _adopt(tables: Tables, db: Database, table: Table) -> None:
     """The outbox takes up the table's messages sent before the restart (the group's and its players'), and the
     registry runs the table."""
     key = table.key
-    group = {key.slot(name) for name in ("lobby", "spectator", "result")}
-    private = {key.private_slot(name) for name in ("hand", "result")}
+    group = {key.slot(name) for name in ("lobby", "spectator")}
+    private = {key.private_slot("hand")}
     chats = [table.chat_id, *(s.user_id or 0 for _, s in table.humans())]
     for m in await db.live_messages.of_chats(chats):
         if m.slot in (group if m.chat_id == table.chat_id else private):

@@ -359,7 +359,7 @@ def _resumed(table: Table, now: float, options: Options) -> Steps:
         table.between_since, table.prompts = now, {}
         yield announce(table, "resumed_between", seconds=round(options.next_hand_seconds))
         for seat, _ in table.humans():
-            yield fx.ShowResult(seat, options.next_hand_seconds, fresh=False)
+            yield fx.ShowResult(seat, options.next_hand_seconds, picture=False)
 
 
 # What each message does: one entry a kind of message (``bot.table.messages``).

@@ -213,6 +213,14 @@ class Reach(Asks[bool]):
 
 
 @dataclass(frozen=True)
+class CountMembers(Asks[int]):
+    """How many members the group has, the bot among them (answer: 0 when Telegram did not say)."""
+
+    answer = int
+    chat_id: int
+
+
+@dataclass(frozen=True)
 class Decide(Asks[Action]):
     """An automatic player's move: thought out of the loop (a thread, or the process pool for ``hard``)."""
 
@@ -269,21 +277,21 @@ class ShowSeat:
 
 @dataclass(frozen=True)
 class ShowGroup:
-    """One of the table's group messages: the lobby, the table's picture (``stopped``: its last state) or the
-    result of the hand just settled."""
+    """The group's lobby, the table's picture (``stopped``: its last state) or the hand's result (its last state)."""
 
     view: Literal["lobby", "spectator", "result", "closed"]
     fresh: bool = False
     stopped: bool = False
+    idle: bool = False  # nobody but the players sees it, and it is no moment of the group's record: at its idle pace
 
 
 @dataclass(frozen=True)
 class ShowResult:
-    """A player's own result of the hand just settled (with ``next_seconds``: a Ready button)."""
+    """A player's own result of the hand just settled (``next_seconds``: a Ready button), in the hand's message."""
 
     seat: int
     next_seconds: float | None  # None: no Ready button (the last hand, or its time is over)
-    fresh: bool = True  # a message of its own (after a restart, or to retire its Ready: edited in place)
+    picture: bool = True  # False: its words and buttons alone (Ready retired, after a restart): the picture stays
 
 
 @dataclass(frozen=True)
@@ -296,9 +304,10 @@ class Announce:
 
 @dataclass(frozen=True)
 class Tell:
-    """A line in the caption of the group's picture (碰, 杠), on its next edit."""
+    """A line in the caption of the group's picture (碰, 杠), on its next edit (``idle``: at its idle pace)."""
 
     text: str
+    idle: bool = False
 
 
 @dataclass(frozen=True)
@@ -370,6 +379,7 @@ Effect = (
     | FinishMatch
     | MoveChat
     | Reach
+    | CountMembers
     | Decide
     | NewSeed
     | AskSeating

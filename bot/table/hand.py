@@ -9,6 +9,7 @@ undo), and the timer tries again after ``RETRY_SECONDS``.
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
+from typing import Final
 
 from bot.i18n import t
 from bot.table import effects as fx
@@ -27,6 +28,9 @@ from game.verify import SEED_BITS
 Steps = Generator[Effect, object, None]
 RETRY_SECONDS = 5.0  # after a store was refused or a timed step failed
 SLACK = 0.01  # a timer firing this early counts as on time (the scheduler's clock and the step's differ slightly)
+# The events that show a meld: moments of the group's record, its picture written at once even when nobody but the
+# players reads it (``Table.watched`` False; the deal and the end are the others).
+MELDS: Final = frozenset({"chi", "peng", "chong_gang", "an_gang", "xu_gang"})
 
 
 def announce(table: Table, key: str, **fields: object) -> fx.Announce:
@@ -52,6 +56,7 @@ def start_hand(table: Table, options: Options, now: float) -> Steps:
     yield fx.Log("hand_start", {"table": table.chat_id, "hand": record.id, "number": record.hand_no,
                                 "dealer": hand.dealer, "rules": hand.rules.preset})  # fmt: skip
     yield from learn_languages(table)
+    yield from count_watchers(table)
     table.start_hand(hand, record.id, now)
     for seat, s in table.humans():  # not carried into a new hand silently: said to the group and to them
         if s.auto:
@@ -68,6 +73,15 @@ def learn_languages(table: Table) -> Steps:
     languages = yield from fx.ask(fx.ReadLanguages(tuple(s.user_id or 0 for _, s in table.humans())))
     for _, s in table.humans():
         s.lang = languages.get(s.user_id or 0, s.lang)
+
+
+def count_watchers(table: Table) -> Steps:
+    """Whether anyone but the seated people is in the group (``Table.watched``), asked before every hand: a member
+    joining or leaving counts from the next deal; when Telegram does not say, someone is."""
+    if table.key.is_quick:  # no group
+        return
+    members = yield from fx.ask(fx.CountMembers(table.chat_id))
+    table.watched = members <= 0 or members - 1 > len(table.humans())  # the bot is a member too
 
 
 def follow_settings(table: Table, options: Options) -> Steps:
@@ -116,7 +130,8 @@ def play(
     held = None if people_asked else held_draw(window, action, events)
     if held is not None and hold(table, held, options, now) and events[-1].seat != action.seat:
         changed.discard(events[-1].seat)  # not shown its draw yet: as a seat not asked about a claim window
-    yield from publish(table, changed | set(also_urgent), actor=action.seat)
+    moment = any(e.kind in MELDS for e in events)
+    yield from publish(table, changed | set(also_urgent), actor=action.seat, moment=moment)
 
 
 def release(table: Table, now: float) -> Steps:
@@ -126,23 +141,28 @@ def release(table: Table, now: float) -> Steps:
 
 
 def event_notices(table: Table, events: Sequence[Event]) -> Steps:
-    """What the group is told of the events: 碰 and 杠 in its picture's caption, a win or a drawn hand alone."""
-    for kind, text in texts.event_notices(table, events):
-        yield fx.Tell(text) if kind == "tell" else fx.Announce(text)
+    """What the group is told of the events: 碰 and 杠 in its picture's caption (a win or a drawn hand: in the
+    result's, ``texts.end_lines``)."""
+    for text in texts.event_notices(table, events):
+        yield fx.Tell(text, idle=not table.watched)
 
 
-def publish(table: Table, changed: set[int], *, new_hand: bool = False, actor: int | None = None) -> Steps:
+def publish(
+    table: Table, changed: set[int], *, new_hand: bool = False, actor: int | None = None, moment: bool = False
+) -> Steps:
     """The views that changed: a player's picture when their decision changed (urgent when they must act now or
     have just acted, so a press shows at once; lazily when their buttons only went away), and the group's
     picture. A player with nothing to decide sees the table again at their next decision (and live in the
-    group): that keeps the writes near one per action."""
+    group): that keeps the writes near one per action. A group whose members all sit at the table
+    (``Table.watched`` False) reads its picture for the record only: written at once at the deal and at a meld
+    (``moment``), and in between at its idle pace."""
     for seat, s in table.humans():
         if (seat in changed or new_hand) and not table.hidden_from(seat):
             # Each hand has a message of its own: the last one's result stays readable above it.
             urgent = seat in table.prompts or s.auto or seat == actor
             yield fx.ShowSeat(seat, urgent=urgent, fresh=new_hand)
     if not table.hidden_from(None):
-        yield fx.ShowGroup("spectator", fresh=new_hand)
+        yield fx.ShowGroup("spectator", fresh=new_hand, idle=not (new_hand or moment or table.watched))
 
 
 def play_due(table: Table, options: Options, now: float) -> Steps:
@@ -265,11 +285,9 @@ def end_hand(table: Table, options: Options, now: float) -> Steps:
 
 
 def show_the_end(table: Table, next_seconds: float | None) -> Steps:
-    """Every message of the hand in its last state (no buttons, nobody waited for), then the results."""
-    yield fx.ShowGroup("spectator")
-    for seat, _ in table.humans():
-        yield fx.ShowSeat(seat, urgent=True)
-    yield fx.ShowGroup("result", fresh=True)
+    """Every message of the hand becomes its result, edited in place (no buttons of the hand, nobody waited for):
+    the group's picture, each player's with Ready (``next_seconds``)."""
+    yield fx.ShowGroup("result")
     for seat, _ in table.humans():
         yield fx.ShowResult(seat, next_seconds)
 
@@ -284,7 +302,7 @@ def retire_ready(table: Table, seat: int | None = None) -> Steps:
         return  # the last hand's results offered none
     for i, _ in table.humans():
         if seat is None or i == seat:
-            yield fx.ShowResult(i, None, fresh=False)
+            yield fx.ShowResult(i, None, picture=False)
 
 
 # --- seats changing hands, closing ------------------------------------------------------------------------------
@@ -346,7 +364,7 @@ def finish(table: Table, status: str) -> Steps:
             yield fx.Announce(stopped_text(table, s.lang), user_id=s.user_id)
     for _, s in table.humans():  # its messages keep no state in the outbox once their last writes are out
         yield fx.Forget(table.key.private_slot("hand"), s.user_id)
-    for slot in ("lobby", "spectator", "result"):
+    for slot in ("lobby", "spectator"):
         yield fx.Forget(table.key.slot(slot))
     table.state = "closed"
     if table.session:

@@ -7,7 +7,7 @@ Pure functions of the table's state (``bot.table.state``) and the catalogues (``
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Final, Literal
+from typing import Final
 
 from bot.i18n import pick, t
 from bot.table.state import Seat, Table
@@ -50,9 +50,8 @@ def seat_label(table: Table, seat: int, lang: str | None = None) -> str:
     return f"{t(f'wind_{seat}', lang)} {name}"
 
 
-def event_notices(table: Table, events: Sequence[Event]) -> Iterator[tuple[Literal["tell", "announce"], str]]:
-    """What the group is told of these events: 碰 and 杠 in its picture's caption (``tell``), a win or a drawn
-    hand as a message (``announce``); only what every player may see."""
+def event_notices(table: Table, events: Sequence[Event]) -> Iterator[str]:
+    """What the group's picture's caption tells of these events: 碰 and 杠; only what every player may see."""
     lang = table.lang
     for event in events:
         public = event.for_seat(None)
@@ -60,13 +59,22 @@ def event_notices(table: Table, events: Sequence[Event]) -> Iterator[tuple[Liter
         if key is not None and seat is not None:
             raw = public.data.get("tile")
             tile = tile_label(parse_tile(raw), lang) if isinstance(raw, str) else ""
-            yield "tell", t(key, lang, seat=seat_label(table, seat), tile=tile)
-        elif public.kind == "win" and seat is not None:
+            yield t(key, lang, seat=seat_label(table, seat), tile=tile)
+
+
+def end_lines(table: Table, lang: str) -> list[str]:
+    """How the hand ended, as its result says it first: each win with its patterns, or a drawn hand."""
+    assert table.hand is not None
+    lines = []
+    for event in table.hand.log:
+        public = event.for_seat(None)
+        if public.kind == "win" and public.seat is not None:
             settlement = public.data.get("settlement", {})
             names = " · ".join(pick(PATTERNS[p], lang) for p in settlement.get("patterns", ()))
-            yield "announce", t("announce_win", lang, seat=seat_label(table, seat), patterns=names)
+            lines.append(t("announce_win", lang, seat=seat_label(table, public.seat, lang), patterns=names))
         elif public.kind == "exhausted":
-            yield "announce", t("announce_exhausted", lang)
+            lines.append(t("announce_exhausted", lang))
+    return lines
 
 
 def _owner(table: Table, seat: int, lang: str) -> str:

@@ -17,7 +17,7 @@ from bot.i18n import pick, t
 from bot.outbox import Content
 from bot.table.key import TableKey
 from bot.table.state import MISSED_TURNS, WARN_SECONDS, Table
-from bot.table.texts import seat_label, seat_names
+from bot.table.texts import end_lines, seat_label, seat_names
 from bot.views.public_view import shown_view
 from bot.views.quick_views import play_button
 from bot.views.rows import rows_by_width
@@ -224,7 +224,7 @@ def _title_lines(table: Table, viewer: int | None, lang: str) -> list[str]:
 def result_content(
     table: Table, next_seconds: float | None, lang: str | None = None, viewer: int | None = None
 ) -> Content:
-    """The end of a hand: the result picture, everyone's points and running totals; with ``next_seconds``,
+    """The end of a hand: the result picture, how it ended, everyone's points and running totals; with ``next_seconds``,
     a Ready button and when the next hand starts anyway. In the table's language unless ``lang`` (a player's);
     ``viewer``: the player's seat (their own title change is told), None: the group's (promotions only)."""
     hand = table.hand
@@ -232,7 +232,7 @@ def result_content(
     lang = lang or table.lang
     view = hand.view(None)
     totals = list(table.totals)
-    lines = "\n".join(result_lines(table, lang))
+    lines = "\n".join([*end_lines(table, lang), *result_lines(table, lang)])  # how it ended, then the points
     caption = "\n".join(
         [t("result_caption", lang, number=table.hand_number, lines=lines), *_title_lines(table, viewer, lang)]
     )

@@ -52,6 +52,7 @@ class World:
     penalties: tuple[int, ...] = (0, 0, 0, 0)
     hands: int = 0
     totals: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    members: int = 0  # the group's member count (0: Telegram did not say)
 
     def take(self, table: Table, message: msg.Message, now: float = 0.0) -> fx.Reply | None:
         """Step the core with ``message``; the reply it gave (its effects are appended to ``effects``)."""
@@ -71,6 +72,8 @@ class World:
                 return {uid: "zh" for uid in user_ids}
             case fx.Reach(user_id, _):
                 return user_id not in self.blocked
+            case fx.CountMembers():
+                return self.members
             case fx.CreateMatch():
                 return 1
             case fx.StartHand():
@@ -328,7 +331,9 @@ def test_every_claim_window_is_decided_at_once_by_automatic_players() -> None:
 
 
 # --- the end of a hand, flight, stop -----------------------------------------------------------------------------
-def test_a_hand_ends_with_every_message_in_its_last_state_before_the_results() -> None:
+def test_a_hand_ends_with_every_message_of_it_becoming_its_result() -> None:
+    """The group's picture and each player's are edited into the result (no message of its own, no win notice
+    aside: the result says how the hand ended)."""
     world = World()
     table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
     before = len(world.effects)
@@ -337,11 +342,33 @@ def test_a_hand_ends_with_every_message_in_its_last_state_before_the_results() -
     end = world.effects[before:]
     close = next(i for i, e in enumerate(end) if isinstance(e, fx.CloseHand))
     after = end[close:]
-    result = next(i for i, e in enumerate(after) if e == fx.ShowGroup("result", fresh=True))
-    last_pictures = after[:result]
-    assert fx.ShowGroup("spectator") in last_pictures  # the group's picture says the hand is over
-    assert {e.seat for e in last_pictures if isinstance(e, fx.ShowSeat)} == {0, 1}  # each seat's, no buttons left
-    assert {e.seat for e in after[result:] if isinstance(e, fx.ShowResult)} == {0, 1}
+    shown = [e for e in after if isinstance(e, fx.ShowGroup | fx.ShowSeat | fx.ShowResult | fx.Announce)]
+    assert shown == [
+        fx.ShowGroup("result"),
+        fx.ShowResult(0, OPTIONS.next_hand_seconds),
+        fx.ShowResult(1, OPTIONS.next_hand_seconds),
+    ]
+    assert not [e for e in end[:close] if isinstance(e, fx.Announce) and "胡了" in e.text]
+
+
+@pytest.mark.parametrize(
+    ("members", "watched"),
+    [(3, False), (4, True), (0, True)],  # Ann, Bob and the bot; one more; Telegram did not say
+)
+def test_the_groups_picture_waits_its_idle_pace_only_in_a_group_of_the_seated_people(
+    members: int, watched: bool
+) -> None:
+    world = World(members=members)
+    table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    assert table.watched is watched
+    assert fx.ShowGroup("spectator", fresh=True) in world.of(fx.ShowGroup)  # the deal: at once, either way
+    seat = next(iter(table.prompts))
+    user_id = table.seat(seat).user_id
+    assert user_id is not None and table.hand is not None
+    since = len(world.effects)
+    discard = next(a for a in table.hand.legal_actions(seat) if a.kind == "discard")
+    press(world, table, user_id, discard)
+    assert world.of(fx.ShowGroup, since)[-1] == fx.ShowGroup("spectator", idle=not watched)
 
 
 def test_ready_starts_the_next_hand_once_every_present_player_is_ready() -> None:
@@ -442,7 +469,7 @@ def test_a_resumed_table_is_shown_where_it_stands() -> None:
     start = len(world.effects)
     world.take(table, msg.Resumed(), 500.0)
     assert world.effects[start] == fx.Announce(t("resumed_between", "zh", seconds=30))
-    assert fx.ShowResult(0, 30.0, fresh=False) in world.effects[start:] and table.between_since == 500.0
+    assert fx.ShowResult(0, 30.0, picture=False) in world.effects[start:] and table.between_since == 500.0
 
 
 def test_a_whole_match_of_automatic_players_ends_and_closes() -> None:

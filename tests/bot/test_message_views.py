@@ -45,8 +45,8 @@ def _finished(table: Table) -> Table:
 
 def test_a_concealed_kong_is_told_as_such_and_without_its_tile() -> None:
     table = _table()
-    [(kind, text)] = list(event_notices(table, [Event("an_gang", 1, {"tile": "5m"})]))
-    assert (kind, text) == ("tell", t("announce_an_gang", "zh", seat=f"{t('wind_1', 'zh')} Bob"))
+    [text] = list(event_notices(table, [Event("an_gang", 1, {"tile": "5m"})]))
+    assert text == t("announce_an_gang", "zh", seat=f"{t('wind_1', 'zh')} Bob")
     assert "五万" not in text and "5m" not in text
 
 

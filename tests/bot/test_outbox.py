@@ -137,6 +137,44 @@ async def test_a_passive_refresh_waits_but_an_urgent_one_does_not(
     await outbox.close()
 
 
+async def test_an_idle_state_waits_its_interval_but_one_somebody_waits_for_does_not(
+    fake_telegram: FakeTelegram, bot: Bot, clock: FakeClock
+) -> None:
+    """A group whose members all sit at the table: its picture between the moments that matter waits
+    ``idle_interval`` after the slot's last write; a moment (not idle) goes at the group's pace, at once."""
+    group = fake_telegram.add_group("g")
+    outbox = Outbox(bot, group_interval=0.25, idle_interval=5.0, clock=clock)
+    outbox.show(group.id, "spectator", Content("dealt"), fresh=True)
+    await _drain(outbox, clock)
+    outbox.show(group.id, "spectator", Content("a discard", idle=True))
+    outbox.tell(group.id, "spectator", "东 赖子杠", idle=True)  # a line told rides on it, at its pace too
+    await _elapse(outbox, clock, 4.5)
+    assert [m.text for m in fake_telegram.messages(group.id)] == ["dealt"]
+    await _elapse(outbox, clock, 1.0)
+    assert [m.text for m in fake_telegram.messages(group.id)] == ["a discard\n东 赖子杠"]
+    outbox.show(group.id, "spectator", Content("another discard", idle=True))
+    await _elapse(outbox, clock, 1.0)
+    outbox.show(group.id, "spectator", Content("南 碰"))  # a moment: the waiting state goes with it, at once
+    await _elapse(outbox, clock, 0.3)
+    assert [m.text for m in fake_telegram.messages(group.id)] == ["南 碰"]
+    writes = [c for c in fake_telegram.calls(chat_id=group.id) if c.status == 200]
+    assert len(writes) == 3
+    await outbox.close()
+
+
+async def test_a_line_told_while_the_first_picture_is_on_its_way_rides_on_the_next_write(
+    fake_telegram: FakeTelegram, bot: Bot, clock: FakeClock
+) -> None:
+    outbox, group = Outbox(bot, group_interval=0.25, clock=clock), fake_telegram.add_group("g")
+    outbox.show(group.id, "spectator", Content("dealt"), fresh=True)
+    while not outbox._chats[group.id].in_flight:  # the deal's picture on its way (an instant 赖子杠 after it)
+        await asyncio.sleep(0)
+    outbox.tell(group.id, "spectator", "东 赖子杠")
+    await _drain(outbox, clock)
+    assert [m.text for m in fake_telegram.messages(group.id)] == ["dealt\n东 赖子杠"]  # no message of its own
+    await outbox.close()
+
+
 async def test_throttle_serves_lower_priority_numbers_first(clock: FakeClock) -> None:
     throttle = Throttle(rate=20, clock=clock)
     order: list[str] = []

@@ -13,7 +13,7 @@ from telegram import Bot
 
 from bot.callbacks import code_of
 from bot.config import Config
-from bot.host.edge import Edge
+from bot.host.edge import Edge, members
 from bot.host.registry import Tables
 from bot.host.resume import resume_tables
 from bot.host.runner import CATCH_UP_POLL, CATCH_UP_SECONDS, StepFailed, TableMoved
@@ -24,6 +24,7 @@ from bot.table.hand import due_at
 from bot.table.key import TableKey
 from game.titles import START_SKILL
 from sandbox import FakeTelegram
+from sandbox.records import FaultKind
 from storage.database import Database
 
 
@@ -277,3 +278,15 @@ async def test_a_released_table_stops_here_and_resumes_elsewhere(
         await tables.close()
         await tables.edge.outbox.close()
     await db.close()
+
+
+async def test_a_groups_member_count_is_telegrams_and_none_when_telegram_does_not_say(
+    fake_telegram: FakeTelegram, bot: Bot
+) -> None:
+    """What a table learns before each hand of who is in its group (``Table.watched``): a failure counts as
+    unknown, which the table takes as watched."""
+    alice, bob = fake_telegram.add_user("Alice"), fake_telegram.add_user("Bob")
+    group = fake_telegram.add_group("g", members=[alice, bob])
+    assert await members(bot, group.id) == 3  # the bot is one of them
+    fake_telegram.fail_next("getChatMemberCount", FaultKind.SERVER_ERROR, chat_id=group.id)
+    assert await members(bot, group.id) == 0

@@ -57,8 +57,12 @@ FAST = {
     "MAHJONG_PRIVATE_INTERVAL": "0.02",
     "MAHJONG_PASSIVE_INTERVAL": "2",
     "MAHJONG_GROUP_INTERVAL": "0.3",
+    "MAHJONG_GROUP_IDLE_INTERVAL": "0.3",  # a group of the seated people alone: as fast as any other here
 }
-PRODUCTION = {"MAHJONG_GROUP_INTERVAL": str(Config.group_interval)}  # a group's pace as in a real group
+PRODUCTION = {  # a group's pace as in a real group
+    "MAHJONG_GROUP_INTERVAL": str(Config.group_interval),
+    "MAHJONG_GROUP_IDLE_INTERVAL": str(Config.group_idle_interval),
+}
 # What the bot logs once it is up (bot.app: alone or as one of several workers), and how long a start-up may take
 # on a machine whose cores every test worker shares.
 STARTED = re.compile(r"bot @\S+ started[; ]")

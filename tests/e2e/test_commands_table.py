@@ -144,14 +144,14 @@ def test_me_shows_the_card_picture_in_the_askers_language(played: Played) -> Non
 def test_top_shows_the_groups_leaderboard_for_all_time_and_this_month(played: Played) -> None:
     tg, alice, bob = played.tg, played.alice, played.bob
     board = _ask(tg, bob, played.group.id, "/top", lambda m: m.photo is not None and "Leaderboard" in (m.caption or ""))
-    assert "All time · 1 players" in (board.caption or "")
+    assert "All time · players: 1" in (board.caption or "")
     query = bob.press(board, "sd1|top|month")
     tg.wait_for_callback_answer(query)
     month = tg.wait_until(
         lambda: (m := tg.message(board.chat_id, board.message_id)) and "This month" in (m.caption or "") and m,
         timeout=15,
     )
-    assert "This month · 1 players" in (month.caption or "") and month.photo is not None
+    assert "This month · players: 1" in (month.caption or "") and month.photo is not None
     assert "/top" in (_ask(tg, alice, alice.id, "/top", lambda m: bool(m.text)).text or "")  # per group only
     # Alice's /top in the English group: hers is Chinese.
     _ask(tg, alice, played.group.id, "/top", lambda m: m.photo is not None and "本群排行榜" in (m.caption or ""))

@@ -1,16 +1,17 @@
 """Each chat reads in the order things happened, and each hand ends in its final state (issue 24, items 2 and 5),
 through the real bot process over a whole match of eight fast hands: one person (away: 托管 plays for her) and
-three automatic players."""
+three automatic players. A hand's final state is its result, in the hand's own message (issue 40)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+from bot.callbacks import PlayButton, Stamp
 from bot.i18n import t
 from sandbox import FakeTelegram
 from sandbox.records import Message
-from tests.e2e.players import BotProcess
+from tests.e2e.players import BotProcess, game_buttons
 
 HANDS = 8
 FAST = {
@@ -42,27 +43,32 @@ def test_every_hand_ends_in_its_final_state_before_the_next_begins(fake_telegram
         tg.wait_for_message(group.id, lambda m: (m.text or "").startswith(done.strip()), timeout=150)
         tg.wait_until(lambda: tg.pending_updates() == 0, timeout=10, what="the last updates read")
         assert "Traceback" not in bot.log()
-    # Her private chat: each hand's picture, in its last state (no buttons, the hand over), then its result,
-    # then the next hand's picture.
+    # Her private chat: each hand's picture, then the next hand's; each in its last state, which is its result (how
+    # the hand ended first, no move's buttons): no message of its own, nothing to read anywhere else.
     private = [m for m in alice.private_messages() if m.photo is not None]
     results = _numbered(private, RESULT)
-    pictures = [m for m in private if m not in results.values()]
-    assert sorted(results) == list(range(1, HANDS + 1)) and len(pictures) == HANDS
-    for number, picture in enumerate(pictures, start=1):
-        assert picture.buttons == [] and t("seat_hand_over", "zh") in (picture.caption or ""), number
-        assert picture.message_id < results[number].message_id, number
+    assert sorted(results) == list(range(1, HANDS + 1)) and len(private) == HANDS
+    for number, result in results.items():
+        assert _ended(result), number
+        moves = [b for b in game_buttons(result, group) if PlayButton.decode(b.callback_data).stamp != Stamp()]
+        assert not moves, number
         if number < HANDS:
-            assert results[number].message_id < pictures[number].message_id, number
-    # The group: each hand's picture says it is over, and its result and its win (or 荒庄) notice come before the
-    # next hand's picture.
+            assert result.message_id < results[number + 1].message_id, number
+    # The group: each hand's picture becomes its result (how it ended, every seat's points), before the next
+    # hand's picture; the closing summary after the last.
     messages = tg.messages(group.id)
-    tables, group_results = _numbered(messages, TABLE), _numbered(messages, RESULT)
-    ends = [m for m in messages if "胡了" in (m.text or "") or "荒庄" in (m.text or "")]
-    assert sorted(tables) == sorted(group_results) == list(range(1, HANDS + 1)) and len(ends) >= HANDS
-    for number in range(1, HANDS + 1):
-        assert t("status_over", "zh") in (tables[number].caption or ""), number
-        assert tables[number].message_id < group_results[number].message_id, number
+    assert not _numbered(messages, TABLE)  # no hand's picture left in a state before its end
+    group_results = _numbered(messages, RESULT)
+    assert sorted(group_results) == list(range(1, HANDS + 1))
+    for number, result in group_results.items():
+        assert _ended(result) and result.photo is not None, number
         if number < HANDS:
-            nxt = tables[number + 1].message_id
-            assert group_results[number].message_id < nxt, number
-            assert len([m for m in ends if m.message_id < nxt]) >= number, number
+            assert result.message_id < group_results[number + 1].message_id, number
+    closing = next(m for m in messages if (m.text or "").startswith(done.strip()))
+    assert group_results[HANDS].message_id < closing.message_id
+
+
+def _ended(result: Message) -> bool:
+    """Whether a result's caption says how its hand ended: a win or 荒庄, before the points."""
+    lines = (result.caption or "").split("\n")
+    return len(lines) > 2 and ("胡了" in lines[1] or lines[1] == t("announce_exhausted", "zh"))

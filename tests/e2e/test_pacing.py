@@ -105,7 +105,7 @@ def test_the_group_never_sees_who_decides_and_each_result_stays(fake_telegram: F
         )
         assert second.message_id != first.message_id
         time.sleep(1.5)
-        # The result is still there, as it was, after the next hand opened a message of its own.
+        # The result (the first hand's own message) is still there, as it was, after the next hand opened its own.
         kept = tg.message(first.chat_id, first.message_id)
         assert "第 1 局结果" in (kept.caption or "") and kept.photo == first.photo
         # A claim window is shown as what it is, the discard (or 蓄杠) lying on the table: never "claims", nor
@@ -126,5 +126,5 @@ def test_the_group_never_sees_who_decides_and_each_result_stays(fake_telegram: F
             status = caption.split("\n")[0].rsplit(" · ", 1)[1]
             assert status in statuses or turn.match(status), caption
         assert len(captions) >= 2  # both hands were shown
-        # The first hand's picture lost its buttons when the hand ended.
-        assert not [m for m in alice.private_messages() if m.message_id < first.message_id and _play_buttons(m, group)]
+        # The first hand's picture lost its buttons when the hand ended: it is the result.
+        assert not [m for m in alice.private_messages() if m.message_id <= first.message_id and _play_buttons(m, group)]

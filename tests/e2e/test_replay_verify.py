@@ -7,6 +7,7 @@ checks the deal with /verify and with ``python -m game.verify``. Nothing said be
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from pathlib import Path
 from bot.i18n import t
 from game.verify import matches
 from sandbox import FakeTelegram
-from sandbox.records import Message
+from sandbox.records import ApiCall, Message
 from tests.e2e.forked import ROOT
 from tests.e2e.players import BotProcess
 
@@ -30,7 +31,7 @@ def _everything_said(tg: FakeTelegram, before: float | None = None) -> list[str]
     for call in tg.calls():
         if before is not None and call.at >= before:
             continue
-        said += [str(call.params.get(key)) for key in ("text", "caption") if call.params.get(key)]
+        said += [str(call.params.get("text") or ""), _caption(call)]  # an edited picture's caption too
     return said
 
 
@@ -44,6 +45,13 @@ def _caption_after_press(tg: FakeTelegram, user_press: str, message: Message) ->
         )
         or ""
     )
+
+
+def _caption(call: ApiCall) -> str:
+    """A picture's caption as the call wrote it: its own, or its new media's (the hand's picture edited into the
+    result)."""
+    media = call.params.get("media")
+    return str(call.params.get("caption") or (json.loads(media).get("caption") if isinstance(media, str) else ""))
 
 
 def test_a_hand_is_replayed_by_a_stranger_and_its_deal_verified(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
@@ -74,7 +82,7 @@ def test_a_hand_is_replayed_by_a_stranger_and_its_deal_verified(fake_telegram: F
         )
         assert checked.returncode == 0 and "wall" in checked.stdout
         # Before the result, no message, caption or answer named the seed or its salt; no log line ever does.
-        result_call = next(c for c in tg.calls() if PROOF.search(str(c.params.get("caption") or "")))
+        result_call = next(c for c in tg.calls() if PROOF.search(_caption(c)))
         seed, salt = reveal.split(":")
         assert not [s for s in _everything_said(tg, before=result_call.at) if seed in s or salt in s]
         assert seed not in bot.log() and salt not in bot.log()

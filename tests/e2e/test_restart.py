@@ -49,8 +49,8 @@ def test_sigkill_mid_hand_and_between_hands_resumes(fake_telegram: FakeTelegram,
         players.play_until(lambda: _hand_status(db)[:1] == ["done"], timeout=60)
         after = _stored_actions(db)
         assert after[: len(before)] == before  # nothing lost, nothing rewritten
-        # The same hand as without the crash: seed 852 ends in a 抢杠 (see test_full_game).
-        tg.wait_for_message(group.id, lambda m: "抢杠" in (m.text or ""), timeout=15)
+        # The same hand as without the crash: seed 852 ends in a 抢杠 (see test_full_game), as its result says.
+        tg.wait_for_message(group.id, lambda m: "抢杠" in (m.caption or ""), timeout=15)
         # Killed again between two hands: the match goes on, the players' Ready starts the next hand.
         bot.kill()
         assert _hand_status(db) == ["done"]
