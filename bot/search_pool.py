@@ -47,10 +47,12 @@ T = TypeVar("T")
 
 FALLBACK_LEVEL = "normal"  # what a decision the search cannot make is played at
 # A quick process's decision unanswered this long: the processes are behind, and the next decisions are played in
-# this process's threads meanwhile (a normal decision takes a few milliseconds), so that a machine whose cores are
-# busy with other work slows the tables no more than before (measured: a quick process on a shared machine, given
-# every decision, made 100 tables wait for it, presses unanswered behind their tables' decisions).
-QUICK_LAG_S = 0.1
+# this process's threads meanwhile, so that a machine whose cores are busy with other work slows the tables no more
+# than before (measured: a quick process on a shared machine, given every decision, made 100 tables wait for it,
+# presses unanswered behind their tables' decisions). Not shorter: a burst of a hundred tables' decisions (a few
+# milliseconds each) waits there a moment, and each one sent to a thread too is made twice (at 0.1 s, 100 tables
+# with a quiet machine: 40 % of the bot process's interpreter time was decisions in its threads again).
+QUICK_LAG_S = 0.5
 # How much less of a core the quick processes are given than the bot's process when both want one (os.nice): the
 # event loop answers people, the automatic players move after their delay (bench/live.py, bench/RESULTS.md).
 QUICK_NICE = 5
