@@ -7,6 +7,7 @@
 
     .venv/bin/python bench/ai.py --duplicate --hard-hands 2000     # hard vs 3 × normal only
     .venv/bin/python bench/ai.py --duplicate --hard-hands 0 --learned-hands 2000   # the network alone
+    .venv/bin/python bench/ai.py --duplicate --hard-hands 0 --valued-hands 2000    # the value player
 
 Duplicate seating: every wall (hand seed) is played four times with the player under test rotated through
 the four seats and the three opponents in the others, so the luck of the deal cancels out. Points per hand
@@ -45,6 +46,7 @@ from game.search import DEFAULT_BUDGET_MS, choose_hard
 from game.shanten import distance
 from game.table import Hand
 from game.tiles import HONGZHONG, to_counts
+from game.value import choose_valued
 from game.view import SeatView
 
 # (player under test, its three opponents, JSON key prefix)
@@ -54,6 +56,8 @@ MATCHUPS = (
     ("hard", "normal", "vs_normal"),
     # the network alone (game.policy): discards by the network, the rest as normal; --learned-hands
     ("learned", "normal", "learned_vs_normal"),
+    # the value network (game.value): normal's best three discards judged by their value; --valued-hands
+    ("valued", "normal", "valued_vs_normal"),
 )
 
 
@@ -121,6 +125,7 @@ def _after_claim(view: SeatView, claim: Action, counts: list[int]) -> int:
     return best
 
 
+LEARNED = {"learned": choose_learned, "valued": choose_valued}  # the players of a network
 HARD_MS = DEFAULT_BUDGET_MS  # set by --hard-ms, in each worker (see _init)
 
 
@@ -140,8 +145,10 @@ def play(wall: int, hero_seat: int, hero: str, opponent: str) -> tuple[int, bool
             t0 = time.perf_counter()
             if hero == "hard":
                 action = choose_hard(view, wall, HARD_MS)
+            elif hero in LEARNED:
+                action = LEARNED[hero](view, wall)
             else:
-                action = choose_learned(view, wall) if hero == "learned" else choose(view, hero, seed=wall)
+                action = choose(view, hero, seed=wall)
             times.append((time.perf_counter() - t0) * 1000)
         elif opponent == "baseline":
             action = baseline_choose(view, seed=wall)
@@ -235,10 +242,11 @@ def main() -> None:
     parser.add_argument("--first-wall", type=int, default=10_000, help="the first wall's seed")
     parser.add_argument("--duplicate", action="store_true", help="hard vs 3 × normal only (no normal match-ups)")
     parser.add_argument("--learned-hands", type=int, default=0, help="hands of the network alone vs normal")
+    parser.add_argument("--valued-hands", type=int, default=0, help="hands of the value player vs normal")
     args = parser.parse_args()
     walls = [0 if args.duplicate else max(1, args.hands // 4)] * 2
-    walls += [max(0, args.hard_hands // 4), max(0, args.learned_hands // 4)]
-    jobs = [(m, args.first_wall + w) for m in (2, 3, 0, 1) for w in range(walls[m])]
+    walls += [max(0, n // 4) for n in (args.hard_hands, args.learned_hands, args.valued_hands)]
+    jobs = [(m, args.first_wall + w) for m in (2, 3, 4, 0, 1) for w in range(walls[m])]
     start = time.perf_counter()
     with Pool(args.processes, initializer=_init, initargs=(args.hard_ms,)) as pool:
         done = pool.map(play_wall, jobs, chunksize=1)

@@ -199,7 +199,7 @@ class Config:
     claim_pause: float = 3.0
     next_hand_seconds: float = 30.0  # the next hand starts after this even if not everyone pressed Ready
     group_interval: float = 3.1  # between two writes to one group: under 20 a minute
-    group_idle_interval: float = 30.0  # a group of the seated people alone: its picture between deal, melds, end
+    group_idle_interval: float = 30.0  # a group of the seated people alone: its picture between the deal and the end
     private_interval: float = 1.0  # between two writes to one private chat
     passive_interval: float = 4.0  # a player who need not act sees the table refreshed at most this often
     global_rate: float = 30.0  # writes per second over all chats

@@ -14,6 +14,7 @@ Everything comes from the ``SeatView``, so two worlds that look the same to the 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Final
 
@@ -21,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from game.ai import factor_of, unseen_counts
-from game.tiles import HIDDEN, NUM_KINDS, to_counts
+from game.tiles import HIDDEN, HONGZHONG, NUM_KINDS, Tile, to_counts
 from game.view import SeatView
 
 _WALL_AT_DEAL: Final = 82  # drawable tiles after the deal (game.ai's scale)
@@ -66,3 +67,31 @@ def features(view: SeatView) -> npt.NDArray[np.float32]:
             float(view.dealer == s),
         ]
     return np.concatenate([planes.ravel(), np.asarray(scalars, dtype=np.float32)])
+
+
+def after_discard(view: SeatView, tile: Tile) -> SeatView:
+    """The seat's view just after it discards ``tile`` on its turn (before anyone claims it), as far as
+    ``features`` reads it: the tile leaves the hand for the river, a thrown 红中 counts as a 红中杠 and a thrown
+    赖子 as a 丢赖子 (RULES.md §4), as ``game.table`` plays them."""
+    me = view.seat
+    if me is None or view.phase != "turn":
+        raise ValueError("only the seat whose turn it is discards")
+    held = list(view.hand) + ([view.drawn] if view.drawn is not None else [])
+    held.remove(tile)
+
+    def bump(per_seat: tuple[int, ...], by: bool) -> tuple[int, ...]:
+        return tuple(n + (s == me and by) for s, n in enumerate(per_seat))
+
+    return dataclasses.replace(
+        view,
+        phase="claim",
+        hand=tuple(sorted(held)),
+        drawn=None,
+        hand_sizes=tuple(n - (s == me) for s, n in enumerate(view.hand_sizes)),
+        rivers=tuple((*r, tile) if s == me else r for s, r in enumerate(view.rivers)),
+        hongzhong_gangs=bump(view.hongzhong_gangs, tile == HONGZHONG),
+        laizi_thrown=bump(view.laizi_thrown, tile == view.laizi),
+        last_discard=(me, tile),
+        legal=(),
+        waits=(),
+    )

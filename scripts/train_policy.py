@@ -130,17 +130,39 @@ def evaluate(net: nn.Sequential, x: np.ndarray, y: np.ndarray, mask: np.ndarray)
     }
 
 
+def training_arguments(parser: argparse.ArgumentParser, out: Path, epochs: int) -> argparse.Namespace:
+    """The options every training script takes (the weights' file, the seed, the epochs), parsed; every
+    generator seeded by ``--seed``."""
+    parser.add_argument("--out", type=Path, default=out)
+    parser.add_argument("--seed", type=int, default=43)
+    parser.add_argument("--epochs", type=int, default=epochs)
+    args = parser.parse_args()
+    seeded(args.seed)
+    return args
+
+
+def seeded(seed: int) -> None:
+    """Every generator seeded, one thread (the machine is shared; one thread also keeps the sums in one order)."""
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    torch.set_num_threads(1)
+
+
+def conv_weights(convs: nn.ModuleList, w_name: str, b_name: str) -> dict[str, np.ndarray]:
+    """Each convolution's weights as game.policy lays them out: (outputs, 3 × inputs), neighbours side by side."""
+    weights = {}
+    for i, conv in enumerate(convs):
+        w = conv.weight.detach().numpy()  # (outputs, inputs, 3)
+        weights[f"{w_name}{i}"] = w.transpose(0, 2, 1).reshape(w.shape[0], -1).copy()
+        weights[f"{b_name}{i}"] = conv.bias.detach().numpy().copy()
+    return weights
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", type=Path, nargs="+")
-    parser.add_argument("--out", type=Path, default=ROOT / "game" / "policy_weights.npz")
-    parser.add_argument("--seed", type=int, default=43)
-    parser.add_argument("--epochs", type=int, default=20)
-    args = parser.parse_args()
-    random.seed(args.seed)
-    np.random.seed(args.seed)
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(1)  # the machine is shared; one thread also keeps the sums in one order
+    args = training_arguments(parser, ROOT / "game" / "policy_weights.npz", 20)
     hands = load(args.data)
     held = [h for h in hands if h["seed"] % 10 == 0]
     train = [h for h in hands if h["seed"] % 10 != 0]
@@ -157,12 +179,7 @@ def main() -> None:
             opt.step()
         if epoch % 10 == 9 or epoch == args.epochs - 1:
             print(f"epoch {epoch + 1}: held out {evaluate(net, hx, hy, hmask)}")
-    weights = {}
-    for i, conv in enumerate(net.convs):
-        w = conv.weight.detach().numpy()  # (outputs, inputs, 3) → (outputs, 3 × inputs), neighbours side by side
-        weights[f"w{i}"] = w.transpose(0, 2, 1).reshape(w.shape[0], -1).copy()
-        weights[f"b{i}"] = conv.bias.detach().numpy().copy()
-    np.savez_compressed(args.out, **weights)
+    np.savez_compressed(args.out, **conv_weights(net.convs, "w", "b"))
     with torch.no_grad():
         expected = {"x": hx[:4].tolist(), "out": net(rows_of(hx[:4])).tolist()}
     EXPECTED.write_text(json.dumps(expected) + "\n")

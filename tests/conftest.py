@@ -35,8 +35,17 @@ def postgres_url() -> Iterator[str]:
 
 
 # The modules that start bot processes or browsers take the longest, mostly waiting: queued first, they run beside
-# one another and beside the computing tests, and no worker starts a long one when the others are nearly done.
-SLOW_FIRST = ("tests/e2e/", "tests/sandbox/", "tests/cluster/")
+# one another and beside the computing tests, and no worker starts a long one when the others are nearly done. So do
+# the few computing modules that keep one worker busy for a minute of a loaded run (queued last, by their folder's
+# name, they were the last to end: the self-play records, the league's nights, the benchmark's duplicate deals).
+SLOW_FIRST = (
+    "tests/e2e/",
+    "tests/sandbox/",
+    "tests/cluster/",
+    "tests/test_teacher_data.py",
+    "tests/league/test_nights.py",
+    "tests/test_bench_ai.py",
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -49,18 +50,31 @@ def test_a_tiny_run_seats_the_player_in_each_seat_of_the_same_wall(bench: Module
     assert bench.duplicate_figure(rows).mean == round(statistics.fmean(per_wall), 2)
 
 
-def test_duplicate_prints_hard_against_normal_only(tmp_path: Path) -> None:
+def duplicate_summary(*options: str) -> dict[str, Any]:
+    """The last line (JSON) of ``bench/ai.py --duplicate`` run with ``options``."""
     run = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "ai.py"), "--duplicate", "--hard-hands", "8", "--hard-ms", "5"],
+        [sys.executable, str(ROOT / "bench" / "ai.py"), "--duplicate", *options],
         capture_output=True,
         text=True,
         cwd=ROOT,
         check=True,
         timeout=200,
     )
-    summary = json.loads(run.stdout.splitlines()[-1])
+    summary: dict[str, Any] = json.loads(run.stdout.splitlines()[-1])
+    return summary
+
+
+def test_duplicate_prints_hard_against_normal_only() -> None:
+    summary = duplicate_summary("--hard-hands", "8", "--hard-ms", "5")
     assert summary["hard_hands"] == 8 and summary["hands"] == 0
     low, high = summary["hard_vs_normal_dup_ci95"]
     assert low <= summary["hard_vs_normal_dup"] == summary["vs_normal_points_per_hand"] <= high
     assert len(summary["hard_vs_normal_single_ci95"]) == 2 and summary["hard_decision_ms_p95"] > 0
     assert "vs_easy_points_per_hand" not in summary
+
+
+def test_duplicate_rates_the_value_player_alone_when_asked() -> None:
+    summary = duplicate_summary("--hard-hands", "0", "--valued-hands", "8")
+    low, high = summary["valued_vs_normal_dup_ci95"]
+    assert low <= summary["valued_vs_normal_dup"] <= high and summary["valued_decision_ms_p95"] > 0
+    assert "hard_vs_normal_dup" not in summary and "learned_vs_normal_dup" not in summary

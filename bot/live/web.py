@@ -25,7 +25,6 @@ frame nested deeper than ``MAX_BRACKETS`` is refused before it is parsed. The se
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import io
 import json
@@ -216,8 +215,11 @@ class LiveSocket(tornado.websocket.WebSocketHandler):
         return urlsplit(origin).netloc in (public, self.request.host)
 
     def send(self, text: str) -> None:
-        with contextlib.suppress(tornado.websocket.WebSocketClosedError):
-            self.write_message(text)
+        try:
+            written = self.write_message(text)
+        except tornado.websocket.WebSocketClosedError:
+            return
+        written.add_done_callback(_closed_meanwhile)
 
     async def on_message(self, message: str | bytes) -> None:
         frame = _frame(message)
@@ -389,3 +391,10 @@ class LiveServer:
     def stop(self) -> None:
         if self.http is not None:
             self.http.stop()
+
+
+def _closed_meanwhile(written: asyncio.Future[None]) -> None:
+    """A page that closed while its frame was being written: nobody is left to tell (its exception, taken here, is
+    not logged as never retrieved, with a traceback)."""
+    if not written.cancelled():
+        written.exception()

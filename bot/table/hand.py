@@ -9,7 +9,6 @@ undo), and the timer tries again after ``RETRY_SECONDS``.
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
-from typing import Final
 
 from bot.i18n import t
 from bot.table import effects as fx
@@ -28,9 +27,6 @@ from game.verify import SEED_BITS
 Steps = Generator[Effect, object, None]
 RETRY_SECONDS = 5.0  # after a store was refused or a timed step failed
 SLACK = 0.01  # a timer firing this early counts as on time (the scheduler's clock and the step's differ slightly)
-# The events that show a meld: moments of the group's record, its picture written at once even when nobody but the
-# players reads it (``Table.watched`` False; the deal and the end are the others).
-MELDS: Final = frozenset({"chi", "peng", "chong_gang", "an_gang", "xu_gang"})
 
 
 def announce(table: Table, key: str, **fields: object) -> fx.Announce:
@@ -130,8 +126,7 @@ def play(
     held = None if people_asked else held_draw(window, action, events)
     if held is not None and hold(table, held, options, now) and events[-1].seat != action.seat:
         changed.discard(events[-1].seat)  # not shown its draw yet: as a seat not asked about a claim window
-    moment = any(e.kind in MELDS for e in events)
-    yield from publish(table, changed | set(also_urgent), actor=action.seat, moment=moment)
+    yield from publish(table, changed | set(also_urgent), actor=action.seat)
 
 
 def release(table: Table, now: float) -> Steps:
@@ -147,22 +142,20 @@ def event_notices(table: Table, events: Sequence[Event]) -> Steps:
         yield fx.Tell(text, idle=not table.watched)
 
 
-def publish(
-    table: Table, changed: set[int], *, new_hand: bool = False, actor: int | None = None, moment: bool = False
-) -> Steps:
+def publish(table: Table, changed: set[int], *, new_hand: bool = False, actor: int | None = None) -> Steps:
     """The views that changed: a player's picture when their decision changed (urgent when they must act now or
     have just acted, so a press shows at once; lazily when their buttons only went away), and the group's
     picture. A player with nothing to decide sees the table again at their next decision (and live in the
     group): that keeps the writes near one per action. A group whose members all sit at the table
-    (``Table.watched`` False) reads its picture for the record only: written at once at the deal and at a meld
-    (``moment``), and in between at its idle pace."""
+    (``Table.watched`` False) has nobody to show it to but the players, who each have their own: it is written
+    at once at the deal (and the end, ``show_the_end``), in between at its idle pace."""
     for seat, s in table.humans():
         if (seat in changed or new_hand) and not table.hidden_from(seat):
             # Each hand has a message of its own: the last one's result stays readable above it.
             urgent = seat in table.prompts or s.auto or seat == actor
             yield fx.ShowSeat(seat, urgent=urgent, fresh=new_hand)
     if not table.hidden_from(None):
-        yield fx.ShowGroup("spectator", fresh=new_hand, idle=not (new_hand or moment or table.watched))
+        yield fx.ShowGroup("spectator", fresh=new_hand, idle=not (new_hand or table.watched))
 
 
 def play_due(table: Table, options: Options, now: float) -> Steps:

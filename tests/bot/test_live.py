@@ -633,3 +633,28 @@ async def test_open_connections_from_one_address_are_capped(tmp_path: Path) -> N
         assert (await asyncio.to_thread(again.recv, 1000)).startswith(b"HTTP/1.1 200")
         for sock in (*held, one_more, elsewhere, again):
             sock.close()
+
+
+async def test_a_frame_whose_page_closed_while_it_was_written_logs_no_traceback() -> None:
+    """A page closing while its frame is on the wire fails the write's future: taken by ``send``'s callback, it
+    is never reported as an exception nobody retrieved (a traceback in the log, seen under load)."""
+    import gc
+
+    from tornado.websocket import WebSocketClosedError
+
+    loop = asyncio.get_running_loop()
+    reported: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _, context: reported.append(context))
+    try:
+        for taken in (True, False):  # the frame sent by send(), and one whose failure nobody took: the contrast
+            written: asyncio.Future[None] = loop.create_future()
+            if taken:
+                written.add_done_callback(web._closed_meanwhile)
+            written.set_exception(WebSocketClosedError())
+            await asyncio.sleep(0)  # its callbacks run
+            del written
+            gc.collect()
+            assert len(reported) == (0 if taken else 1)
+    finally:
+        loop.set_exception_handler(None)
+    assert "never retrieved" in reported[0]["message"]

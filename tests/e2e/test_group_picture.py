@@ -1,8 +1,8 @@
 """The group's picture is for people who are not at the table (issue 40), through the real bot process: two
 tables of four people play the same hand at once, instantly; one group's members are exactly its four players, the
-other's are its four players and one more. The first group's picture is written at the deal, at each meld and at
-the end, and between them only at its idle pace (``MAHJONG_GROUP_IDLE_INTERVAL``), never further behind than that;
-the second's at the group's pace, as every discard comes."""
+other's are its four players and one more. The first group's picture is written at the deal and at the end, and
+between them only at its idle pace (``MAHJONG_GROUP_IDLE_INTERVAL``), never further behind than that; the second's
+at the group's pace, as every discard comes."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from tests.e2e.players import BotProcess, Players, open_table
 
 IDLE = 3.0  # the idle pace here (30 s deployed): well apart from the group's own (FAST: 0.3 s)
 SLACK = 0.25  # the outbox's pace and the fake server's clock differ by a little
+LATE = 2.5  # a picture due is drawn and sent within this, on a loaded machine too (seen: 1.56 s at load 20)
 MELD = re.compile(r" (碰|杠) \S+$| 暗杠$", re.M)  # a meld told in the caption (赖子杠 and 红中杠 are no melds)
 
 
@@ -47,7 +48,7 @@ def _gaps(pictures: list[tuple[float, str]]) -> list[tuple[float, str]]:
     return [(at - before, caption) for (before, _), (at, caption) in itertools.pairwise(pictures)]
 
 
-def test_a_group_of_the_players_alone_sees_the_moments_and_a_watched_group_every_discard(
+def test_a_group_of_the_players_alone_sees_its_picture_at_the_idle_pace_and_a_watched_group_every_discard(
     fake_telegram: FakeTelegram, tmp_path: Path
 ) -> None:
     tg = fake_telegram
@@ -73,15 +74,15 @@ def test_a_group_of_the_players_alone_sees_the_moments_and_a_watched_group_every
         assert "Traceback" not in bot.log()
     assert {c.chat_id for c in tg.calls("getChatMemberCount") if c.ok} == {alone.id, watched.id}
 
-    # The players' own group: the deal, then only a meld at once; anything else waited the idle pace after the
-    # write before, and never longer than that (and the group's pace) once the table had changed.
+    # The players' own group: the deal, then every write waited the idle pace after the one before (a meld too),
+    # and never longer than that (and the group's pace) once the table had changed; the result at once.
     pictures = _hand(_pictures(tg, alone))
     assert pictures[0][1].startswith("第 1 局 · ") and pictures[-1][1].startswith("第 1 局结果")
     gaps = _gaps(pictures)
-    soon = [(gap, caption) for gap, caption in gaps[:-1] if gap < IDLE - SLACK]
-    assert all(MELD.search(caption) for _, caption in soon), soon
-    assert max(gap for gap, _ in gaps) < IDLE + 1.5, gaps
-    assert any(gap >= IDLE - SLACK and not MELD.search(caption) for gap, caption in gaps[:-1]), gaps  # idle ones
+    assert [(gap, caption) for gap, caption in gaps[:-1] if gap < IDLE - SLACK] == []
+    assert max(gap for gap, _ in gaps) < IDLE + LATE, gaps
+    assert len(gaps) >= 3, gaps  # idle ones between the deal and the result
+    assert any(MELD.search(caption) for _, caption in pictures), pictures  # a meld told, riding on an idle write
 
     # The watched group: every discard as it comes, at the group's pace.
     watched_gaps = _gaps(_hand(_pictures(tg, watched)))

@@ -130,14 +130,14 @@ def _open_tables(tg: FakeTelegram, groups: list[Chat], people: list[SimUser]) ->
         person.say(group, "/begin")
 
 
-def _start_workers(tg: FakeTelegram, tmp_path: Path, db: str, count: int) -> list[BotProcess]:
+def _start_workers(tg: FakeTelegram, tmp_path: Path, db: str, count: int, **more: str) -> list[BotProcess]:
     """``count`` workers on the database ``db``, started side by side (``_up`` waits for them)."""
     env = {
         "MAHJONG_DB": db,
         "MAHJONG_WORKERS": "1",
         "MAHJONG_GROUP_INTERVAL": str(GROUP_INTERVAL),
         "MAHJONG_SEED": SEED,
-    }
+    } | more
     return [BotProcess(tg, tmp_path / f"worker{n}.sqlite3", **env).start(wait=False) for n in range(count)]
 
 
@@ -346,6 +346,9 @@ TERMINATE = """SELECT COUNT(pg_terminate_backend(a.pid)) FROM pg_stat_activity a
 AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'advisory' AND l.objsubid = 2
 AND l.classid = hashtext('mahjong worker ' || current_schema())::oid)"""
 TERMINATE_EVERY_S = 1.0  # alone, the six one-hand matches may end in 6 s: still cut again and again
+# A person told "try again" does not: their seat plays by its turn's timeout (tests.e2e.players.FAST's 30 s held a
+# run for half a minute, twice), and with the second in a row by 托管.
+TURN_SECONDS = 3
 
 
 def test_workers_play_on_while_their_connections_are_terminated(
@@ -355,7 +358,7 @@ def test_workers_play_on_while_their_connections_are_terminated(
     the deal to the end: the polling goes on, every match ends, nothing is stored twice, every press once."""
     tg, url = fake_telegram, postgres_url
     name = f"mahjong_{tmp_path.name}"[:60]
-    workers = _start_workers(tg, tmp_path, f"{url}&application_name={name}", 2)
+    workers = _start_workers(tg, tmp_path, f"{url}&application_name={name}", 2, MAHJONG_TURN_SECONDS=str(TURN_SECONDS))
     done = threading.Event()
     terminated: list[int] = []
 
