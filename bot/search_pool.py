@@ -11,7 +11,12 @@ pool or stops playing. A search process whose bot process died (SIGKILL: no shut
 The lighter levels (``easy``, ``normal``) are quick, but many tables make many of them, and in this process's
 threads they hold the interpreter's lock the event loop needs (measured: a third of the bot's time at 100 tables,
 every press and frame waiting behind it). So once decisions of several tables overlap, they run in processes of
-their own (``SearchPool(..., quick=True)``, started then: a bot of a table or two never starts them).
+their own (``SearchPool(..., quick=True)``, started then: a bot of a table or two never starts them), at a lower
+priority than the bot's process (``QUICK_NICE``): a person's press and the page's frames first, the automatic
+players' next moves (made after a delay of their own anyway) with the time left. Only while those processes are
+behind (a decision there unanswered for ``QUICK_LAG_S``: their cores busy with other work, or more decisions than
+they make) are the next ones played in this process's threads meanwhile, and one not answered within it is played
+in a thread too (the same decision: the first answer is taken), so the tables never wait on them.
 
     pool = SearchPool(workers=1)
     action = await automatic_choice(pool, view, "hard", seed, quick=SearchPool(1, quick=True))
@@ -41,10 +46,16 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 FALLBACK_LEVEL = "normal"  # what a decision the search cannot make is played at
-# Decisions a quick process is given at most at a time; more are played in this process's threads meanwhile, so
-# that a machine whose cores are busy with other work slows the tables no more than before (measured: one quick
-# process on a shared machine made 100 tables wait for it, presses unanswered behind their tables' decisions).
-QUICK_QUEUE = 2
+# A quick process's decision unanswered this long: the processes are behind, and the next decisions are played in
+# this process's threads meanwhile, so that a machine whose cores are busy with other work slows the tables no more
+# than before (measured: a quick process on a shared machine, given every decision, made 100 tables wait for it,
+# presses unanswered behind their tables' decisions). Not shorter: a burst of a hundred tables' decisions (a few
+# milliseconds each) waits there a moment, and each one sent to a thread too is made twice (at 0.1 s, 100 tables
+# with a quiet machine: 40 % of the bot process's interpreter time was decisions in its threads again).
+QUICK_LAG_S = 0.5
+# How much less of a core the quick processes are given than the bot's process when both want one (os.nice): the
+# event loop answers people, the automatic players move after their delay (bench/live.py, bench/RESULTS.md).
+QUICK_NICE = 5
 ORPHAN_CHECK_S = 1.0  # how often a search process looks whether its bot process is still there
 
 
@@ -53,6 +64,12 @@ def _start(parent: int) -> None:
     the reviews' move order) once, before its first job rather than during it."""
     _follow(parent)
     network()
+
+
+def _start_quick(parent: int) -> None:
+    """A quick process's initializer: it follows ``parent`` at a lower priority."""
+    os.nice(QUICK_NICE)
+    _follow(parent)
 
 
 def _follow(parent: int) -> None:
@@ -79,12 +96,13 @@ class SearchPool(Executor):
         self.replaced = 0  # pools replaced since start-up (for the logs and the tests)
         self._up: Future[int] | None = None  # its first job (``up``)
         self.thinking = 0  # decisions played in this process's threads meanwhile (``automatic_choice``)
-        self.queued = 0  # decisions submitted and not yet answered (``automatic_choice``)
+        self._since: dict[Future[Any], float] = {}  # the jobs not yet answered, oldest first: when each was submitted
+        self._since_lock = threading.Lock()  # not ``_lock``: a pool replaced under it cancels jobs (``_check``)
         self._pool = self._new()
 
     def _new(self) -> ProcessPoolExecutor:
         # Spawned, not forked: a fork would copy the bot's threads and locks mid-flight.
-        start = _follow if self.quick else _start
+        start = _start_quick if self.quick else _start
         return ProcessPoolExecutor(
             self.workers, mp_context=get_context("spawn"), initializer=start, initargs=(os.getpid(),)
         )
@@ -101,6 +119,12 @@ class SearchPool(Executor):
                 return False
         return self._up.done() and not self._up.cancelled() and self._up.exception() is None
 
+    def behind(self) -> float:
+        """Seconds the oldest job not yet answered has waited (0 when none waits)."""
+        with self._since_lock:
+            oldest = next(iter(self._since.values()), None)
+        return 0.0 if oldest is None else time.monotonic() - oldest
+
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
         with self._lock:
             if self._closed:
@@ -111,10 +135,14 @@ class SearchPool(Executor):
             except BrokenProcessPool:  # broken before any job of ours noticed: replace it, submit there
                 pool = self._replace_locked(pool)
                 future = pool.submit(fn, *args, **kwargs)
+        with self._since_lock:
+            self._since[future] = time.monotonic()
         future.add_done_callback(lambda f: self._check(pool, f))
         return future
 
     def _check(self, pool: ProcessPoolExecutor, future: Future[Any]) -> None:
+        with self._since_lock:
+            self._since.pop(future, None)
         if not future.cancelled() and isinstance(future.exception(), BrokenProcessPool):
             with self._lock:
                 if not self._closed:
@@ -141,7 +169,8 @@ async def automatic_choice(
 ) -> Action:
     """The automatic player's action at ``level``: the search (``hard``) in ``pool``, the other levels in
     ``quick``'s processes once they are up (started when another decision is still being played in a thread) and
-    not full (``QUICK_QUEUE``), else in a thread; a search the pool cannot run now is played at ``FALLBACK_LEVEL``
+    not behind (``QUICK_LAG_S``), else in a thread (and in a thread too when the process has not answered within
+    ``QUICK_LAG_S``: whichever answers first); a search the pool cannot run now is played at ``FALLBACK_LEVEL``
     at once."""
     if level == "hard" and pool is not None:
         try:
@@ -150,14 +179,24 @@ async def automatic_choice(
             level = FALLBACK_LEVEL
     if quick is None:
         return await asyncio.to_thread(choose, view, level, seed)
-    if quick.up(start=quick.thinking > 0) and quick.queued < QUICK_QUEUE * quick.workers:
-        quick.queued += 1
+    if quick.up(start=quick.thinking > 0) and quick.behind() < QUICK_LAG_S:
         try:
-            return await asyncio.wrap_future(quick.submit(choose, view, level, seed))
+            there = asyncio.wrap_future(quick.submit(choose, view, level, seed))
+            if (await asyncio.wait({there}, timeout=QUICK_LAG_S))[0]:
+                return there.result()
         except (BrokenProcessPool, PoolClosed):  # played here instead (a new pool takes the next one)
-            pass
-        finally:
-            quick.queued -= 1
+            return await _in_thread(quick, view, level, seed)
+        # Not answered in time (the processes are behind): played here too, the first answer taken (the same). The
+        # job there is left to run: while it waits, the pool is behind and the next decisions go to threads at once.
+        here = asyncio.ensure_future(_in_thread(quick, view, level, seed))
+        first = next(iter((await asyncio.wait({there, here}, return_when=asyncio.FIRST_COMPLETED))[0]))
+        if first is there and there.exception() is not None:
+            return await here
+        return first.result()
+    return await _in_thread(quick, view, level, seed)
+
+
+async def _in_thread(quick: SearchPool, view: SeatView, level: str, seed: int) -> Action:
     quick.thinking += 1
     try:
         return await asyncio.to_thread(choose, view, level, seed)

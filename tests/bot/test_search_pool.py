@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.search_pool import FALLBACK_LEVEL, QUICK_QUEUE, PoolClosed, SearchPool, automatic_choice
+from bot import search_pool
+from bot.search_pool import FALLBACK_LEVEL, PoolClosed, SearchPool, automatic_choice
 from game.automatic import choose
 from game.policy import network
 from game.rules import Rules
@@ -146,6 +147,11 @@ def test_the_lighter_levels_move_to_processes_of_their_own_once_tables_overlap(m
     view = Hand(Rules(), 852, dealer=0).view(0)  # the dealer's first discard
     expected = {seed: choose(view, "normal", seed) for seed in range(8)}
 
+    # QUICK_LAG_S: a minute while the process is to keep up (however busy the machine running the tests), 0.3 s
+    # where it is to fall behind.
+    patient, lag = 60.0, 0.3
+    monkeypatch.setattr(search_pool, "QUICK_LAG_S", patient)
+
     async def scenario() -> None:
         quick = SearchPool(1, quick=True)
         try:
@@ -166,7 +172,7 @@ def test_the_lighter_levels_move_to_processes_of_their_own_once_tables_overlap(m
                 m.setattr(asyncio, "to_thread", no_thread)
                 assert await automatic_choice(None, view, "normal", 5, quick) == expected[5]
                 assert await automatic_choice(None, view, "easy", 5, quick) == choose(view, "easy", 5)
-            # More at once than the processes are given: the rest are played here meanwhile, the same.
+            # Many at once, the process keeping up: every one played there.
             threads: list[object] = []
 
             async def counted(fn: Callable[..., object], *args: object) -> object:
@@ -177,7 +183,30 @@ def test_the_lighter_levels_move_to_processes_of_their_own_once_tables_overlap(m
                 m.setattr(asyncio, "to_thread", counted)
                 together = [automatic_choice(None, view, "normal", seed, quick) for seed in range(8)]
                 assert await asyncio.gather(*together) == list(expected.values())
-            assert len(threads) == 8 - QUICK_QUEUE * quick.workers
+                assert threads == []
+                # The process behind (a job there unanswered for longer than the lag): the decisions are
+                # played here meanwhile, the same; once it has caught up, there again.
+                m.setattr(search_pool, "QUICK_LAG_S", lag)
+                slow = asyncio.wrap_future(quick.submit(time.sleep, 4 * lag))
+                await asyncio.sleep(2 * lag)
+                assert quick.behind() >= lag
+                together = [automatic_choice(None, view, "normal", seed, quick) for seed in range(8)]
+                assert await asyncio.gather(*together) == list(expected.values())
+                assert len(threads) == 8
+                await slow
+                assert quick.behind() == 0
+                m.setattr(search_pool, "QUICK_LAG_S", patient)
+                assert await automatic_choice(None, view, "normal", 5, quick) == expected[5]
+                assert len(threads) == 8
+                m.setattr(search_pool, "QUICK_LAG_S", lag)
+                # A decision sent there just before the process fell behind: not answered within the lag, it
+                # is played here too, and the first answer taken (the same).
+                slow = asyncio.wrap_future(quick.submit(time.sleep, 10 * lag))
+                started = time.monotonic()
+                assert await automatic_choice(None, view, "normal", 6, quick) == expected[6]
+                assert time.monotonic() - started < 5 * lag  # long before the slow job ends
+                assert len(threads) == 9
+                await slow
             quick.shutdown(wait=True)  # the bot stopping: played in a thread again
             assert await automatic_choice(None, view, "normal", 6, quick) == expected[6]
         finally:
