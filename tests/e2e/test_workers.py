@@ -259,15 +259,18 @@ def _check_presses(tg: FakeTelegram, url: str, tables: list[Players], every_acti
 def _check_chats(tg: FakeTelegram, groups: list[Chat], people: list[SimUser]) -> None:
     for group in groups:
         pictures = [m for m in tg.messages(group.id) if m.photo is not None]
-        assert len(pictures) == 2, f"group {group.title}: {len(pictures)} pictures"  # the hand's, its result's
+        assert len(pictures) == 1, f"group {group.title}: {len(pictures)} pictures"  # the hand's, become its result
+        assert RESULT in (pictures[0].caption or ""), f"group {group.title}: {pictures[0].caption!r}"
         writes = sorted(c.at for c in tg.calls(chat_id=group.id) if c.ok and c.method in WRITE_METHODS)
         gaps = [b - a for a, b in itertools.pairwise(writes)]
         assert min(gaps) >= 0.8 * GROUP_INTERVAL, f"group {group.title} written to {min(gaps):.2f} s apart"
     for person in people:
         pictures = [m for m in person.private_messages() if m.photo is not None]
-        assert len(pictures) == 2, f"{person.first_name}: {len(pictures)} pictures"  # the hand's, the result's
+        assert len(pictures) == 1, f"{person.first_name}: {len(pictures)} pictures"  # the hand's, become its result
+        assert RESULT in (pictures[0].caption or ""), f"{person.first_name}: {pictures[0].caption!r}"
 
 
+RESULT = "第 1 局结果"  # a hand's result caption begins so (the tables speak Chinese)
 # The answer to a press whose table stopped on its worker meanwhile (stored or not: the next owner shows which).
 MOVED = {t("press_moved", lang) for lang in ("zh", "en")}
 STOPPED_TABLES = 3  # of six, on the worker that is stopped
