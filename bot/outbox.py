@@ -54,7 +54,7 @@ class Outbox:
         group_interval: float = 3.1,
         private_interval: float = 1.0,
         passive_interval: float = 4.0,
-        idle_interval: float = 15.0,
+        idle_interval: float = 30.0,
         global_rate: float = 30.0,
         remember: Remember | None = None,
         shared_rate: limits.SharedRate | None = None,
@@ -80,7 +80,7 @@ class Outbox:
         if fresh and s.pending is not None:  # a new message: what waits for the one before goes out first
             chat.retire(slot)
             s = chat.slots[slot]
-        s.idle = content.idle if s.pending is None else s.idle and content.idle  # once one is not: the chat's pace
+        s.wait_idle(content.idle)
         if s.pending is None:
             s.pending_since, s.number = self._clock.monotonic(), chat.number()
         s.pending = content
@@ -128,7 +128,7 @@ class Outbox:
             return
         s.news.append(text)
         del s.news[:-_MAX_NEWS]
-        s.idle = idle if s.pending is None else s.idle and idle
+        s.wait_idle(idle)
         if s.pending is None:
             s.pending, s.pending_since, s.number = s.shown, self._clock.monotonic(), chat.number()
         self._kick(chat)

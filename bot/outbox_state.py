@@ -60,6 +60,10 @@ class Slot:
     news: list[str] = field(default_factory=list)  # lines to tell in the caption of the next write
     forgotten: bool = False  # dropped once its last write is out (``forget``)
 
+    def wait_idle(self, idle: bool) -> None:
+        """A new state or line is waiting (before ``pending`` is set): the slot stays idle only while all are."""
+        self.idle = idle if self.pending is None else self.idle and idle
+
     def due(self, ready: float, private: bool, behind: bool, passive: float, idle: float) -> float:
         """When its waiting state may be written, ``ready`` being when the chat's pace allows it: a private one that
         is not urgent (a player with nothing to decide) waits ``passive`` after it arrived and after the last write

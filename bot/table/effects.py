@@ -282,7 +282,7 @@ class ShowGroup:
     view: Literal["lobby", "spectator", "result", "closed"]
     fresh: bool = False
     stopped: bool = False
-    idle: bool = False  # nobody but the players sees it, and it is no moment of the group's record: at its idle pace
+    idle: bool = False  # nobody but the players sees it (not the deal's, not the result): at its idle pace
 
 
 @dataclass(frozen=True)

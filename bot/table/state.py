@@ -112,7 +112,7 @@ class Table:
     prompts: dict[int, Prompt] = field(default_factory=dict)
     held: Held | None = None  # a draw made but not shown yet (bot.table.hand.hold): nobody is asked anything
     # Someone besides the seated people is in the group (asked at each deal; True when Telegram did not say): its
-    # picture is for them, at the group's pace. False: between the moments that matter, at its idle pace.
+    # picture is for them, at the group's pace. False: between the deal and the end, at its idle pace.
     watched: bool = True
     closing: bool = False  # its last hand is over and shown: only closing the match in storage is left
     claim_pauses: list[float] = field(default_factory=list)  # how long people took over their latest claims
