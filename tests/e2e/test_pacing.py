@@ -95,6 +95,9 @@ def test_the_group_never_sees_who_decides_and_each_result_stays(fake_telegram: F
         "MAHJONG_CLAIM_SECONDS": "0.3",
         "MAHJONG_NEXT_HAND_SECONDS": "1",
         "MAHJONG_GROUP_INTERVAL": "0.5",
+        # Automatic players that think a moment: a hand lasts seconds, so a group of the seated people alone is
+        # shown each hand's deal before its result (a hand over within two writes is shown by its result alone).
+        "MAHJONG_BOT_DELAY": "0.1",
     }
     with BotProcess(tg, tmp_path / "db.sqlite3", MAHJONG_SEED="852", **fast):
         _open(tg, group, alice)  # she never presses: 托管 plays for her, claims time out
