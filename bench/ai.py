@@ -39,10 +39,9 @@ from multiprocessing import Pool
 
 from game.actions import Action
 from game.automatic import choose
-from game.melds import Meld
 from game.policy import choose_learned
 from game.rules import Rules
-from game.search import DEFAULT_BUDGET_MS, choose_hard
+from game.search import DEFAULT_BUDGET_MS, choose_hard, claim_distance
 from game.shanten import distance
 from game.table import Hand
 from game.tiles import HONGZHONG, to_counts
@@ -81,7 +80,7 @@ def baseline_choose(view: SeatView, seed: int) -> Action:
             return by_kind["pass"]
         now = distance(counts, view.laizi, melds)
         for a in legal:
-            if a.kind in ("peng", "chi") and _after_claim(view, a, counts) <= now:
+            if a.kind in ("peng", "chi") and claim_distance(view, a, counts) <= now:
                 return a
         return by_kind["pass"]
     if "hongzhong_gang" in by_kind:
@@ -100,29 +99,6 @@ def baseline_choose(view: SeatView, seed: int) -> Action:
     least = min(d for d, _ in scored)
     rng = random.Random(f"{seed}:{view.seat}:{view.wall_remaining}")
     return rng.choice([a for d, a in scored if d == least])
-
-
-def _after_claim(view: SeatView, claim: Action, counts: list[int]) -> int:
-    """Distance after the claim and the best discard."""
-    assert view.seat is not None and claim.tile is not None and view.claimable is not None
-    c = list(counts)
-    if claim.kind == "peng":
-        c[claim.tile] -= 2
-        meld = Meld("peng", (claim.tile,), view.turn)
-    else:
-        run = (claim.tile, claim.tile + 1, claim.tile + 2)
-        for t in run:
-            if t != view.claimable:
-                c[t] -= 1
-        meld = Meld("chi", run, view.turn)
-    melds = (*view.melds[view.seat], meld)
-    best = 99
-    for t in range(len(c)):
-        if c[t] and t not in (HONGZHONG, view.laizi):
-            c[t] -= 1
-            best = min(best, distance(c, view.laizi, melds))
-            c[t] += 1
-    return best
 
 
 LEARNED = {"learned": choose_learned, "valued": choose_valued}  # the players of a network

@@ -19,7 +19,10 @@ its mean payment — the part not dealing in saves, since the winner may still w
 was chosen by measurement (bench/RESULTS.md). The best ``_FINALISTS`` discards so ranked are then judged again
 one draw later (``game.ai.drawn_worths``: over every unseen tile, the best the hand can do with it), which sees
 which hand keeps more ways forward than ``normal``'s one-step chance does; a gang stays on ``normal``'s scale.
-Claims and gangs are ``normal``'s: rolled out with the fast policy
+On a claim it takes a 碰 or 吃 that brings its hand closer to a win (``game.shanten.distance`` after its best
+discard; ``normal``'s order among several): ``normal`` weighs the doubled losses of an open hand against it and
+passes too often — only an open hand can 胡, and the diagnosis in bench/RESULTS.md found this the largest gain
+on offer. Other claims (冲杠, or a claim no closer) and gangs are ``normal``'s: rolled out with the fast policy
 below, they measured −10 and −18 points a hand (wide intervals), and even in the true world only +6 ± 26.
 It sees only the view: the same view, seed and sample count always give the same action; with no sample count
 it takes worlds until the time budget (or ``_RISK_WORLDS``) runs out.
@@ -44,7 +47,7 @@ from game.actions import Action
 from game.ai import drawn_worths, forced_action, ranked, unseen_counts, weighed_discards
 from game.analysis import analyse_win
 from game.melds import Meld
-from game.shanten import PI_HU, missing_of, natural_counts, plans
+from game.shanten import PI_HU, distance, missing_of, natural_counts, plans
 from game.table import Hand
 from game.tiles import HIDDEN, HONGZHONG, NUM_KINDS, Tile, from_counts, to_counts
 from game.view import SeatView
@@ -225,8 +228,10 @@ def choose_hard(
         return forced
     start = time.perf_counter()
     best_first = ranked(view, "normal", seed)
+    if view.phase == "claim":
+        return next((a for _, a in best_first if _brings_closer(view, a)), best_first[0][1])
     if view.phase != "turn":
-        return best_first[0][1]  # a claim: normal's judgement
+        return best_first[0][1]
     costs: dict[Tile, float] = {}
     if all(_deal_in_setup(view)):  # someone open could 胡 on a discard
         rng = random.Random(f"{seed}:{view.seat}:{view.wall_remaining}:{view.hand}:{view.drawn}:{view.rivers}")
@@ -244,6 +249,39 @@ def choose_hard(
     score, pick = max(((drawn[a.tile] - risk(a), a) for a in finalists if a.tile is not None), key=lambda r: r[0])
     top_worth, top = guarded[0]
     return top if top.kind != "discard" and top_worth > score else pick  # a gang, on normal's own scale
+
+
+def _brings_closer(view: SeatView, claim: Action) -> bool:
+    """Whether a 碰 or 吃 leaves this seat nearer a win than passing does (after its best discard)."""
+    if claim.kind not in ("peng", "chi"):
+        return False
+    assert view.seat is not None
+    counts = to_counts(list(view.hand))
+    return claim_distance(view, claim, counts) < distance(counts, view.laizi, view.melds[view.seat])
+
+
+def claim_distance(view: SeatView, claim: Action, counts: Sequence[int]) -> int:
+    """``game.shanten.distance`` of this seat's hand (``counts``, its concealed tiles) after the 碰 or 吃
+    ``claim`` and its best discard (never a 红中 or 赖子, which are not thrown to shape a hand)."""
+    assert view.seat is not None and claim.tile is not None and view.claimable is not None
+    c = list(counts)
+    if claim.kind == "peng":
+        c[claim.tile] -= 2
+        meld = Meld("peng", (claim.tile,), view.turn)
+    else:
+        run = (claim.tile, claim.tile + 1, claim.tile + 2)
+        for t in run:
+            if t != view.claimable:
+                c[t] -= 1
+        meld = Meld("chi", run, view.turn, claimed=view.claimable)
+    melds = (*view.melds[view.seat], meld)
+    best = 99
+    for t in range(len(c)):
+        if c[t] and t not in (HONGZHONG, view.laizi):
+            c[t] -= 1
+            best = min(best, distance(c, view.laizi, melds))
+            c[t] += 1
+    return best
 
 
 def _worlds(

@@ -14,7 +14,16 @@ from game.actions import Action
 from game.ai import ranked, unseen_counts
 from game.automatic import LEVELS, choose
 from game.rules import Rules
-from game.search import World, choose_hard, deal_in_costs, evaluate, fast_action, rollout, sample_worlds
+from game.search import (
+    World,
+    choose_hard,
+    claim_distance,
+    deal_in_costs,
+    evaluate,
+    fast_action,
+    rollout,
+    sample_worlds,
+)
 from game.shanten import distance
 from game.table import Hand
 from game.tiles import HONGZHONG, from_counts, parse_tile, parse_tiles, to_counts
@@ -233,3 +242,28 @@ def test_other_hands_are_kept_as_players_keep_them() -> None:
                 uniform.append(distance(to_counts(pool[: view.hand_sizes[s]]), view.laizi, view.melds[s]))
                 del pool[: view.hand_sizes[s]]
     assert sum(sampled) < sum(uniform)
+
+
+def test_hard_takes_the_claims_that_bring_its_hand_closer() -> None:
+    """On a 碰/吃 offer ``hard`` claims whenever that leaves it nearer a win (after its best discard), even
+    where ``normal`` passes; with no such claim it plays ``normal``'s choice."""
+    taken = kept = 0
+    for seed in range(12):
+        hand = Hand(Rules(), seed=seed, dealer=seed % 4)
+        while not hand.finished:
+            seat = hand.waiting_on()[0]
+            view = hand.view(seat)
+            if hand.phase == "claim" and not any(a.kind == "hu" for a in view.legal):
+                counts = to_counts(list(view.hand))
+                now = distance(counts, view.laizi, view.melds[seat])
+                closer = [a for a in view.legal if a.kind in ("peng", "chi") and claim_distance(view, a, counts) < now]
+                action = choose_hard(view, seed, samples=2)
+                normal = choose(view, "normal", seed)
+                if closer:
+                    assert action in closer
+                    taken += normal.kind == "pass"
+                else:
+                    assert action == normal
+                    kept += 1
+            hand.apply(choose(view, "normal", seed))
+    assert taken and kept
