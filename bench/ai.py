@@ -8,6 +8,7 @@
     .venv/bin/python bench/ai.py --duplicate --hard-hands 2000     # hard vs 3 × normal only
     .venv/bin/python bench/ai.py --duplicate --hard-hands 0 --learned-hands 2000   # the network alone
     .venv/bin/python bench/ai.py --duplicate --hard-hands 0 --valued-hands 2000    # the value player
+    .venv/bin/python bench/ai.py --duplicate --hard-hands 400 --breakdown          # where hard's points come from
 
 Duplicate seating: every wall (hand seed) is played four times with the player under test rotated through
 the four seats and the three opponents in the others, so the luck of the deal cancels out. Points per hand
@@ -22,7 +23,11 @@ smallest ``game.shanten.distance``, never a 红中 or 赖子 while another tile 
 hand is still closed and a 碰/吃 does not worsen that distance (it must open to win).
 
 Reports win rate, points per hand with the interval, 放冲 (deal-in) rate and decision times of the player
-under test; the last line is one JSON object (win and deal-in rates are ``normal``'s). Walls are spread over
+under test, and its points by how each hand ended (``OUTCOMES``: its own wins, its deal-ins, the others' wins,
+drawn hands) as a share of hands and points a hand (``<key>_by_outcome``). ``--breakdown`` also plays ``normal``
+in the same seats of the same walls (``normal_vs_normal_…``; 0 points on every wall), so that each outcome's
+figure can be set against what ``normal`` made of the same hands. The last line is one JSON object (win and
+deal-in rates are those of ``normal`` against the baseline and ``easy``). Walls are spread over
 ``--processes`` worker processes, the hard match-up's first since they take longest.
 """
 
@@ -57,7 +62,11 @@ MATCHUPS = (
     ("learned", "normal", "learned_vs_normal"),
     # the value network (game.value): normal's best three discards judged by their value; --valued-hands
     ("valued", "normal", "valued_vs_normal"),
+    # normal in the tested player's seats on its walls, the reference of --breakdown
+    ("normal", "normal", "normal_vs_normal"),
 )
+# How a hand ended for the player under test, in the order they are reported.
+OUTCOMES = ("won_self_drawn", "won_on_discard", "dealt_in", "others_self_drawn", "others_on_discard", "drawn")
 
 
 def _own(view: SeatView) -> list[int]:
@@ -110,8 +119,8 @@ def _init(hard_ms: float) -> None:
     HARD_MS = hard_ms
 
 
-def play(wall: int, hero_seat: int, hero: str, opponent: str) -> tuple[int, bool, bool, list[float]]:
-    """One hand: (hero's points, hero won, hero dealt in, hero's decision times in ms)."""
+def play(wall: int, hero_seat: int, hero: str, opponent: str) -> tuple[int, str, list[float]]:
+    """One hand: (hero's points, how the hand ended for the hero (``OUTCOMES``), its decision times in ms)."""
     hand = Hand(Rules(), seed=wall, dealer=0)
     times: list[float] = []
     while not hand.finished:
@@ -133,13 +142,19 @@ def play(wall: int, hero_seat: int, hero: str, opponent: str) -> tuple[int, bool
         hand.apply(action)
     r = hand.result
     if r is None:
-        return 0, False, False, times
-    dealt_in = r.from_seat == hero_seat and r.how in ("discard", "rob_gang")
-    return r.payments[hero_seat], r.winner == hero_seat, dealt_in, times
+        return 0, "drawn", times
+    on_discard = r.how in ("discard", "rob_gang")
+    if r.winner == hero_seat:
+        outcome = "won_on_discard" if on_discard else "won_self_drawn"
+    elif on_discard:
+        outcome = "dealt_in" if r.from_seat == hero_seat else "others_on_discard"
+    else:
+        outcome = "others_self_drawn"
+    return r.payments[hero_seat], outcome, times
 
 
-# (match-up, wall, per seating of the player under test: (points, won, dealt in), its decision times)
-WallResult = tuple[int, int, list[tuple[int, bool, bool]], list[float]]
+# (match-up, wall, per seating of the player under test: (points, outcome), its decision times)
+WallResult = tuple[int, int, list[tuple[int, str]], list[float]]
 
 
 def play_wall(job: tuple[int, int]) -> WallResult:
@@ -149,8 +164,8 @@ def play_wall(job: tuple[int, int]) -> WallResult:
     hands = []
     times: list[float] = []
     for seat in range(4):
-        points, won, dealt_in, t = play(wall, seat, hero, opponent)
-        hands.append((points, won, dealt_in))
+        points, outcome, t = play(wall, seat, hero, opponent)
+        hands.append((points, outcome))
         times.extend(t)
     return matchup, wall, hands, times
 
@@ -178,10 +193,19 @@ class Figure:
 
 def duplicate_figure(rows: list[WallResult]) -> Figure:
     """The figure of a match-up from its walls (each played in all four seatings)."""
-    per_wall = [sum(p for p, _, _ in hands) / 4 for _, _, hands, _ in rows]
+    per_wall = [sum(p for p, _ in hands) / 4 for _, _, hands, _ in rows]
     mean, low, high = _interval(per_wall)
-    _, single_low, single_high = _interval([float(p) for _, _, hands, _ in rows for p, _, _ in hands])
+    _, single_low, single_high = _interval([float(p) for _, _, hands, _ in rows for p, _ in hands])
     return Figure(round(mean, 2), (round(low, 2), round(high, 2)), (round(single_low, 2), round(single_high, 2)))
+
+
+def by_outcome(rows: list[WallResult]) -> dict[str, tuple[float, float]]:
+    """Per outcome: its share of the hands, and the points a hand it brought (summed over its hands / all)."""
+    hands = [h for _, _, hs, _ in rows for h in hs]
+    return {
+        o: (sum(h[1] == o for h in hands) / len(hands), sum(p for p, x in hands if x == o) / len(hands))
+        for o in OUTCOMES
+    }
 
 
 def _report(m: int, rows: list[WallResult], summary: dict[str, object]) -> tuple[list[float], int, int]:
@@ -189,16 +213,20 @@ def _report(m: int, rows: list[WallResult], summary: dict[str, object]) -> tuple
     hero, opp, key = MATCHUPS[m]
     figure = duplicate_figure(rows)
     mean, (low, high) = figure.mean, figure.dup_ci95
-    won = sum(w for _, _, hands, _ in rows for _, w, _ in hands)
-    dealt = sum(d for _, _, hands, _ in rows for _, _, d in hands)
-    n = len(rows) * 4
+    outcomes = by_outcome(rows)
+    ends = [o for _, _, hands, _ in rows for _, o in hands]
+    won = sum(o in ("won_self_drawn", "won_on_discard") for o in ends)
+    dealt = ends.count("dealt_in")
+    n = len(ends)
     times = [t for *_, ts in rows for t in ts]
     print(
         f"{hero} vs 3×{opp}: {n} hands, points/hand {mean:+.2f} (95% CI {low:+.2f} … {high:+.2f}),"
         f" win rate {won / n:.1%}, deal-in rate {dealt / n:.1%}; {len(times)} decisions,"
         f" median {statistics.median(times):.2f} ms, p95 {_p95(times):.2f} ms"
     )
+    print("  by outcome: " + ", ".join(f"{o} {share:.1%} {points:+.2f}" for o, (share, points) in outcomes.items()))
     summary[f"{key}_points_per_hand"] = mean
+    summary[f"{key}_by_outcome"] = {o: [round(share, 4), round(points, 2)] for o, (share, points) in outcomes.items()}
     summary[f"{key}_ci95"] = [low, high]
     if hero != "normal":
         summary[f"{hero}_vs_normal_dup"] = mean
@@ -219,10 +247,12 @@ def main() -> None:
     parser.add_argument("--duplicate", action="store_true", help="hard vs 3 × normal only (no normal match-ups)")
     parser.add_argument("--learned-hands", type=int, default=0, help="hands of the network alone vs normal")
     parser.add_argument("--valued-hands", type=int, default=0, help="hands of the value player vs normal")
+    parser.add_argument("--breakdown", action="store_true", help="normal in the same seats, as the reference")
     args = parser.parse_args()
     walls = [0 if args.duplicate else max(1, args.hands // 4)] * 2
     walls += [max(0, n // 4) for n in (args.hard_hands, args.learned_hands, args.valued_hands)]
-    jobs = [(m, args.first_wall + w) for m in (2, 3, 4, 0, 1) for w in range(walls[m])]
+    walls.append(max(walls[2:]) if args.breakdown else 0)
+    jobs = [(m, args.first_wall + w) for m in (2, 3, 4, 0, 1, 5) for w in range(walls[m])]
     start = time.perf_counter()
     with Pool(args.processes, initializer=_init, initargs=(args.hard_ms,)) as pool:
         done = pool.map(play_wall, jobs, chunksize=1)
@@ -234,7 +264,7 @@ def main() -> None:
     normal_times: list[float] = []
     for m in (m for m in range(len(MATCHUPS)) if walls[m]):
         times, m_won, m_dealt = _report(m, [d for d in done if d[0] == m], summary)
-        if MATCHUPS[m][0] == "normal":  # win and deal-in rates are normal's
+        if m in (0, 1):  # win and deal-in rates are normal's against the baseline and easy
             won, dealt = won + m_won, dealt + m_dealt
             normal_times.extend(times)
     print(f"elapsed {elapsed:.0f} s on {args.processes} processes")
