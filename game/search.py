@@ -20,9 +20,10 @@ was chosen by measurement (bench/RESULTS.md). The best ``_FINALISTS`` discards s
 one draw later (``game.ai.drawn_worths``: over every unseen tile, the best the hand can do with it), which sees
 which hand keeps more ways forward than ``normal``'s one-step chance does; a gang stays on ``normal``'s scale.
 On a claim it takes a 碰 or 吃 that brings its hand closer to a win (``game.shanten.distance`` after its best
-discard; ``normal``'s order among several): ``normal`` weighs the doubled losses of an open hand against it and
-passes too often — only an open hand can 胡, and the diagnosis in bench/RESULTS.md found this the largest gain
-on offer. Other claims (冲杠, or a claim no closer) and gangs are ``normal``'s: rolled out with the fast policy
+discard; ``normal``'s order among several): only an open hand can 胡, and ``normal``, weighing the doubled
+losses of an open hand, passes on 38% of such claims, nearly all with its hand still closed; taking them, the
+search wins more often and its deal-in guard keeps the extra risk down (bench/RESULTS.md, issue 43's third
+round). Other claims (冲杠, or a claim no closer) and gangs are ``normal``'s: rolled out with the fast policy
 below, they measured −10 and −18 points a hand (wide intervals), and even in the true world only +6 ± 26.
 It sees only the view: the same view, seed and sample count always give the same action; with no sample count
 it takes worlds until the time budget (or ``_RISK_WORLDS``) runs out.
