@@ -4,8 +4,9 @@ For each message it drives the core (``bot.table.drive``: ``bot.table.core.step`
 order they come by ``bot.host.edge``, each answer sent back in): a store refused is thrown back into the core,
 which decides what it means (a press answered "try again", a timer tried again later). After each message the
 table's next due time goes to the scheduler (``bot.host.registry.Scheduler``), which posts ``Due`` when it comes;
-when that is an automatic player's turn, its decision (``bot.table.hand.foreseen``) is thought out meanwhile, and
-the ``Decide`` the ``Due`` asks is answered by it when it is the same question (the same view, level and seed).
+when that is an automatic player's turn at the searched level, its decision (``bot.table.hand.foreseen``) is
+thought out meanwhile, and the ``Decide`` the ``Due`` asks is answered by it when it is the same question (the
+same view, level and seed).
 
     runner = TableRunner(table, edge, options, clock, hooks, session)  # hooks: what the registry hears (Hooks)
     reply = await runner.ask(Press(...))       # from a handler: the answer to give
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from bot.host.edge import Edge
+from bot.search_pool import SEARCHED
 from bot.table import effects as fx
 from bot.table import messages as msg
 from bot.table.core import absent, step
@@ -193,8 +195,11 @@ class TableRunner:
         )
 
     def _foresee(self, decide: fx.Decide | None) -> None:
-        """Think ``decide`` out from now on (None: nothing); one asked before that is not this one is let go (its
-        answer, when it comes, is dropped)."""
+        """Think ``decide`` out from now on when it is a search (the other levels answer in milliseconds, and
+        asked early they would count against the quick processes' lag, bot.search_pool.QUICK_LAG_S); None or
+        another question: nothing. One asked before that is not this one is let go (its answer dropped)."""
+        if decide is not None and decide.level != SEARCHED:
+            decide = None
         if self.foreseen is not None and self.foreseen[0] == decide:
             return
         if self.foreseen is not None:

@@ -331,6 +331,7 @@ async def test_an_automatic_players_move_is_thought_out_during_its_delay(
     assert table is not None and table.hand is not None and table.hand_id is not None
     seat = table.seat_of(alice.id)
     assert seat is not None
+    table.auto_level = "hard"  # a search (its budget in a thread here): the level worth thinking ahead
     discard = next(a for a in table.prompts[seat].legal if a.kind == "discard")
     await tables.ask(key, msg.Press(alice.id, table.stamp(seat), code_of(discard), "en"))
     runner = tables._runners[key]
@@ -340,6 +341,7 @@ async def test_an_automatic_players_move_is_thought_out_during_its_delay(
         await asyncio.sleep(0.02)
     assert runner.foreseen is not None
     question, answer = runner.foreseen
+    assert question.level == "hard"
     assert clock.now < (due_at(table, tables.options) or 0)  # its delay has not passed
     assert edge.decided[-1] == question  # asked already
     move = await answer
