@@ -167,7 +167,10 @@ class TableRunner:
         # Armed after a message taken or failed; not when the runner is cancelled mid-step.
         if not self.closed:
             self.hooks.arm(self.table.key, due_at(self.table, self.options))
-        self._foresee(None if self.closed or failed is not None else foreseen(self.table, self.options))
+        # Only a search is worth thinking ahead: the other levels answer in milliseconds, and asked early they would
+        # count against the quick processes' lag (bot.search_pool.QUICK_LAG_S) and be played again in a thread.
+        searched = not self.closed and failed is None and self.table.auto_level == SEARCHED
+        self._foresee(foreseen(self.table, self.options) if searched else None)
         if failed is not None:
             raise failed
         return reply
@@ -195,11 +198,8 @@ class TableRunner:
         )
 
     def _foresee(self, decide: fx.Decide | None) -> None:
-        """Think ``decide`` out from now on when it is a search (the other levels answer in milliseconds, and
-        asked early they would count against the quick processes' lag, bot.search_pool.QUICK_LAG_S); None or
-        another question: nothing. One asked before that is not this one is let go (its answer dropped)."""
-        if decide is not None and decide.level != SEARCHED:
-            decide = None
+        """Think ``decide`` out from now on (None: nothing); one asked before that is not this one is let go (its
+        answer, when it comes, is dropped)."""
         if self.foreseen is not None and self.foreseen[0] == decide:
             return
         if self.foreseen is not None:
