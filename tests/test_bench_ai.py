@@ -28,7 +28,7 @@ def bench() -> ModuleType:
 
 
 def test_the_figure_is_the_mean_over_walls_of_the_four_seatings(bench: ModuleType) -> None:
-    rows = [
+    rows: list[tuple[int, int, list[tuple[int, str]], list[float]]] = [
         (2, 7, [(10, "won_on_discard"), (-10, "dealt_in"), (30, "won_self_drawn"), (10, "others_on_discard")], []),
         (2, 8, [(-2, "others_on_discard")] * 4, []),
     ]
