@@ -26,6 +26,7 @@ from game.titles import START_SKILL
 from sandbox import FakeTelegram
 from sandbox.records import FaultKind
 from storage.database import Database
+from tests.clock import FakeClock
 
 
 class Clock:
@@ -38,10 +39,14 @@ class Clock:
         return self.now
 
 
-def _tables(tg: FakeTelegram, bot: Bot, db: Database, clock: Clock, **settings: float) -> Tables:
+def _tables(
+    tg: FakeTelegram, bot: Bot, db: Database, clock: Clock, pace: FakeClock | None = None, **settings: float
+) -> Tables:
+    """``pace``: the outbox's clock (its writes wait for the test to move it), else the real one."""
     timers = {"bot_delay": 60.0} | settings
     config = Config(token=tg.token, api_base_url=tg.base_url, match_seed=852, **timers)  # type: ignore[arg-type]
-    outbox = Outbox(bot, group_interval=config.group_interval, private_interval=config.private_interval)
+    intervals = {"group_interval": config.group_interval, "private_interval": config.private_interval}
+    outbox = Outbox(bot, **intervals) if pace is None else Outbox(bot, **intervals, clock=pace)
     return Tables(config, Edge(config, db, outbox, bot), clock)
 
 
@@ -213,7 +218,8 @@ async def test_the_next_hand_waits_for_the_group_to_see_the_last_one(
     db = await Database.open(tmp_path / "db.sqlite3")
     clock = Clock()
     timers = {"bot_delay": 0.0, "turn_seconds": 0.1, "claim_seconds": 0.1, "next_hand_seconds": 1.0}
-    tables = _tables(tg, bot, db, clock, **timers, group_interval=0.5)
+    pace = FakeClock()  # the outbox writes only as the test moves its clock: a hand's end is not out until then
+    tables = _tables(tg, bot, db, clock, pace, **timers, group_interval=0.5)
     options = tables.options
     key = TableKey(group.id)
     await _open(tables, key, (alice.id, "Alice"))
@@ -227,10 +233,12 @@ async def test_the_next_hand_waits_for_the_group_to_see_the_last_one(
     await runner.ask(msg.Due())
     assert runner.table.state == "between"  # not dealt while the group has not seen the hand before
     assert tables.scheduler.due(key) == due + CATCH_UP_POLL  # looked at again soon
-    for _ in range(200):  # the outbox catches up in real time
+    for _ in range(200):  # the outbox catches up: its intervals pass, its writes go out
         if not outbox.behind(group.id):
             break
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.02)
+        if (deadline := pace.next_deadline()) is not None:
+            pace.advance_to(deadline)
     assert not outbox.behind(group.id)
     clock.now = due + CATCH_UP_POLL
     await runner.ask(msg.Due())
