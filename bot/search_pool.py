@@ -34,7 +34,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from game.actions import Action
 from game.automatic import choose
@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 FALLBACK_LEVEL = "normal"  # what a decision the search cannot make is played at
+SEARCHED: Final = "hard"  # the level the search plays, in its own processes, for a time budget
 # A quick process's decision unanswered this long: the processes are behind, and the next decisions are played in
 # this process's threads meanwhile, so that a machine whose cores are busy with other work slows the tables no more
 # than before (measured: a quick process on a shared machine, given every decision, made 100 tables wait for it,
@@ -172,7 +173,7 @@ async def automatic_choice(
     not behind (``QUICK_LAG_S``), else in a thread (and in a thread too when the process has not answered within
     ``QUICK_LAG_S``: whichever answers first); a search the pool cannot run now is played at ``FALLBACK_LEVEL``
     at once."""
-    if level == "hard" and pool is not None:
+    if level == SEARCHED and pool is not None:
         try:
             return await asyncio.wrap_future(pool.submit(choose, view, level, seed))
         except (BrokenProcessPool, PoolClosed):  # logged once by the pool, not per table

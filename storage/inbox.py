@@ -1,6 +1,7 @@
 """The update inbox that workers share (bot.cluster; PostgreSQL only: its SQL is PostgreSQL's).
 
     stored = await db.inbox.store([(update_id, shard, body_json), ...])  # committed; the owners are woken
+    await db.inbox.store([...], wake=False)               # left to the owners' next look (POLL_S)
     rows = await db.inbox.waiting([3, 17], limit=100)     # a worker's shards' undone updates, oldest first
     rows = await db.inbox.claim_unowned(limit=20)         # updates of no table, taken up by this worker alone
     await db.inbox.done(update_id)
@@ -10,6 +11,8 @@ sending one again stores it once) and a NOTIFY on ``CHANNEL`` + the schema, deli
 payload names the shards (``-`` for no table). An update of no table is claimed with FOR UPDATE SKIP LOCKED,
 so two workers never take the same; a claim older than ``CLAIM_S`` (its worker died) may be taken again.
 Handling an update twice is still prevented by its handled mark (storage.handled_updates, bot.updates.once).
+A live page's press, which its owner is handed straight (bot.cluster.live_relay), is stored without waking them:
+the inbox is its fallback, and a round of every worker's consumer for each press only repeats the direct route.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ SELECT count(*) AS n,
        pg_notify(? || current_schema(), coalesce(string_agg(DISTINCT coalesce(shard::text, '-'), ','), ''))
 FROM stored
 """
+_STORE_QUIETLY = _STORE.split("SELECT count(*)")[0] + "SELECT count(*) AS n FROM stored"
 # An update marked done (its body dropped: nobody reads it again); where its two values come from is the caller's
 # (storage.hands' fenced append marks it in the statement that stores the press's action).
 DONE = "UPDATE inbox SET done_at = {at}, body = '' WHERE update_id = {update} AND done_at IS NULL"
@@ -64,13 +68,15 @@ class Inbox:
         self._db = db
         self._done = 0
 
-    async def store(self, updates: Sequence[tuple[int, int | None, str]]) -> int:
-        """Store (update_id, shard, body) for each update, committed when this returns; how many were new."""
+    async def store(self, updates: Sequence[tuple[int, int | None, str]], wake: bool = True) -> int:
+        """Store (update_id, shard, body) for each update, committed when this returns; how many were new.
+        ``wake``: the owners told at once (else they meet them in their next look)."""
         if not updates:
             return 0
         now = timestamp(self._db.now())
         ids, shards, bodies = zip(*updates, strict=True)
-        rows = await self._db.fetchall(_STORE, (list(ids), list(shards), [now] * len(ids), list(bodies), f"{CHANNEL}_"))
+        values = (list(ids), list(shards), [now] * len(ids), list(bodies))
+        rows = await self._db.fetchall(*((_STORE, (*values, f"{CHANNEL}_")) if wake else (_STORE_QUIETLY, values)))
         return int(rows[0]["n"])
 
     async def waiting(self, shards: Sequence[int], limit: int) -> list[Waiting]:

@@ -7,7 +7,9 @@ anyway (a notification lost with a connection).
     await consumer.run()
 
 A press from a live page on another worker (bot.cluster.live_relay: a body ``{"live_press": …}``, its id below
-zero) goes to ``pressed`` instead, in its shard's order like the rest.
+zero) goes to ``pressed`` instead, in its shard's order like the rest; it is stored without a NOTIFY (its owner
+had it straight through Redis), so this worker meets it in its next look and ``pressed`` answers at once when it
+was taken already.
 
 A shard's updates are handled one at a time, by one task per shard (a slow one holds only its shard); each
 while the shard cannot be given up (``Ownership.handling``): a shard given up stops its task before the next

@@ -1,13 +1,14 @@
 """The live table on every worker (MAHJONG_WORKERS=1 with MAHJONG_WEBAPP_URL): a page may open on any worker (the
-proxy spreads them), while its table runs on its shard's owner. Frames go through Redis pub/sub, presses through
-the durable inbox (storage.inbox).
+proxy spreads them), while its table runs on its shard's owner. Frames go through Redis pub/sub; presses go
+straight to the owner through Redis too, and into the durable inbox (storage.inbox) beside, which makes sure that
+none is lost.
 
     relay = Relay.connect(redis_url, bot_id, tables, hub, may_watch)   # one a worker
     relay.watch(page)          # a page here whose table is not: its owner is asked for its frames
     relay.opened(page)         # a page here at a table here (bot.live.hub has it): followed should the table move
     relay.closed(page)         # the page closed
-    await relay.press(db, page, stamp, code)       # a press from a page whose table is elsewhere: into the inbox
-    await relay.pressed(update_id, body)           # the owner's consumer met one (bot.cluster.consumer)
+    await relay.press(db, page, stamp, code)       # a press from a page whose table is elsewhere: to its owner
+    await relay.pressed(update_id, body)           # the owner's consumer met one in the inbox (bot.cluster.consumer)
     await relay.run()          # until cancelled: listens, says every WATCH_S which pages it holds, forgets the silent
 
 **The page's worker** says, every ``WATCH_S``, on the one channel ``<prefix>:watch`` that every worker listens to,
@@ -20,16 +21,24 @@ page not heard of for ``FORGET_S`` (its worker died, or the table moved here and
 let go. So a page whose worker dies reconnects (live.js) to another worker and is current at once, and a page
 whose table's owner dies is current again once the new owner resumed the table and met the page's next watch.
 
-**A press** from such a page is stored in the inbox under the table's shard, with an id of its own below zero
-(Telegram's are positive), and handled by the shard's owner in order with its other updates: the edge stores its
-action and marks the press done in one statement, so a press is applied once whoever dies (as a button's press
-from Telegram). Its answer (stale, not your turn) goes back as a notice on the page's worker's channel.
+**A press** from such a page gets an id of its own below zero (Telegram's are positive) and goes two ways at once:
+published on ``<prefix>:press``, which every worker hears and the one running the table takes up at once (the
+direct route), and stored in the inbox under the table's shard without waking anyone, which its owner's consumer
+reads in order with its other updates in its next look, within ``bot.cluster.consumer.POLL_S`` (the durable
+route: when Redis is down, or the press was published while the table was moving, it is still applied). Both end
+in ``_take``, which applies a press id once in this worker (the second delivery waits for the first and is
+answered by it); the edge stores the press's action and marks the press done in the inbox in one statement, so a
+new owner does not apply it again either. The direct route does not wait for the consumer's hold on the shard
+(``Ownership.handling``, held while the consumer waits for the press it met): the shard's fence refuses the
+action of a worker that has lost it, and the inbox keeps the press for the new owner.
+Its answer (stale, not your turn) goes back as a notice on the page's worker's channel.
 
 Why Redis pub/sub and not PostgreSQL's LISTEN/NOTIFY (docs/ARCHITECTURE.md): a frame is a few KB, a result's up to
 about ten, and NOTIFY takes 8,000 bytes at most; every NOTIFY is queued in one server-wide queue under a lock at
 commit, and pages' frames are hundreds a second with many tables. Redis publishes in memory, any size, and the
-workers use it already for Telegram's rate. What Redis loses when it restarts (frames in flight) the next frame or
-a watch replaces; nothing that must not be lost goes through it (presses are in PostgreSQL).
+workers use it already for Telegram's rate. A press goes the same way as the frames so that it does not wait for
+the inbox's commit, nor for the consumer's round and the shard's earlier updates. What Redis loses when it
+restarts (frames or presses in flight) the next frame, a watch or the inbox replaces.
 """
 
 from __future__ import annotations
@@ -63,6 +72,7 @@ WATCH_S: Final = 1.0  # a page whose table is elsewhere is named to its owner th
 FORGET_S: Final = 4.0  # a remote page not named for this long is let go
 NO_TABLE_S: Final = 10.0  # a page no owner answered for this long is told there is no such table
 RETRY_S: Final = 1.0
+PRESSES_KEPT: Final = 4096  # the presses taken here remembered: the inbox hands each again after the direct route
 
 MayWatch = Callable[[int, int], Awaitable[bool | None]]
 
@@ -107,8 +117,9 @@ class Relay:
         self.here: dict[str, LocalPage] = {}  # this worker's pages at its own tables
         self.remote: dict[tuple[str, str], RemotePage] = {}  # other workers' pages at this worker's tables
         self._checking: set[tuple[str, str]] = set()
-        self._tasks: set[asyncio.Task[None]] = set()  # the pages being checked
+        self._tasks: set[asyncio.Task[None]] = set()  # the pages being checked, the presses being applied
         self._out: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._presses: dict[int, asyncio.Task[None]] = {}  # taken here, by press id, newest last (PRESSES_KEPT)
 
     @classmethod
     def connect(cls, url: str, bot_id: str, tables: Tables, hub: Hub, may_watch: MayWatch) -> Relay:
@@ -139,11 +150,13 @@ class Relay:
         self.publish(f"{self.prefix}:watch", json.dumps(said | {"lang": page.lang}))
 
     async def press(self, db: Database, page: LocalPage, stamp: str, code: str) -> None:
-        """Store the page's press for its table's owner (StorageError when it cannot be stored)."""
+        """Hand the page's press to its table's owner, and store it for the owner (StorageError when it cannot be
+        stored: the owner may still have applied it, and its frame says so)."""
         body = {"table": page.key.token, "user": page.user_id, "lang": page.lang, "stamp": stamp, "code": code}
         body |= {"worker": self.worker, "page": page.id}
         press_id = -1 - secrets.randbits(62)  # below Telegram's update ids, unique among the presses
-        await db.inbox.store([(press_id, shard_of(page.key), json.dumps({PAGE_PRESS: body}))])
+        self.publish(f"{self.prefix}:press", json.dumps({"id": press_id, PAGE_PRESS: body}))
+        await db.inbox.store([(press_id, shard_of(page.key), json.dumps({PAGE_PRESS: body}))], wake=False)
 
     def _deliver(self, data: str) -> None:
         page_id, _, text = data.partition("\n")
@@ -200,8 +213,36 @@ class Relay:
         if page is not None and self.hub.leave(page):  # their picture brought up to date, as for a page here
             self.tables.post(page.key, msg.Refresh(page.user_id))
 
+    def _direct(self, said: dict[str, Any]) -> None:
+        """A press published by a page's worker: taken up at once by the worker that runs its table."""
+        body = said[PAGE_PRESS]
+        if self.tables.get(TableKey.parse(str(body["table"]))) is not None:
+            self._take(int(said["id"]), body)
+
     async def pressed(self, update_id: int, body: dict[str, Any]) -> None:
-        """A page's press the inbox handed this worker (its table's owner): taken as a button's, answered back."""
+        """A page's press the inbox handed this worker (its table's owner): taken unless the direct route brought
+        it already; done when it has been."""
+        await asyncio.shield(self._take(update_id, body))
+
+    def _take(self, update_id: int, body: dict[str, Any]) -> asyncio.Task[None]:
+        """The press applied once here, whichever route brings it first (or twice)."""
+        task = self._presses.get(update_id)
+        if task is None:
+            task = self._presses[update_id] = asyncio.create_task(self._apply(update_id, body))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+            while len(self._presses) > PRESSES_KEPT:
+                del self._presses[next(iter(self._presses))]
+        return task
+
+    async def _apply(self, update_id: int, body: dict[str, Any]) -> None:
+        """Taken as a button's press, answered back."""
+        try:
+            await self._answer(update_id, body)
+        except Exception:  # the consumer goes on with the shard's next update, the direct route with the next press
+            log.exception("live relay: press %s could not be handled", update_id)
+
+    async def _answer(self, update_id: int, body: dict[str, Any]) -> None:
         key = TableKey.parse(str(body["table"]))
         lang = str(body["lang"])
         try:
@@ -236,24 +277,28 @@ class Relay:
             await self.redis.aclose()
 
     async def _listen(self) -> None:
-        mine, watch = self.channel(self.worker), f"{self.prefix}:watch"
+        mine, watch, presses = self.channel(self.worker), f"{self.prefix}:watch", f"{self.prefix}:press"
         while True:
             try:
                 async with self.redis.pubsub(ignore_subscribe_messages=True) as pubsub:
-                    await pubsub.subscribe(mine, watch)
+                    await pubsub.subscribe(mine, watch, presses)
                     log.info("live relay: listening as %s", self.worker)
                     async for message in pubsub.listen():
-                        self._heard(message["channel"].decode() == mine, message["data"].decode())
+                        channel = message["channel"].decode()
+                        self._heard("mine" if channel == mine else "press" if channel == presses else "watch",
+                                    message["data"].decode())  # fmt: skip
             except (RedisError, OSError) as e:
                 log.warning("live relay: Redis failed (%s); listening again", type(e).__name__)
             except Exception:
                 log.exception("live relay: listening failed; listening again")
             await asyncio.sleep(RETRY_S)
 
-    def _heard(self, mine: bool, data: str) -> None:
+    def _heard(self, channel: str, data: str) -> None:
         try:
-            if mine:
+            if channel == "mine":
                 self._deliver(data)
+            elif channel == "press":
+                self._direct(json.loads(data))
             else:
                 self._met(json.loads(data))
         except (ValueError, KeyError, TypeError):  # not a worker's (nothing else should publish there)

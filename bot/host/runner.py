@@ -3,7 +3,10 @@
 For each message it drives the core (``bot.table.drive``: ``bot.table.core.step``'s effects carried out in the
 order they come by ``bot.host.edge``, each answer sent back in): a store refused is thrown back into the core,
 which decides what it means (a press answered "try again", a timer tried again later). After each message the
-table's next due time goes to the scheduler (``bot.host.registry.Scheduler``), which posts ``Due`` when it comes.
+table's next due time goes to the scheduler (``bot.host.registry.Scheduler``), which posts ``Due`` when it comes;
+when that is an automatic player's turn at the searched level, its decision (``bot.table.hand.foreseen``) is
+thought out meanwhile, and the ``Decide`` the ``Due`` asks is answered by it when it is the same question (the
+same view, level and seed).
 
     runner = TableRunner(table, edge, options, clock, hooks, session)  # hooks: what the registry hears (Hooks)
     reply = await runner.ask(Press(...))       # from a handler: the answer to give
@@ -19,11 +22,12 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from bot.host.edge import Edge
+from bot.search_pool import SEARCHED
 from bot.table import effects as fx
 from bot.table import messages as msg
 from bot.table.core import absent, step
 from bot.table.drive import drive
-from bot.table.hand import RETRY_SECONDS, SLACK, due_at
+from bot.table.hand import RETRY_SECONDS, SLACK, due_at, foreseen
 from bot.table.key import TableKey
 from bot.table.options import Options
 from bot.table.state import Seat, Table
@@ -82,6 +86,8 @@ class TableRunner:
     inbox: asyncio.Queue[Envelope] = field(default_factory=asyncio.Queue)
     task: asyncio.Task[None] | None = None
     closed: bool = False
+    # The next automatic decision, thought out during its player's delay: (what it answers, its answer to come).
+    foreseen: tuple[fx.Decide, asyncio.Future[object]] | None = None
 
     def attach(self, session: Session) -> None:
         """A session takes up this table (a league night's, resumed at start-up before its night was)."""
@@ -107,6 +113,7 @@ class TableRunner:
     async def stop(self) -> None:
         """Stop taking messages; whoever still waits for an answer hears StepFailed (the table is gone from this
         process: another worker takes it up, bot.cluster), never waits for ever."""
+        self._foresee(None)
         if self.task is not None:
             self.task.cancel()
             # A task that had died is not raised again here: stopping it must not stop the caller's loop.
@@ -160,6 +167,10 @@ class TableRunner:
         # Armed after a message taken or failed; not when the runner is cancelled mid-step.
         if not self.closed:
             self.hooks.arm(self.table.key, due_at(self.table, self.options))
+        # Only a search is worth thinking ahead: the other levels answer in milliseconds, and asked early they would
+        # count against the quick processes' lag (bot.search_pool.QUICK_LAG_S) and be played again in a thread.
+        searched = not self.closed and failed is None and self.table.auto_level == SEARCHED
+        self._foresee(foreseen(self.table, self.options) if searched else None)
         if failed is not None:
             raise failed
         return reply
@@ -186,6 +197,19 @@ class TableRunner:
             and self.edge.outbox.behind(table.chat_id, table.thread_id)
         )
 
+    def _foresee(self, decide: fx.Decide | None) -> None:
+        """Think ``decide`` out from now on (None: nothing); one asked before that is not this one is let go (its
+        answer, when it comes, is dropped)."""
+        if self.foreseen is not None and self.foreseen[0] == decide:
+            return
+        if self.foreseen is not None:
+            self.foreseen[1].cancel()
+        self.foreseen = None
+        if decide is not None:
+            answer = asyncio.ensure_future(self.edge.carry_out(self.table, decide))
+            answer.add_done_callback(_taken)
+            self.foreseen = (decide, answer)
+
     async def _carry_out(self, effect: fx.Effect) -> object:
         """One effect: a store storage refuses is ``Refused`` (thrown back into the core), any other failure
         fails the message."""
@@ -200,6 +224,9 @@ class TableRunner:
             raise StepFailed(f"{type(effect).__name__} failed: {e}") from e
 
     async def _do(self, effect: fx.Effect) -> object:
+        if isinstance(effect, fx.Decide) and self.foreseen is not None and self.foreseen[0] == effect:
+            answer, self.foreseen = self.foreseen[1], None
+            return await answer
         match effect:
             case fx.Reply():  # the sender's answer: drive returns it
                 return None
@@ -219,6 +246,12 @@ class TableRunner:
                 self.hooks.closed(self.table.key)
                 return None
         return await self.edge.carry_out(self.table, effect)
+
+
+def _taken(answer: asyncio.Future[object]) -> None:
+    """A foreseen decision's failure is raised where it is asked for; one never asked for is not logged again."""
+    if not answer.cancelled():
+        answer.exception()
 
 
 def _stopped(answer: asyncio.Future[fx.Reply | None] | None) -> None:

@@ -205,9 +205,28 @@ def due_action(table: Table, seat: int) -> Generator[Effect, object, tuple[Actio
             s.auto = True
             table.tuoguan[seat] += 1
             yield announce(table, "announce_tuoguan", seat=seat_label(table, seat))
-    # 托管 plays at the group's level too.
-    action = yield from fx.ask(fx.Decide(hand.view(seat), table.auto_level, hand.seed ^ len(hand.actions)))
+    action = yield from fx.ask(decision(table, seat))
     return action, urgent
+
+
+def decision(table: Table, seat: int) -> fx.Decide:
+    """What ``seat``'s automatic player (or 托管, at the group's level too) is asked to decide now."""
+    hand = table.hand
+    assert hand is not None
+    return fx.Decide(hand.view(seat), table.auto_level, hand.seed ^ len(hand.actions))
+
+
+def foreseen(table: Table, options: Options) -> fx.Decide | None:
+    """The decision the table's next ``Due`` will ask for, when it is an automatic player's turn waiting out its
+    delay: the shell may think it out meanwhile (bot.host.runner), so that the move comes when the delay ends, not
+    a search later. None when the next due is anything else (a claim is decided at once, a person's timer)."""
+    hand = table.hand
+    if table.state != "playing" or hand is None or hand.finished or table.held is not None:
+        return None
+    due = table.next_due(options.bot_delay)
+    if due is None or not table.seat(due[1]).automatic or hand.phase != "turn":
+        return None
+    return decision(table, due[1])
 
 
 def _between_due(table: Table, options: Options, now: float) -> Steps:

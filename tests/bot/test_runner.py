@@ -19,9 +19,11 @@ from bot.host.resume import resume_tables
 from bot.host.runner import CATCH_UP_POLL, CATCH_UP_SECONDS, StepFailed, TableMoved
 from bot.i18n import t
 from bot.outbox import Outbox
+from bot.table import effects as fx
 from bot.table import messages as msg
 from bot.table.hand import due_at
 from bot.table.key import TableKey
+from bot.table.state import Table
 from game.titles import START_SKILL
 from sandbox import FakeTelegram
 from sandbox.records import FaultKind
@@ -298,3 +300,61 @@ async def test_a_groups_member_count_is_telegrams_and_none_when_telegram_does_no
     assert await members(bot, group.id) == 3  # the bot is one of them
     fake_telegram.fail_next("getChatMemberCount", FaultKind.SERVER_ERROR, chat_id=group.id)
     assert await members(bot, group.id) == 0
+
+
+class AskedEdge(Edge):
+    """The edge, noting every decision it is asked for."""
+
+    decided: list[fx.Decide]
+
+    async def carry_out(self, table: Table, effect: fx.Effect) -> object:
+        if isinstance(effect, fx.Decide):
+            self.decided.append(effect)
+        return await super().carry_out(table, effect)
+
+
+async def test_an_automatic_players_move_is_thought_out_during_its_delay(
+    fake_telegram: FakeTelegram, bot: Bot, tmp_path: Path
+) -> None:
+    tg = fake_telegram
+    alice = tg.add_user("Alice")
+    group = tg.add_group("g", members=[alice])
+    db = await Database.open(tmp_path / "db.sqlite3")
+    clock = Clock()
+    plain = _tables(tg, bot, db, clock)  # the automatic players wait 60 s on the test's clock
+    edge = AskedEdge(plain.edge.config, db, plain.edge.outbox, bot)
+    edge.decided = []
+    tables = Tables(plain.edge.config, edge, clock)
+    key = TableKey(group.id)
+    await _open(tables, key, (alice.id, "Alice"))
+    table = tables.get(key)
+    assert table is not None and table.hand is not None and table.hand_id is not None
+    seat = table.seat_of(alice.id)
+    assert seat is not None
+    table.auto_level = "hard"  # a search (its budget in a thread here): the level worth thinking ahead
+    discard = next(a for a in table.prompts[seat].legal if a.kind == "discard")
+    await tables.ask(key, msg.Press(alice.id, table.stamp(seat), code_of(discard), "en"))
+    runner = tables._runners[key]
+    for _ in range(200):  # the others' claims are decided at once; then the next seat's turn waits out its delay
+        if runner.foreseen is not None:
+            break
+        await asyncio.sleep(0.02)
+    assert runner.foreseen is not None
+    question, answer = runner.foreseen
+    assert question.level == "hard"
+    assert clock.now < (due_at(table, tables.options) or 0)  # its delay has not passed
+    assert edge.decided[-1] == question  # asked already
+    move = await answer
+    stored = len(await db.hands.actions(table.hand_id))
+    clock.now = due_at(table, tables.options) or 0
+    tables.post(key, msg.Due())
+    for _ in range(200):
+        if len(await db.hands.actions(table.hand_id)) > stored:
+            break
+        await asyncio.sleep(0.02)
+    actions = await db.hands.actions(table.hand_id)
+    assert actions[stored] == move.to_json()  # the move played when its delay ended is the one thought out
+    assert edge.decided.count(question) == 1  # and it was not asked for again
+    await tables.close()
+    await tables.edge.outbox.close()
+    await db.close()
