@@ -318,7 +318,10 @@ def test_a_stopped_worker_loses_its_tables_and_the_polling_within_its_lease(
         _play_until(tables, all_moved, timeout=30)
         print(f"the stopped worker's tables moved again {sorted(moved.values())} s after the stop")
         assert max(moved.values()) < LEASE_TAKEN_OVER_S
-        assert "this worker polls Telegram now" in survivor.log()
+        # The polling moves by an election of its own (a look a second), which may come just after the tables moved
+        # (CI's failure at load 5): within the same bound from the stop.
+        polls = "this worker polls Telegram now"
+        _wait(lambda: polls in survivor.log(), LEASE_TAKEN_OVER_S - (time.monotonic() - stopped_at))
 
         stopped.proc.send_signal(signal.SIGCONT)
         _wait(lambda: LOST.search(stopped.log()) is not None, 10)  # at its first look, and then it stores nothing

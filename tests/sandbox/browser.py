@@ -58,9 +58,9 @@ def chromium_or_skip() -> None:
     pytest.skip(reason)
 
 
-class Browser:
-    """One person's Chromium (its own profile: another person), at a window size; narrower than a window can be,
-    a phone's screen (its width and height exactly, overlay scrollbars)."""
+class Chromium:
+    """One headless Chromium (one profile), whose windows are people (``Browser(chromium)``): the page keeps a
+    person's key per tab (sessionStorage), so each window is another person."""
 
     def __init__(self, profile: Path, *, width: int = 1280, height: int = 900) -> None:
         from selenium import webdriver
@@ -71,15 +71,53 @@ class Browser:
         for flag in (*FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}"):
             options.add_argument(flag)
         self.driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+        self.first = self.driver.current_window_handle  # kept open: a Chromium with no window has ended
+        self.active: Browser | None = None  # whose window the driver is on (a test may switch within it)
+
+    def __enter__(self) -> Chromium:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
+        self.driver.quit()
+
+
+class Browser:
+    """One person: a Chromium of their own (``Browser(profile)``), or a window of a shared one (``Browser(chromium)``),
+    at a window size; narrower than a window can be, a phone's screen (its width and height exactly, overlay
+    scrollbars). ``driver`` is on this person's window whenever they use it."""
+
+    def __init__(self, where: Path | Chromium, *, width: int = 1280, height: int = 900) -> None:
+        self.own = not isinstance(where, Chromium)
+        self.chromium = Chromium(where, width=width, height=height) if isinstance(where, Path) else where
+        chromium = self.chromium
+        if self.own:
+            self.window = chromium.first
+        else:
+            chromium.driver.switch_to.new_window("window")
+            chromium.driver.set_window_size(width, height)
+            self.window = chromium.driver.current_window_handle
+        chromium.active = self
         if width < NARROWEST_WINDOW:
             metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": True}
             self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+
+    @property
+    def driver(self) -> Any:
+        if self.chromium.active is not self:  # another person's window was in use: back to this one's
+            self.chromium.driver.switch_to.window(self.window)
+            self.chromium.active = self
+        return self.chromium.driver
 
     def __enter__(self) -> Browser:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
-        self.driver.quit()
+        if self.own:
+            self.chromium.__exit__(kind, err, tb)
+            return
+        self.driver.close()  # this person's window (with its tab's page, key and phone screen)
+        self.chromium.driver.switch_to.window(self.chromium.first)
+        self.chromium.active = None
 
     def open(self, url: str) -> None:
         self.driver.get(url)

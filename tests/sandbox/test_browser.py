@@ -1,7 +1,8 @@
 """The sandbox page in a real headless Chromium, against the real bot process that `make run` starts without a
 token (fast mode, quick timers): one person plays a whole hand against the bot by clicking the buttons under
-their pictures (and looks in at the live table, the Mini App, on the way); two people, each in their own
-browser, sit at one table in the shared group. On a phone (390 and 360 px wide, both languages): the private chat
+their pictures (and looks in at the live table, the Mini App, on the way); two people, each in a window
+of their own, sit at one table in the shared group (the module's people are windows of one Chromium: the page keeps
+a person's key per tab). On a phone (390 and 360 px wide, both languages): the private chat
 opens on the newest message, every button's label stays inside its bubble, an edited picture is never blank and
 quick taps on a replay's ▶ all land. Screenshots go to build/sandbox-screenshots/ (docs/img/sandbox.png is one of
 them)."""
@@ -9,11 +10,14 @@ them)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.i18n import t
-from tests.sandbox.browser import AUTO_LABELS, Browser, chromium_or_skip
+from tests.sandbox.browser import AUTO_LABELS, Browser, Chromium, chromium_or_skip
 from tests.sandbox.page_client import SandboxProcess
 
 HAND_OVER = ("wins!", "Exhaustive draw")
@@ -34,6 +38,14 @@ WATCH_PICTURES = """
     };
     new MutationObserver(look).observe(list, {subtree: true, childList: true, attributes: true});
     look();"""
+
+
+@pytest.fixture(scope="module")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Chromium]:
+    """One Chromium for the module's people, a window each (tests.sandbox.browser.Chromium)."""
+    chromium_or_skip()
+    with Chromium(tmp_path_factory.mktemp("chromium")) as shared:
+        yield shared
 
 
 def _out_of_place(browser: Browser, pane: str) -> list[str]:
@@ -63,12 +75,13 @@ def _visit_the_live_table(browser: Browser) -> None:
     hand there, closes it and plays on from her pictures."""
     from selenium.webdriver.common.by import By
 
-    chat = browser.driver.current_window_handle
+    chat, before = browser.driver.current_window_handle, set(browser.driver.window_handles)
     picture = next(m for m in reversed(browser.messages("private")) if m["web_apps"])
     item = browser.find(f'#private li.msg[data-id="{picture["id"]}"]')
     item.find_element(By.CSS_SELECTOR, ".keyboard button.web-app").click()
-    browser.until(lambda: len(browser.driver.window_handles) == 2, what="the live table's tab")
-    browser.driver.switch_to.window(next(h for h in browser.driver.window_handles if h != chat))
+    tab = browser.until(lambda: set(browser.driver.window_handles) - before, what="the live table's tab")
+    assert len(tab) == 1
+    browser.driver.switch_to.window(tab.pop())
     browser.until(lambda: browser.find("#hand button.tile"), what="her hand on the live table")
     assert browser.find("#status").text and "Open the live table" in picture["web_apps"][0]
     browser.driver.close()
@@ -105,10 +118,9 @@ def _the_first_screen_speaks_the_language_chosen_on_it(browser: Browser) -> None
     assert browser.find("#name-label").text == "Your name"
 
 
-def test_one_person_plays_a_whole_hand_against_the_bot(tmp_path: Path) -> None:
-    chromium_or_skip()
+def test_one_person_plays_a_whole_hand_against_the_bot(tmp_path: Path, chromium: Chromium) -> None:
     assert (t("btn_auto", "en"), t("btn_auto", "zh")) == AUTO_LABELS  # what press_first leaves alone
-    with SandboxProcess(tmp_path) as sandbox, Browser(tmp_path / "alice") as alice:
+    with SandboxProcess(tmp_path) as sandbox, Browser(chromium) as alice:
         alice.open(sandbox.url)
         alice.screenshot("welcome")
         _the_first_screen_speaks_the_language_chosen_on_it(alice)
@@ -139,12 +151,11 @@ def test_one_person_plays_a_whole_hand_against_the_bot(tmp_path: Path) -> None:
     assert "Traceback" not in sandbox.log()
 
 
-def test_two_people_in_two_browsers_at_one_table(tmp_path: Path) -> None:
-    chromium_or_skip()
+def test_two_people_in_two_windows_at_one_table(tmp_path: Path, chromium: Chromium) -> None:
     with (
         SandboxProcess(tmp_path) as sandbox,
-        Browser(tmp_path / "alice") as alice,
-        Browser(tmp_path / "bob", width=420, height=860) as bob,  # a phone: the two chats are tabs
+        Browser(chromium) as alice,
+        Browser(chromium, width=420, height=860) as bob,  # a phone: the two chats are tabs
     ):
         for browser, name in ((alice, "Alice"), (bob, "Bob")):
             browser.open(sandbox.url)
@@ -181,9 +192,8 @@ def test_two_people_in_two_browsers_at_one_table(tmp_path: Path) -> None:
     assert "Traceback" not in sandbox.log()
 
 
-def test_on_a_phone_the_private_chat_opens_on_the_new_hand_and_follows_it(tmp_path: Path) -> None:
-    chromium_or_skip()
-    with SandboxProcess(tmp_path) as sandbox, Browser(tmp_path / "alice", **PHONE) as alice:
+def test_on_a_phone_the_private_chat_opens_on_the_new_hand_and_follows_it(tmp_path: Path, chromium: Chromium) -> None:
+    with SandboxProcess(tmp_path) as sandbox, Browser(chromium, **PHONE) as alice:
         alice.open(sandbox.url)
         alice.join("Alice", "en")
         alice.click("#play")  # her group's tab; her hand comes in the private chat's
@@ -214,12 +224,11 @@ def test_on_a_phone_the_private_chat_opens_on_the_new_hand_and_follows_it(tmp_pa
     assert "Traceback" not in sandbox.log()
 
 
-def test_on_a_phone_every_button_label_stays_inside_its_bubble(tmp_path: Path) -> None:
-    chromium_or_skip()
+def test_on_a_phone_every_button_label_stays_inside_its_bubble(tmp_path: Path, chromium: Chromium) -> None:
     with (
         SandboxProcess(tmp_path) as sandbox,
-        Browser(tmp_path / "alice", **SMALL_PHONE) as alice,
-        Browser(tmp_path / "li", **SMALL_PHONE) as li,
+        Browser(chromium, **SMALL_PHONE) as alice,
+        Browser(chromium, **SMALL_PHONE) as li,
     ):
         for browser, name, lang in ((alice, "Alice", "en"), (li, "Li", "zh")):
             browser.open(sandbox.url)
@@ -245,13 +254,12 @@ def test_on_a_phone_every_button_label_stays_inside_its_bubble(tmp_path: Path) -
     assert "Traceback" not in sandbox.log()
 
 
-def test_on_a_phone_quick_taps_on_a_replay_all_land(tmp_path: Path) -> None:
-    chromium_or_skip()
+def test_on_a_phone_quick_taps_on_a_replay_all_land(tmp_path: Path, chromium: Chromium) -> None:
     from selenium.webdriver.common.action_chains import ActionChains
 
     taps = 5
     quick = {"MAHJONG_TURN_SECONDS": "0.3", "MAHJONG_CLAIM_SECONDS": "0.3", "MAHJONG_NEXT_HAND_SECONDS": "600"}
-    with SandboxProcess(tmp_path, **quick) as sandbox, Browser(tmp_path / "alice", **PHONE) as alice:
+    with SandboxProcess(tmp_path, **quick) as sandbox, Browser(chromium, **PHONE) as alice:
         alice.open(sandbox.url)
         alice.join("Alice", "en")
         alice.click("#play")  # she idles: her automatic player plays her hand out
