@@ -24,9 +24,11 @@ from bot.table import messages as msg
 from bot.table.hand import due_at
 from bot.table.key import TableKey
 from bot.table.state import Table
+from bot.waits import CLOCK
 from game.titles import START_SKILL
 from sandbox import FakeTelegram
-from sandbox.records import FaultKind
+from sandbox.records import Chat, FaultKind
+from sandbox.users import SimUser
 from storage.database import Database
 from tests.clock import FakeClock
 
@@ -47,9 +49,15 @@ def _tables(
     """``pace``: the outbox's clock (its writes wait for the test to move it), else the real one."""
     timers = {"bot_delay": 60.0} | settings
     config = Config(token=tg.token, api_base_url=tg.base_url, match_seed=852, **timers)  # type: ignore[arg-type]
-    intervals = {"group_interval": config.group_interval, "private_interval": config.private_interval}
-    outbox = Outbox(bot, **intervals) if pace is None else Outbox(bot, **intervals, clock=pace)
+    writes = CLOCK if pace is None else pace
+    outbox = Outbox(bot, group_interval=config.group_interval, private_interval=config.private_interval, clock=writes)
     return Tables(config, Edge(config, db, outbox, bot), clock)
+
+
+async def _alone(tg: FakeTelegram, tmp_path: Path) -> tuple[SimUser, Chat, Database]:
+    """Alice, a group of her alone and a fresh database: a table of one person and three automatic players."""
+    alice = tg.add_user("Alice")
+    return alice, tg.add_group("g", members=[alice]), await Database.open(tmp_path / "db.sqlite3")
 
 
 async def _open(tables: Tables, key: TableKey, *people: tuple[int, str]) -> None:
@@ -116,9 +124,7 @@ async def test_a_settlement_that_fails_is_retried_until_it_is_stored(
     fake_telegram: FakeTelegram, bot: Bot, tmp_path: Path
 ) -> None:
     tg = fake_telegram
-    alice = tg.add_user("Alice")
-    group = tg.add_group("g", members=[alice])
-    db = await Database.open(tmp_path / "db.sqlite3")
+    alice, group, db = await _alone(tg, tmp_path)
     # The disk "fails" while a flag row exists: every settlement write is refused.
     await db.execute("CREATE TABLE fail_flag (x INTEGER)")
     await db.execute("INSERT INTO fail_flag VALUES (1)")
@@ -157,9 +163,7 @@ async def test_a_settlement_that_fails_is_retried_until_it_is_stored(
 
 async def test_a_burst_of_presses_is_taken_one_at_a_time(fake_telegram: FakeTelegram, bot: Bot, tmp_path: Path) -> None:
     tg = fake_telegram
-    alice = tg.add_user("Alice")
-    group = tg.add_group("g", members=[alice])
-    db = await Database.open(tmp_path / "db.sqlite3")
+    alice, group, db = await _alone(tg, tmp_path)
     tables = _tables(tg, bot, db, Clock())
     key = TableKey(group.id)
     await _open(tables, key, (alice.id, "Alice"))
@@ -215,9 +219,7 @@ async def test_the_next_hand_waits_for_the_group_to_see_the_last_one(
     fake_telegram: FakeTelegram, bot: Bot, tmp_path: Path
 ) -> None:
     tg = fake_telegram
-    alice = tg.add_user("Alice")
-    group = tg.add_group("g", members=[alice])
-    db = await Database.open(tmp_path / "db.sqlite3")
+    alice, group, db = await _alone(tg, tmp_path)
     clock = Clock()
     timers = {"bot_delay": 0.0, "turn_seconds": 0.1, "claim_seconds": 0.1, "next_hand_seconds": 1.0}
     pace = FakeClock()  # the outbox writes only as the test moves its clock: a hand's end is not out until then
@@ -317,9 +319,7 @@ async def test_an_automatic_players_move_is_thought_out_during_its_delay(
     fake_telegram: FakeTelegram, bot: Bot, tmp_path: Path
 ) -> None:
     tg = fake_telegram
-    alice = tg.add_user("Alice")
-    group = tg.add_group("g", members=[alice])
-    db = await Database.open(tmp_path / "db.sqlite3")
+    alice, group, db = await _alone(tg, tmp_path)
     clock = Clock()
     plain = _tables(tg, bot, db, clock)  # the automatic players wait 60 s on the test's clock
     edge = AskedEdge(plain.edge.config, db, plain.edge.outbox, bot)
