@@ -30,18 +30,19 @@ CLAIM_S: Final = 30.0
 KEEP: Final = timedelta(days=2)
 PRUNE_EVERY: Final = 1000  # updates marked done between two clean-ups of the rows older than KEEP
 
-_STORE = """
+_STORED = """
 WITH stored AS (
     INSERT INTO inbox (update_id, shard, received_at, body)
     SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::text[], ?::text[])
     ON CONFLICT DO NOTHING
     RETURNING shard
 )
-SELECT count(*) AS n,
-       pg_notify(? || current_schema(), coalesce(string_agg(DISTINCT coalesce(shard::text, '-'), ','), ''))
-FROM stored
 """
-_STORE_QUIETLY = _STORE.split("SELECT count(*)")[0] + "SELECT count(*) AS n FROM stored"
+_STORE = (
+    _STORED + "SELECT count(*) AS n, "
+    "pg_notify(? || current_schema(), coalesce(string_agg(DISTINCT coalesce(shard::text, '-'), ','), '')) FROM stored"
+)
+_STORE_QUIETLY = _STORED + "SELECT count(*) AS n FROM stored"
 # An update marked done (its body dropped: nobody reads it again); where its two values come from is the caller's
 # (storage.hands' fenced append marks it in the statement that stores the press's action).
 DONE = "UPDATE inbox SET done_at = {at}, body = '' WHERE update_id = {update} AND done_at IS NULL"
@@ -76,7 +77,8 @@ class Inbox:
         now = timestamp(self._db.now())
         ids, shards, bodies = zip(*updates, strict=True)
         values = (list(ids), list(shards), [now] * len(ids), list(bodies))
-        rows = await self._db.fetchall(*((_STORE, (*values, f"{CHANNEL}_")) if wake else (_STORE_QUIETLY, values)))
+        sql, params = (_STORE, (*values, f"{CHANNEL}_")) if wake else (_STORE_QUIETLY, values)
+        rows = await self._db.fetchall(sql, params)
         return int(rows[0]["n"])
 
     async def waiting(self, shards: Sequence[int], limit: int) -> list[Waiting]:

@@ -277,30 +277,27 @@ class Relay:
             await self.redis.aclose()
 
     async def _listen(self) -> None:
-        mine, watch, presses = self.channel(self.worker), f"{self.prefix}:watch", f"{self.prefix}:press"
+        heard: dict[str, Callable[[str], None]] = {  # each channel listened to, and what takes its messages
+            self.channel(self.worker): self._deliver,
+            f"{self.prefix}:watch": lambda data: self._met(json.loads(data)),
+            f"{self.prefix}:press": lambda data: self._direct(json.loads(data)),
+        }
         while True:
             try:
                 async with self.redis.pubsub(ignore_subscribe_messages=True) as pubsub:
-                    await pubsub.subscribe(mine, watch, presses)
+                    await pubsub.subscribe(*heard)
                     log.info("live relay: listening as %s", self.worker)
                     async for message in pubsub.listen():
-                        channel = message["channel"].decode()
-                        self._heard("mine" if channel == mine else "press" if channel == presses else "watch",
-                                    message["data"].decode())  # fmt: skip
+                        self._heard(heard[message["channel"].decode()], message["data"].decode())
             except (RedisError, OSError) as e:
                 log.warning("live relay: Redis failed (%s); listening again", type(e).__name__)
             except Exception:
                 log.exception("live relay: listening failed; listening again")
             await asyncio.sleep(RETRY_S)
 
-    def _heard(self, channel: str, data: str) -> None:
+    def _heard(self, take: Callable[[str], None], data: str) -> None:
         try:
-            if channel == "mine":
-                self._deliver(data)
-            elif channel == "press":
-                self._direct(json.loads(data))
-            else:
-                self._met(json.loads(data))
+            take(data)
         except (ValueError, KeyError, TypeError):  # not a worker's (nothing else should publish there)
             log.warning("live relay: a message not understood, skipped")
 
