@@ -230,7 +230,7 @@ def choose_hard(
     start = time.perf_counter()
     best_first = ranked(view, "normal", seed)
     if view.phase == "claim":
-        return next((a for _, a in best_first if _brings_closer(view, a)), best_first[0][1])
+        return _closer_claim(view, [a for _, a in best_first]) or best_first[0][1]
     if view.phase != "turn":
         return best_first[0][1]
     costs: dict[Tile, float] = {}
@@ -252,13 +252,13 @@ def choose_hard(
     return top if top.kind != "discard" and top_worth > score else pick  # a gang, on normal's own scale
 
 
-def _brings_closer(view: SeatView, claim: Action) -> bool:
-    """Whether a 碰 or 吃 leaves this seat nearer a win than passing does (after its best discard)."""
-    if claim.kind not in ("peng", "chi"):
-        return False
+def _closer_claim(view: SeatView, in_order: Sequence[Action]) -> Action | None:
+    """The first 碰 or 吃 of ``in_order`` that leaves this seat nearer a win than passing does (after its best
+    discard); None when none does."""
     assert view.seat is not None
     counts = to_counts(list(view.hand))
-    return claim_distance(view, claim, counts) < distance(counts, view.laizi, view.melds[view.seat])
+    now = distance(counts, view.laizi, view.melds[view.seat])  # passing: the hand as it is
+    return next((a for a in in_order if a.kind in ("peng", "chi") and claim_distance(view, a, counts) < now), None)
 
 
 def claim_distance(view: SeatView, claim: Action, counts: Sequence[int]) -> int:
