@@ -48,6 +48,15 @@ def laid_out(x: Array) -> Array:
     return rows
 
 
+def convolved(rows: Array, w: Array, b: Array) -> Array:
+    """One convolution over the row of tiles, for a batch (n, inputs, PLACES) → (n, outputs, PLACES): each place
+    sees itself and its two neighbours, ``w`` (outputs, 3 × inputs) their weights side by side, left first."""
+    padded = np.pad(rows, ((0, 0), (0, 0), (1, 1)))
+    stacked = np.concatenate([padded[:, :, :-2], padded[:, :, 1:-1], padded[:, :, 2:]], axis=1)
+    out: Array = np.einsum("oc,ncp->nop", w, stacked) + b[None, :, None]
+    return out
+
+
 class Network:
     """Convolutions over the row of tiles; ``w{i}`` of shape (outputs, 3 × inputs) — the three neighbours'
     weights side by side, left first — and ``b{i}``, as scripts/train_policy.py saves them."""
@@ -59,14 +68,13 @@ class Network:
 
     def __call__(self, x: Array) -> Array:
         """The value of discarding each kind (34,) for one feature vector (SIZE,)."""
-        row = laid_out(x)
+        rows = laid_out(x)[None]
         for i, (w, b) in enumerate(self.layers):
-            padded = np.pad(row, ((0, 0), (1, 1)))
-            row = w @ np.concatenate([padded[:, :-2], padded[:, 1:-1], padded[:, 2:]]) + b[:, None]
+            rows = convolved(rows, w, b)
             if i < LAYERS - 1:
-                row = np.maximum(row, 0)
-                row[:, GAPS] = 0
-        out: Array = row[0, KIND_PLACE]
+                rows = np.maximum(rows, 0)
+                rows[:, :, GAPS] = 0
+        out: Array = rows[0, 0, KIND_PLACE]
         return out
 
 

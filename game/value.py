@@ -25,7 +25,7 @@ import numpy.typing as npt
 from game.actions import Action
 from game.ai import forced_action, ranked, weighed_discards
 from game.features import after_discard, features
-from game.policy import GAPS, IN_CHANNELS, KIND_PLACE, laid_out
+from game.policy import GAPS, IN_CHANNELS, KIND_PLACE, convolved, laid_out
 from game.tiles import Tile
 from game.view import SeatView
 
@@ -61,9 +61,7 @@ class ValueNetwork:
         """(n, OUTPUTS) for feature vectors (n, SIZE)."""
         rows = np.stack([laid_out(x) for x in xs])
         for w, b in self.convs:
-            padded = np.pad(rows, ((0, 0), (0, 0), (1, 1)))
-            stacked = np.concatenate([padded[:, :, :-2], padded[:, :, 1:-1], padded[:, :, 2:]], axis=1)
-            rows = np.maximum(np.einsum("oc,ncp->nop", w, stacked) + b[None, :, None], 0)
+            rows = np.maximum(convolved(rows, w, b), 0)
             rows[:, :, GAPS] = 0
         kinds = rows[:, :, KIND_PLACE]
         pooled = np.concatenate([kinds.mean(axis=2), kinds.max(axis=2)], axis=1)
