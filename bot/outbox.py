@@ -196,6 +196,12 @@ class Outbox:
         if s.message_id is None:
             s.message_id, s.is_photo, s.remembered = message_id, is_photo, message_id
 
+    def taken_up(self, chat_id: int) -> None:
+        """A table of this chat is taken up here (resumed after a restart, or from a worker that died or let it go),
+        whose last owner may have written to it a moment ago: its next write here waits one interval from now."""
+        chat = self._chat(chat_id)
+        chat.last_write = max(chat.last_write, self._clock.monotonic())
+
     def message_id(self, chat_id: int, slot: str) -> int | None:
         chat = self._chats.get(chat_id)
         s = chat.slots.get(slot) if chat else None

@@ -78,12 +78,14 @@ def _key(match_record: StoredMatch) -> TableKey:
 
 
 async def _adopt(tables: Tables, db: Database, table: Table) -> None:
-    """The outbox takes up the table's messages sent before the restart (the group's and its players'), and the
-    registry runs the table."""
+    """The outbox takes up the table's chats, paced from now (whoever ran the table before may have just written to
+    them), and its messages sent before (the group's and its players'); then the registry runs the table."""
     key = table.key
     group = {key.slot(name) for name in ("lobby", "spectator")}
     private = {key.private_slot("hand")}
     chats = [table.chat_id, *(s.user_id or 0 for _, s in table.humans())]
+    for chat_id in chats[1:] if key.is_quick else chats:  # (a quick match has no group)
+        tables.edge.outbox.taken_up(chat_id)
     for m in await db.live_messages.of_chats(chats):
         if m.slot in (group if m.chat_id == table.chat_id else private):
             tables.edge.outbox.adopt(m.chat_id, m.slot, m.message_id, is_photo=m.is_photo)

@@ -94,6 +94,23 @@ async def test_group_writes_are_paced_and_announcements_merged(
     await outbox.close()
 
 
+async def test_a_chat_taken_up_from_another_owner_waits_one_interval_before_its_first_write(
+    fake_telegram: FakeTelegram, bot: Bot, clock: FakeClock
+) -> None:
+    """A table resumed here (a worker died a moment after writing to its group): the group's pace holds across."""
+    taken, fresh = fake_telegram.add_group("taken"), fake_telegram.add_group("fresh")
+    outbox = Outbox(bot, group_interval=0.5, clock=clock)
+    outbox.taken_up(taken.id)
+    start = clock.now
+    for group in (taken, fresh):
+        outbox.show(group.id, "spectator", Content("table"))
+    await _drain(outbox, clock)
+    [first] = fake_telegram.calls(chat_id=taken.id)
+    [other] = fake_telegram.calls(chat_id=fresh.id)
+    assert first.at - start >= 0.5 and other.at - start < 0.5  # a chat nobody wrote to before goes at once
+    await outbox.close()
+
+
 async def test_flood_control_and_network_errors_are_retried(
     fake_telegram: FakeTelegram, bot: Bot, clock: FakeClock
 ) -> None:
