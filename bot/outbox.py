@@ -196,11 +196,8 @@ class Outbox:
         if s.message_id is None:
             s.message_id, s.is_photo, s.remembered = message_id, is_photo, message_id
 
-    def taken_up(self, chat_id: int) -> None:
-        """A table of this chat is taken up here (resumed after a restart, or from a worker that died or let it go),
-        whose last owner may have written to it a moment ago: its next write here waits one interval from now."""
-        chat = self._chat(chat_id)
-        chat.last_write = max(chat.last_write, self._clock.monotonic())
+    def taken_up(self, chat_id: int) -> None:  # a table of the chat taken up here (ChatQueue.taken_up)
+        self._chat(chat_id).taken_up(self._clock.monotonic())
 
     def message_id(self, chat_id: int, slot: str) -> int | None:
         chat = self._chats.get(chat_id)
@@ -209,10 +206,7 @@ class Outbox:
 
     def pending(self) -> int:
         """Writes still waiting or on their way (for tests and the bench)."""
-        return sum(
-            c.in_flight + len(c.waiting) + sum(s.pending is not None for s in c.slots.values())
-            for c in self._chats.values()
-        )
+        return sum(c.pending() for c in self._chats.values())
 
     async def close(self) -> None:
         tasks = [c.task for c in self._chats.values() if c.task is not None]

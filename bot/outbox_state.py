@@ -110,6 +110,15 @@ class ChatQueue:
         self.numbers += 1
         return self.numbers
 
+    def taken_up(self, now: float) -> None:
+        """A table of this chat is taken up here (resumed after a restart, or from a worker that died or let it go),
+        whose last owner may have written to it a moment ago: its next write here waits one interval from ``now``."""
+        self.last_write = max(self.last_write, now)
+
+    def pending(self) -> int:
+        """Writes still waiting or on their way."""
+        return self.in_flight + len(self.waiting) + sum(s.pending is not None for s in self.slots.values())
+
     def head(self) -> int | None:
         """The number of the oldest request still waiting in the chat (answers aside left out)."""
         ordered = [w.number for w in self.waiting if not w.aside][:1]
