@@ -26,12 +26,11 @@ run: $(RUN_STAMP)
 # the tests) from source again, about 15 s of the suite's CPU. Six workers: the end-to-end tests mostly wait on the
 # bot, so six overlap on two cores. Each module's tests run on one worker (loadfile), so a module's shared bot process
 # starts once (xdist's own grouping, xdist_group, no longer holds on pytest 9.2, whose node ids it cannot rename), and
-# the modules go out in the order tests/conftest.py puts them, the slow ones first (not by their number of tests).
-# The tests marked solo (several workers: a SIGSTOPped worker's tables must move within 10 s) then run alone, one
-# at a time: beside five other test workers on two cores their takeovers were measured by the load, not the lease.
+# the modules go out in the order tests/conftest.py puts them: those that time a worker's takeover first (mostly
+# waiting on leases, each on a worker of its own beside the rest: a stage of their own after the suite took 86–137 s
+# more), then the slow ones (not by their number of tests).
 test: $(STAMP)
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n 6 --dist loadfile --no-loadscope-reorder -m "not solo"
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -m solo
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n 6 --dist loadfile --no-loadscope-reorder
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

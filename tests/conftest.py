@@ -38,6 +38,16 @@ def postgres_url() -> Iterator[str]:
 # one another and beside the computing tests, and no worker starts a long one when the others are nearly done. So do
 # the few computing modules that keep one worker busy for a minute of a loaded run (queued last, by their folder's
 # name, they were the last to end: the self-play records, the league's nights, the benchmark's duplicate deals).
+# Before them, the modules that time a worker's takeover (several workers on PostgreSQL and Redis: a SIGSTOPped
+# worker's tables move within 10 s, rates shared and kept): mostly waiting on leases, they start at once and run
+# beside the rest, each on a worker of its own, so they are not a stage of their own after the suite.
+TIMED_FIRST = (
+    "tests/e2e/test_workers.py",
+    "tests/e2e/test_workers_live.py",
+    "tests/e2e/test_quick_workers.py",
+    "tests/cluster/test_shared_rate.py",
+    "tests/cluster/test_failures.py",
+)
 SLOW_FIRST = (
     "tests/e2e/",
     "tests/sandbox/",
@@ -49,7 +59,7 @@ SLOW_FIRST = (
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: not item.nodeid.startswith(SLOW_FIRST))  # stable: each module's order is kept
+    items.sort(key=lambda item: (not item.nodeid.startswith(TIMED_FIRST), not item.nodeid.startswith(SLOW_FIRST)))
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

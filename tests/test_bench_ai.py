@@ -68,15 +68,6 @@ def duplicate_summary(*options: str) -> dict[str, Any]:
     return summary
 
 
-def test_duplicate_prints_hard_against_normal_only() -> None:
-    summary = duplicate_summary("--hard-hands", "8", "--hard-ms", "5")
-    assert summary["hard_hands"] == 8 and summary["hands"] == 0
-    low, high = summary["hard_vs_normal_dup_ci95"]
-    assert low <= summary["hard_vs_normal_dup"] == summary["vs_normal_points_per_hand"] <= high
-    assert len(summary["hard_vs_normal_single_ci95"]) == 2 and summary["hard_decision_ms_p95"] > 0
-    assert "vs_easy_points_per_hand" not in summary
-
-
 def test_duplicate_rates_the_value_player_alone_when_asked() -> None:
     summary = duplicate_summary("--hard-hands", "0", "--valued-hands", "8")
     low, high = summary["valued_vs_normal_dup_ci95"]
@@ -84,10 +75,16 @@ def test_duplicate_rates_the_value_player_alone_when_asked() -> None:
     assert "hard_vs_normal_dup" not in summary and "learned_vs_normal_dup" not in summary
 
 
-def test_the_breakdown_sets_the_player_against_normal_in_the_same_seats() -> None:
-    """Every hand has one outcome; their points add up to the figure; ``normal`` in the same seats of the same
-    walls plays one and the same hand in all four, so its points are 0 on every wall."""
+def test_duplicate_prints_hard_against_normal_and_the_breakdown_in_the_same_seats() -> None:
+    """``hard`` alone against ``normal``: its figure inside its interval, nothing of ``easy``. The breakdown: every
+    hand has one outcome; their points add up to the figure; ``normal`` in the same seats of the same walls plays
+    one and the same hand in all four, so its points are 0 on every wall."""
     summary = duplicate_summary("--hard-hands", "8", "--hard-ms", "5", "--breakdown")
+    assert summary["hard_hands"] == 8 and summary["hands"] == 0
+    low, high = summary["hard_vs_normal_dup_ci95"]
+    assert low <= summary["hard_vs_normal_dup"] == summary["vs_normal_points_per_hand"] <= high
+    assert len(summary["hard_vs_normal_single_ci95"]) == 2 and summary["hard_decision_ms_p95"] > 0
+    assert "vs_easy_points_per_hand" not in summary
     for key in ("vs_normal", "normal_vs_normal"):
         outcomes = summary[f"{key}_by_outcome"]
         assert list(outcomes) == [

@@ -30,8 +30,6 @@ from storage.cluster import Coordinator
 from storage.database import Database
 from storage.errors import StorageUnavailableError
 
-pytestmark = pytest.mark.solo  # timed against the machine (rates, retries): run alone (make test)
-
 KEY = TableKey(-1001)
 
 

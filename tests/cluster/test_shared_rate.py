@@ -24,8 +24,6 @@ from storage.database import Database
 from tests.cluster.conftest import empty_tables
 from tests.loopback import shared_tls
 
-pytestmark = pytest.mark.solo  # timed against the machine (rates, retries): run alone (make test)
-
 RATE = 200.0
 WRITES = 300
 

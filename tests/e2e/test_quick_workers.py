@@ -15,8 +15,6 @@ from tests.e2e.players import pg_query
 from tests.e2e.test_quick_match import ENV, queue
 from tests.e2e.test_workers import _start_workers, _up, _wait
 
-pytestmark = pytest.mark.solo  # a takeover timed: run alone after the parallel suite (make test)
-
 ELECTED = "this worker matches the quick-match queue now"
 SEATED = """SELECT m.chat_id, s.player_id FROM matches m JOIN match_seats s ON s.match_id = m.id
 WHERE m.chat_id < $1 AND s.player_id IS NOT NULL"""

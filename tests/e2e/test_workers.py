@@ -43,7 +43,6 @@ from storage.copy_to_postgres import check_hands
 from storage.database import Database
 from tests.e2e.players import BotProcess, Players, on_postgres, pg_query
 
-pytestmark = pytest.mark.solo  # takeovers timed: run alone after the parallel suite (make test)
 TABLES = 20
 KILLED_TABLES = 7  # of the twenty, on the worker that is killed
 GROUP_INTERVAL = 0.5  # seconds between two writes to one group (MAHJONG_GROUP_INTERVAL)

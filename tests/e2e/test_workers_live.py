@@ -46,7 +46,6 @@ from tests.e2e.policy import pick
 from tests.e2e.test_workers import _balanced, _owners, _pid, _wait
 from tests.sandbox.page_client import free_port
 
-pytestmark = pytest.mark.solo  # a takeover timed: alone after the parallel suite (make test)
 SECRET = "workers-hook-secret"
 REDIS_URL = os.environ.get("MAHJONG_TEST_REDIS", "redis://127.0.0.1:6379/15")
 CURRENT_WITHIN_S = 10.0
