@@ -9,6 +9,7 @@
     .venv/bin/python bench/ai.py --duplicate --hard-hands 0 --learned-hands 2000   # the network alone
     .venv/bin/python bench/ai.py --duplicate --hard-hands 0 --valued-hands 2000    # the value player
     .venv/bin/python bench/ai.py --duplicate --hard-hands 400 --breakdown          # where hard's points come from
+    .venv/bin/python bench/ai.py --duplicate --hard-hands 800 --hard-worlds 16     # load-free: for paired runs
 
 Duplicate seating: every wall (hand seed) is played four times with the player under test rotated through
 the four seats and the three opponents in the others, so the luck of the deal cancels out. Points per hand
@@ -29,6 +30,10 @@ in the same seats of the same walls (``normal_vs_normal_…``; 0 points on every
 figure can be set against what ``normal`` made of the same hands. The last line is one JSON object (win and
 deal-in rates are those of ``normal`` against the baseline and ``easy``). Walls are spread over
 ``--processes`` worker processes, the hard match-up's first since they take longest.
+
+``--hard-worlds N`` has ``hard`` search exactly N worlds a decision instead of as many as its time budget
+allows: its play then depends on neither the machine nor its load, so two versions of the code run on the
+same walls make a paired comparison (the difference of their per-wall figures), far less noisy than either.
 """
 
 from __future__ import annotations
@@ -112,11 +117,12 @@ def baseline_choose(view: SeatView, seed: int) -> Action:
 
 LEARNED = {"learned": choose_learned, "valued": choose_valued}  # the players of a network
 HARD_MS = DEFAULT_BUDGET_MS  # set by --hard-ms, in each worker (see _init)
+HARD_WORLDS: int | None = None  # set by --hard-worlds: a fixed number of worlds instead of the budget
 
 
-def _init(hard_ms: float) -> None:
-    global HARD_MS
-    HARD_MS = hard_ms
+def _init(hard_ms: float, hard_worlds: int | None) -> None:
+    global HARD_MS, HARD_WORLDS
+    HARD_MS, HARD_WORLDS = hard_ms, hard_worlds
 
 
 def play(wall: int, hero_seat: int, hero: str, opponent: str) -> tuple[int, str, list[float]]:
@@ -129,7 +135,7 @@ def play(wall: int, hero_seat: int, hero: str, opponent: str) -> tuple[int, str,
         if seat == hero_seat:
             t0 = time.perf_counter()
             if hero == "hard":
-                action = choose_hard(view, wall, HARD_MS)
+                action = choose_hard(view, wall, HARD_MS, HARD_WORLDS)
             elif hero in LEARNED:
                 action = LEARNED[hero](view, wall)
             else:
@@ -241,6 +247,7 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=2000, help="hands per normal match-up (a multiple of 4)")
     parser.add_argument("--hard-hands", type=int, default=3000, help="hands of hard vs normal (a multiple of 4)")
     parser.add_argument("--hard-ms", type=float, default=DEFAULT_BUDGET_MS, help="hard's budget per decision")
+    parser.add_argument("--hard-worlds", type=int, help="hard searches this many worlds, whatever the time")
     parser.add_argument("--processes", type=int, default=2)
     # Another run's walls, so that two runs are independent samples and can be pooled (bench/RESULTS.md)
     parser.add_argument("--first-wall", type=int, default=10_000, help="the first wall's seed")
@@ -254,12 +261,14 @@ def main() -> None:
     walls.append(max(walls[2:]) if args.breakdown else 0)
     jobs = [(m, args.first_wall + w) for m in (2, 3, 4, 0, 1, 5) for w in range(walls[m])]
     start = time.perf_counter()
-    with Pool(args.processes, initializer=_init, initargs=(args.hard_ms,)) as pool:
+    with Pool(args.processes, initializer=_init, initargs=(args.hard_ms, args.hard_worlds)) as pool:
         done = pool.map(play_wall, jobs, chunksize=1)
     elapsed = time.perf_counter() - start
 
     summary: dict[str, object] = {"hands": walls[0] * 4, "hard_hands": walls[2] * 4, "hard_ms": args.hard_ms}
     summary["first_wall"] = args.first_wall
+    if args.hard_worlds is not None:
+        summary["hard_worlds"] = args.hard_worlds
     won = dealt = 0
     normal_times: list[float] = []
     for m in (m for m in range(len(MATCHUPS)) if walls[m]):

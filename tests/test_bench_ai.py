@@ -101,3 +101,12 @@ def test_duplicate_prints_hard_against_normal_and_the_breakdown_in_the_same_seat
     reference = summary["normal_vs_normal_by_outcome"]
     assert reference["won_self_drawn"][0] + reference["won_on_discard"][0] > 0
     assert "normal_vs_normal_dup" not in summary and "hard_vs_normal_dup" in summary
+
+
+def test_a_fixed_number_of_worlds_plays_the_same_hands_whatever_the_time() -> None:
+    """With ``--hard-worlds`` the search does not stop on a clock, so a run is repeatable (paired runs)."""
+    first = duplicate_summary("--hard-hands", "4", "--hard-worlds", "2", "--hard-ms", "1", "--processes", "1")
+    again = duplicate_summary("--hard-hands", "4", "--hard-worlds", "2", "--hard-ms", "500", "--processes", "1")
+    assert first["hard_worlds"] == again["hard_worlds"] == 2
+    assert first["hard_vs_normal_dup"] == again["hard_vs_normal_dup"]
+    assert first["vs_normal_by_outcome"] == again["vs_normal_by_outcome"]
