@@ -16,7 +16,9 @@ priority than the bot's process (``QUICK_NICE``): a person's press and the page'
 players' next moves (made after a delay of their own anyway) with the time left. Only while those processes are
 behind (a decision there unanswered for ``QUICK_LAG_S``: their cores busy with other work, or more decisions than
 they make) are the next ones played in this process's threads meanwhile, and one not answered within it is played
-in a thread too (the same decision: the first answer is taken), so the tables never wait on them.
+in a thread too (the same decision: the first answer is taken), so the tables never wait on them. Not in a
+process confined to one core (a worker given a core of its own): there a thread takes the very core the quick
+process is behind on, and the loop's interpreter lock, so the process is waited for.
 
     pool = SearchPool(workers=1)
     action = await automatic_choice(pool, view, "hard", seed, quick=SearchPool(1, quick=True))
@@ -180,10 +182,13 @@ async def automatic_choice(
             level = FALLBACK_LEVEL
     if quick is None:
         return await asyncio.to_thread(choose, view, level, seed)
-    if quick.up(start=quick.thinking > 0) and quick.behind() < QUICK_LAG_S:
+    # Confined to one core, a thread here would take the very core the quick process is behind on, and the
+    # interpreter's lock from the loop: there the process is waited for (bench/workers.py's live phase).
+    alone = len(os.sched_getaffinity(0)) == 1
+    if quick.up(start=quick.thinking > 0) and (alone or quick.behind() < QUICK_LAG_S):
         try:
             there = asyncio.wrap_future(quick.submit(choose, view, level, seed))
-            if (await asyncio.wait({there}, timeout=QUICK_LAG_S))[0]:
+            if (await asyncio.wait({there}, timeout=None if alone else QUICK_LAG_S))[0]:
                 return there.result()
         except (BrokenProcessPool, PoolClosed):  # played here instead (a new pool takes the next one)
             return await _in_thread(quick, view, level, seed)

@@ -28,6 +28,7 @@ from storage.codec import Clock, utc_now
 from storage.dialect import parse_target
 from storage.fencing import FencedBackend, ShardOwners
 from storage.gateway import Backend, Fence, Row, Trace, Tx
+from storage.group_append import GroupAppends
 from storage.handled_updates import HandledUpdates
 from storage.hands import Hands
 from storage.inbox import Inbox
@@ -46,14 +47,17 @@ T = TypeVar("T")
 
 
 class Database:
-    def __init__(self, backend: Backend, clock: Clock = utc_now, fence: Fence | None = None) -> None:
+    def __init__(
+        self, backend: Backend, clock: Clock = utc_now, fence: Fence | None = None, appends: GroupAppends | None = None
+    ) -> None:
         self.backend = backend
         self.now = clock
         self.fence = fence  # a fenced view's (below)
+        self.appends = GroupAppends(self) if appends is None else appends  # its fenced views' appends, together
         self.players = Players(self)
         self.chats = Chats(self)
         self.matches = Matches(self)
-        self.hands = Hands(self)
+        self.hands = Hands(self, self.appends)
         self.leagues = Leagues(self)
         self.standings = Standings(self)
         self.stats = Stats(self)
@@ -91,7 +95,7 @@ class Database:
         shard's epoch (storage.fencing); one view per fence, kept (a worker takes a shard a handful of times)."""
         view = self._views.get(fence)
         if view is None:
-            view = self._views[fence] = Database(FencedBackend(self.backend, fence), self.now, fence)
+            view = self._views[fence] = Database(FencedBackend(self.backend, fence), self.now, fence, self.appends)
         return view
 
     async def __aenter__(self) -> Database:

@@ -14,8 +14,8 @@ still its own. The lock on the row orders the two: a write that checked first co
 epoch (and so before it reads the tables back from storage); one that comes after finds the new epoch and is
 refused with ``FencedError`` (a ``StorageError``: the table's core takes it as any refused store). Reads are not
 fenced: they change nothing. The hottest write, appending an action, stays one statement without the writers'
-lock: it joins the shard's row (``OWNER_ROW``) in a WITH, the press's inbox update marked done in the same
-statement (storage.hands).
+lock: it joins the shard's row (read ``FOR SHARE``) in a WITH, the press's inbox update marked done in the same
+statement, the appends of many tables in one (storage.group_append).
 """
 
 from __future__ import annotations
@@ -46,9 +46,6 @@ ON CONFLICT (shard) DO UPDATE SET epoch = shard_owners.epoch + 1, taken_at = ?1
 RETURNING shard, epoch
 """
 _CHECK = "SELECT epoch FROM shard_owners WHERE shard = ? FOR SHARE"
-# The shard's row while ``fence`` (parameters ?4, ?5) is its epoch, held until the statement's end: what a single
-# fenced statement (storage.hands' append) joins, in a WITH, to write only while its worker owns the shard.
-OWNER_ROW = "SELECT 1 AS owned FROM shard_owners WHERE shard = ?4 AND epoch = ?5 FOR SHARE"
 
 
 class Fences(Generic[K]):

@@ -46,9 +46,8 @@ from storage.errors import (
     NotFoundError,
     StorageError,
 )
-from storage.fencing import OWNER_ROW
 from storage.gateway import Gateway, Row, Tx
-from storage.inbox import DONE
+from storage.group_append import GroupAppends
 from storage.matches import SEATS, Match, Seat, load_match, seat_from_row
 from storage.standings import periods_of
 from storage.stats import pattern_mask
@@ -325,27 +324,20 @@ def _reveal_of(row: Row) -> Reveal | None:
     return Reveal(row["seed"], row["salt"], row["commitment"])
 
 
-_APPEND_INTO = """
+# One process's (SQLite, or PostgreSQL without workers); a worker's go together (storage.group_append).
+_APPEND = """
 INSERT INTO actions (hand_id, seq, action)
-SELECT ?1, ?2, CAST(?3 AS TEXT) FROM hands{owner}
+SELECT ?1, ?2, CAST(?3 AS TEXT) FROM hands
 WHERE id = ?1 AND status = 'playing'
   AND ?2 = 1 + COALESCE((SELECT MAX(seq) FROM actions WHERE hand_id = ?1), -1)
 ON CONFLICT DO NOTHING
 """
-_APPEND = _APPEND_INTO.format(owner="")
-# A worker's (storage.fencing; PostgreSQL): one statement, no writers' lock, as the plain append — stored only
-# while the worker's fence holds, and the press's inbox update (?7; NULL: none) done with it.
-_FENCED_APPEND = f"""
-WITH owner AS ({OWNER_ROW}),
-stored AS ({_APPEND_INTO.format(owner=", owner")} RETURNING 1),
-done AS ({DONE.format(at="?6", update="?7")} AND EXISTS (SELECT 1 FROM stored))
-SELECT (SELECT COUNT(*) FROM owner) AS owned, (SELECT COUNT(*) FROM stored) AS stored
-"""
 
 
 class Hands:
-    def __init__(self, db: Gateway) -> None:
+    def __init__(self, db: Gateway, appends: GroupAppends) -> None:
         self._db = db
+        self._appends = appends  # a worker's fenced appends, many tables' in one statement
 
     async def start(self, match_id: int, seed: int, dealer: int) -> HandRecord:
         """The match's next hand (numbered after the last), seated as the match is now, with its rules."""
@@ -411,12 +403,10 @@ class Hands:
         if done is not None and fence is None:
             raise InvalidInputError("an update is marked done with its action only by a worker's fenced view")
         if fence is not None:
-            now = timestamp(self._db.now())
-            params = (hand_id, seq, text, fence.shard, fence.epoch, now, done)
-            row = (await self._db.fetchall(_FENCED_APPEND, params))[0]
-            if not row["owned"]:
+            owned, appended = await self._appends.append(hand_id, seq, text, fence, done)
+            if not owned:
                 raise FencedError(f"shard {fence.shard} was taken over: hand {hand_id}'s action #{seq} refused")
-            stored = int(row["stored"])
+            stored = int(appended)
         else:  # one statement, no transaction around it, on the hot path
             stored = await self._db.execute(_APPEND, (hand_id, seq, text))
         if stored == 1:

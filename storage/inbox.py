@@ -43,10 +43,9 @@ _STORE = (
     "pg_notify(? || current_schema(), coalesce(string_agg(DISTINCT coalesce(shard::text, '-'), ','), '')) FROM stored"
 )
 _STORE_QUIETLY = _STORED + "SELECT count(*) AS n FROM stored"
-# An update marked done (its body dropped: nobody reads it again); where its two values come from is the caller's
-# (storage.hands' fenced append marks it in the statement that stores the press's action).
-DONE = "UPDATE inbox SET done_at = {at}, body = '' WHERE update_id = {update} AND done_at IS NULL"
-_DONE = DONE.format(at="?", update="?")
+# An update marked done (its body dropped: nobody reads it again); a press's action marks it as it is stored
+# (storage.group_append).
+_DONE = "UPDATE inbox SET done_at = ?, body = '' WHERE update_id = ? AND done_at IS NULL"
 _CLAIM = """
 UPDATE inbox SET claimed_at = ?1 WHERE update_id IN (
     SELECT update_id FROM inbox

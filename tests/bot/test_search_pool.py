@@ -207,6 +207,13 @@ def test_the_lighter_levels_move_to_processes_of_their_own_once_tables_overlap(m
                 assert time.monotonic() - started < 5 * lag  # long before the slow job ends
                 assert len(threads) == 9
                 await slow
+                # Confined to one core, the process behind is waited for: a thread would take the same core.
+                m.setattr(os, "sched_getaffinity", lambda pid: {0})
+                slow = asyncio.wrap_future(quick.submit(time.sleep, 4 * lag))
+                await asyncio.sleep(2 * lag)
+                assert quick.behind() >= lag
+                assert await automatic_choice(None, view, "normal", 7, quick) == expected[7]
+                assert slow.done() and len(threads) == 9
             quick.shutdown(wait=True)  # the bot stopping: played in a thread again
             assert await automatic_choice(None, view, "normal", 6, quick) == expected[6]
         finally:

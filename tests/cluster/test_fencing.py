@@ -43,9 +43,9 @@ def _press(update_id: int, counter: int) -> tuple[int, int | None, str]:
     return update_id, SHARD, json.dumps({"update_id": update_id, "message": message})
 
 
-async def _hand(db: Database) -> int:
+async def _hand(db: Database, group: int = GROUP) -> int:
     await db.players.upsert(7, "Ann")
-    match = await db.matches.create(GROUP, 1, "kaikoufan", [Seat.human(7)] + [Seat.auto()] * 3, 1)
+    match = await db.matches.create(group, 1, "kaikoufan", [Seat.human(7)] + [Seat.auto()] * 3, 1)
     return (await db.hands.start(match.id, seed=1, dealer=0)).id
 
 
@@ -97,6 +97,37 @@ async def test_a_press_and_its_update_are_stored_together_or_not_at_all(cluster_
     with pytest.raises(StorageUnavailableError):
         await fenced.hands.append_action(hand, 1, {"s": 1, "k": "pass"}, done=3)
     assert await _actions(cluster_db, hand) == 1 and not await _done(cluster_db, 3)
+
+
+async def test_the_appends_of_many_tables_go_in_one_statement_each_with_its_own_outcome(cluster_db: Database) -> None:
+    groups = [-2001, -2002, -2003, -2004, -2005]
+    hands = [await _hand(cluster_db, g) for g in groups]
+    shards = sorted({shard_of(TableKey(g)) for g in groups[:4]})
+    fences = {f.shard: f for f in await cluster_db.shard_owners.take(shards)}
+    [stale] = await cluster_db.shard_owners.take([shard_of(TableKey(groups[4]))])
+    await cluster_db.shard_owners.take([stale.shard])  # another worker's now
+    await cluster_db.inbox.store([(1, shard_of(TableKey(groups[0])), "{}")])
+    await cluster_db.hands.append_action(hands[3], 0, {"s": 0, "k": "pass"})  # the last table's #0 was stored
+
+    def append(n: int, seq: int, done: int | None = None) -> Awaitable[None]:
+        fence = fences.get(shard_of(TableKey(groups[n])), stale)
+        return cluster_db.fenced(fence).hands.append_action(hands[n], seq, {"s": 0, "k": "pass"}, done=done)
+
+    before = cluster_db.appends.statements
+    outcomes = await asyncio.gather(
+        append(0, 0, done=1), append(1, 0), append(2, 0), append(3, 0), append(4, 0), return_exceptions=True
+    )
+    assert cluster_db.appends.statements == before + 1  # asked together: one statement, one commit
+    assert list(outcomes)[:3] == [None, None, None]
+    assert isinstance(outcomes[3], ActionOrderError)  # #0 again: refused alone
+    assert isinstance(outcomes[4], FencedError)  # its shard taken over: refused alone
+    assert [await _actions(cluster_db, h) for h in hands] == [1, 1, 1, 1, 0]
+    assert await _done(cluster_db, 1)  # the press's update, with its action
+
+    # The next action of the same hand waits for the statement of the one before, and goes in the next.
+    both = await asyncio.gather(append(0, 1), append(0, 2), append(1, 1))
+    assert list(both) == [None, None, None] and cluster_db.appends.statements == before + 3
+    assert [await _actions(cluster_db, h) for h in hands[:2]] == [3, 2]
 
 
 class Table1:
