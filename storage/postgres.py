@@ -108,9 +108,8 @@ class PostgresBackend:
     @contextlib.asynccontextmanager
     async def transaction(self, write: bool = True) -> AsyncIterator[Tx]:
         try:
-            async with self._writing if write else contextlib.nullcontext(), self._pool.acquire() as conn:
+            async with self._writing if write else contextlib.nullcontext(), self._begun(write) as conn:
                 try:
-                    await self._traced(conn, _BEGIN_WRITE if write else _BEGIN_READ)
                     yield _PostgresTx(conn, self._trace)
                     await self._traced(conn, "COMMIT")
                 except BaseException:
@@ -119,10 +118,28 @@ class PostgresBackend:
                     try:
                         await conn.execute("ROLLBACK")
                     except BaseException:
-                        conn.terminate()
+                        _close(conn)
                     raise
         except FAILURES as exc:
             raise _unavailable(exc) from exc
+
+    @contextlib.asynccontextmanager
+    async def _begun(self, write: bool) -> AsyncIterator[Connection]:
+        """A pooled connection with its transaction begun. A pooled connection the server ended while it sat idle
+        (a restart, a cut) fails its BEGIN, before anything was done: closed, and the BEGIN tried again on the next
+        (each of the pool's connections at most once), so dead idle connections do not refuse a table's store."""
+        for attempt in range(POOL_SIZE + 1):
+            last = attempt == POOL_SIZE
+            async with self._pool.acquire() as conn:
+                try:
+                    await self._traced(conn, _BEGIN_WRITE if write else _BEGIN_READ)
+                except FAILURES:
+                    _close(conn)
+                    if last:
+                        raise
+                    continue
+                yield conn
+                return
 
     async def write(self, body: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
         return await to_its_end(self._write(body))
@@ -208,6 +225,12 @@ async def _prepare_connection(conn: asyncpg.Connection, member: int | None = Non
     await conn.set_type_codec("numeric", encoder=str, decoder=_number, schema="pg_catalog", format="text")
     if member is not None:
         await conn.execute(_MEMBER, member)
+
+
+def _close(conn: Connection) -> None:
+    """Close a pooled connection whose state is unknown; one its server ended the pool has let go already."""
+    with contextlib.suppress(asyncpg.InterfaceError):
+        conn.terminate()
 
 
 async def _end_any_transaction(conn: asyncpg.Connection) -> None:
