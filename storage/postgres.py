@@ -63,6 +63,14 @@ FAILURES = (
     OSError,
     asyncio.TimeoutError,
 )
+# Of those, what a connection the server ended raises at its next use (not a refusal it answered, nor a timeout).
+_GONE = (
+    asyncpg.PostgresConnectionError,
+    asyncpg.exceptions.AdminShutdownError,
+    asyncpg.InterfaceError,
+    asyncpg.exceptions.InternalClientError,
+    OSError,
+)
 _COUNT = re.compile(r"(\d+)$")
 # A worker's pooled sessions each hold a shared lock on its process's number (storage.fencing.worker_number), and its
 # coordinator's connection an exclusive one while its lease lives (storage.cluster), so the others can end the
@@ -126,14 +134,15 @@ class PostgresBackend:
     @contextlib.asynccontextmanager
     async def _begun(self, write: bool) -> AsyncIterator[Connection]:
         """A pooled connection with its transaction begun. A pooled connection the server ended while it sat idle
-        (a restart, a cut) fails its BEGIN, before anything was done: closed, and the BEGIN tried again on the next
-        (each of the pool's connections at most once), so dead idle connections do not refuse a table's store."""
+        (a restart, a cut) fails its BEGIN (``_GONE``), before anything was done: closed, and the BEGIN tried on
+        the next (each of the pool's connections at most once), so dead idle connections refuse no table's store;
+        a refusal or a timeout is the caller's, as before."""
         for attempt in range(POOL_SIZE + 1):
             last = attempt == POOL_SIZE
             async with self._pool.acquire() as conn:
                 try:
                     await self._traced(conn, _BEGIN_WRITE if write else _BEGIN_READ)
-                except FAILURES:
+                except _GONE:
                     _close(conn)
                     if last:
                         raise
