@@ -22,10 +22,14 @@ from typing import Final
 
 from storage.codec import timestamp
 from storage.gateway import Fence, Gateway
+from storage.inbox import DONE
 
 MAX_ROWS: Final = 256  # rows in one statement
 
-_GROUP_APPEND = """
+# The inbox updates of the presses whose actions were stored (their inbox rows marked done with them).
+_STORED_PRESSES = """IN (
+    SELECT r.done FROM req r JOIN stored s ON s.hand_id = r.hand_id AND s.seq = r.seq WHERE r.done IS NOT NULL)"""
+_GROUP_APPEND = f"""
 WITH req AS (
   SELECT * FROM unnest(CAST(?1 AS BIGINT[]), CAST(?2 AS BIGINT[]), CAST(?3 AS TEXT[]), CAST(?4 AS BIGINT[]),
                        CAST(?5 AS BIGINT[]), CAST(?6 AS BIGINT[])) AS r(hand_id, seq, action, shard, epoch, done)
@@ -42,10 +46,7 @@ stored AS (
   ON CONFLICT DO NOTHING
   RETURNING hand_id, seq
 ),
-done AS (
-  UPDATE inbox SET done_at = ?7, body = '' WHERE done_at IS NULL AND update_id IN (
-    SELECT r.done FROM req r JOIN stored s ON s.hand_id = r.hand_id AND s.seq = r.seq WHERE r.done IS NOT NULL)
-)
+done AS ({DONE.format(at="?7", which=_STORED_PRESSES)})
 SELECT r.hand_id, r.seq,
   EXISTS (SELECT 1 FROM owner o WHERE o.shard = r.shard AND o.epoch = r.epoch) AS owned,
   EXISTS (SELECT 1 FROM stored s WHERE s.hand_id = r.hand_id AND s.seq = r.seq) AS stored

@@ -43,9 +43,10 @@ _STORE = (
     "pg_notify(? || current_schema(), coalesce(string_agg(DISTINCT coalesce(shard::text, '-'), ','), '')) FROM stored"
 )
 _STORE_QUIETLY = _STORED + "SELECT count(*) AS n FROM stored"
-# An update marked done (its body dropped: nobody reads it again); a press's action marks it as it is stored
-# (storage.group_append).
-_DONE = "UPDATE inbox SET done_at = ?, body = '' WHERE update_id = ? AND done_at IS NULL"
+# Updates marked done (their body dropped: nobody reads it again); where their two values come from is the
+# caller's (storage.group_append marks a press's update in the statement that stores its action).
+DONE = "UPDATE inbox SET done_at = {at}, body = '' WHERE done_at IS NULL AND update_id {which}"
+_DONE = DONE.format(at="?", which="= ?")
 _CLAIM = """
 UPDATE inbox SET claimed_at = ?1 WHERE update_id IN (
     SELECT update_id FROM inbox
