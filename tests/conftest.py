@@ -39,13 +39,12 @@ def postgres_url() -> Iterator[str]:
 # the few computing modules that keep one worker busy for a minute of a loaded run (queued last, by their folder's
 # name, they were the last to end: the self-play records, the league's nights, the benchmark's duplicate deals).
 # Before them, the modules that time a worker's takeover (several workers on PostgreSQL and Redis: a SIGSTOPped
-# worker's tables move within 10 s, rates shared and kept): mostly waiting on leases, they start at once and run
+# worker's tables move within 10 s, a worker's failures): mostly waiting on leases, they start at once and run
 # beside the rest, each on a worker of its own, so they are not a stage of their own after the suite.
 TIMED_FIRST = (
     "tests/e2e/test_workers.py",
     "tests/e2e/test_workers_live.py",
     "tests/e2e/test_quick_workers.py",
-    "tests/cluster/test_shared_rate.py",
     "tests/cluster/test_failures.py",
 )
 SLOW_FIRST = (

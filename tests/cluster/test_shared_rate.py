@@ -24,6 +24,8 @@ from storage.database import Database
 from tests.cluster.conftest import empty_tables
 from tests.loopback import shared_tls
 
+pytestmark = pytest.mark.solo  # rates timed to the write: alone after the parallel suite (make test)
+
 RATE = 200.0
 WRITES = 300
 
