@@ -28,11 +28,9 @@ run: $(RUN_STAMP)
 # starts once (xdist's own grouping, xdist_group, no longer holds on pytest 9.2, whose node ids it cannot rename), and
 # the modules go out in the order tests/conftest.py puts them: those that time a worker's takeover first (mostly
 # waiting on leases, each on a worker of its own beside the rest: a stage of their own after the suite took 86–137 s
-# more), then the slow ones (not by their number of tests). The tests marked solo (the shared write rate's, timed
-# against the machine to the write) then run alone, some 15 s: beside the suite one counted an outage twice.
+# more), then the slow ones (not by their number of tests).
 test: $(STAMP)
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n 6 --dist loadfile --no-loadscope-reorder -m "not solo"
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -m solo
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n 6 --dist loadfile --no-loadscope-reorder
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

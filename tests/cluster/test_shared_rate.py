@@ -24,8 +24,6 @@ from storage.database import Database
 from tests.cluster.conftest import empty_tables
 from tests.loopback import shared_tls
 
-pytestmark = pytest.mark.solo  # rates timed to the write: alone after the parallel suite (make test)
-
 RATE = 200.0
 WRITES = 300
 
@@ -65,6 +63,7 @@ class Proxy:
         self.target = target
         self._writers: list[asyncio.StreamWriter] = []
         self._server: asyncio.Server | None = None
+        self._cut = False
 
     async def start(self) -> str:
         self._server = await asyncio.start_server(self._pipe, "127.0.0.1", 0)
@@ -72,8 +71,13 @@ class Proxy:
         return f"redis://127.0.0.1:{port}/15"
 
     async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._writers.append(writer)
         up_reader, up_writer = await asyncio.open_connection(*self.target)
-        self._writers += [writer, up_writer]
+        self._writers.append(up_writer)
+        if self._cut:  # cut while this one was connecting to Redis (a loaded machine's few ms): it must not live on
+            writer.close()
+            up_writer.close()
+            return
 
         async def copy(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
             with contextlib.suppress(OSError):
@@ -86,6 +90,7 @@ class Proxy:
 
     async def cut(self) -> None:
         assert self._server is not None
+        self._cut = True
         self._server.close()
         for writer in self._writers:
             writer.close()
