@@ -163,17 +163,29 @@ class PostgresBackend:
             return await body(tx)
 
     async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
-        return list(await self._pooled(sql, lambda text: self._pool.fetch(text, *params)))
+        return list(await self._pooled(sql, lambda conn, text: conn.fetch(text, *params), repeatable=True))
 
     async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
-        return _rowcount(await self._pooled(sql, lambda text: self._pool.execute(text, *params)))
+        return _rowcount(await self._pooled(sql, lambda conn, text: conn.execute(text, *params), repeatable=False))
 
-    async def _pooled(self, sql: str, call: Callable[[str], Awaitable[T]]) -> T:
-        """One statement on a pooled connection, no transaction around it; a lost server is StorageUnavailable."""
+    async def _pooled(self, sql: str, call: Callable[[Connection, str], Awaitable[T]], repeatable: bool) -> T:
+        """One statement on a pooled connection, no transaction around it; a lost server is StorageUnavailable.
+        A ``repeatable`` one (a read) that meets a connection the server ended while it sat idle (``_GONE``) is
+        asked again on the next, as ``_begun`` does, each of the pool's connections at most once; a write is not,
+        since it may have run before its connection went."""
         if self._trace is not None:
             self._trace(sql)
+        left = POOL_SIZE if repeatable else 0  # attempts after the first
         try:
-            return await call(postgres_sql(sql))
+            while True:
+                async with self._pool.acquire() as conn:
+                    try:
+                        return await call(conn, postgres_sql(sql))
+                    except _GONE:
+                        _close(conn)
+                        if not left:
+                            raise
+                left -= 1
         except FAILURES as exc:
             raise _unavailable(exc) from exc
 

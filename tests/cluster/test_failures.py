@@ -79,9 +79,9 @@ async def test_every_driver_error_is_a_storage_failure(
 
 async def test_a_pooled_connection_the_server_ended_while_idle_refuses_no_transaction(postgres_url: str) -> None:
     """The server ends the pooled connections while they sit idle (a restart, an operator, a lease ended): the
-    next transactions begin on new connections instead of being refused (asyncpg's first use of such a
-    connection fails its BEGIN: "connection was closed", or "another operation is in progress" while the server's
-    goodbye is read). Only this test's own sessions are ended (its application_name)."""
+    next transactions, and the next read outside one, go on new connections instead of being refused (asyncpg's
+    first use of such a connection fails: "connection was closed", or "another operation is in progress" while the
+    server's goodbye is read). Only this test's own sessions are ended (its application_name)."""
     name = f"mahjong_idle_{id(postgres_url)}"
     async with await Database.open(f"{postgres_url}&application_name={name}") as db:
         ended = await asyncpg.connect(postgres_url.split("?")[0])
@@ -94,6 +94,10 @@ async def test_a_pooled_connection_the_server_ended_while_idle_refuses_no_transa
                 await db.players.upsert(n + 1, "Ann again")  # a write transaction, on the connection just ended
                 async with db.transaction(write=False) as tx:  # and a read
                     await tx.execute_fetchall("SELECT 1")
+                await ended.fetch(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", name
+                )
+                assert (await db.players.require(n + 1)).display_name == "Ann again"  # a read outside a transaction
         finally:
             await ended.close()
         assert (await db.players.require(5)).display_name == "Ann again"
