@@ -23,7 +23,7 @@ import os
 import uuid
 from urllib.parse import parse_qs, urlsplit
 
-import pytest
+from tests.requires import skip_or_fail
 
 DEFAULT_SERVERS = ("postgresql://root@127.0.0.1:5432/test", "postgresql://postgres@127.0.0.1:5432/test")
 SKIP_REASON = "PostgreSQL suite did not run"
@@ -60,9 +60,7 @@ def server_or_skip() -> str:
         return url
     where = os.environ.get("MAHJONG_TEST_POSTGRES") or "127.0.0.1:5432 (database test)"
     reason = f"{SKIP_REASON}: no PostgreSQL at {where} (or asyncpg missing: pip install -e '.[dev]')"
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        pytest.fail(reason)
-    pytest.skip(reason)
+    skip_or_fail(reason)
 
 
 async def _run(url: str, sql: str) -> None:

@@ -13,6 +13,7 @@ from bot.config import Config
 from bot.host.edge import Edge
 from bot.host.registry import Tables
 from storage.database import Database
+from tests.requires import skip_or_fail
 
 
 @pytest.fixture
@@ -40,9 +41,7 @@ async def redis_url() -> str:
         await client.ping()
     except (redis.RedisError, OSError):
         reason = f"Redis tests did not run: no Redis at {REDIS_URL}"
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(reason)
-        pytest.skip(reason)
+        skip_or_fail(reason)
     finally:
         await client.aclose()
     return REDIS_URL

@@ -24,7 +24,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
 import redis
 from tornado.websocket import WebSocketClientConnection, websocket_connect
 
@@ -44,6 +43,7 @@ from storage.database import Database
 from tests.e2e.players import BotProcess, on_postgres, pg_query, post_update
 from tests.e2e.policy import pick
 from tests.e2e.test_workers import _balanced, _owners, _pid, _wait
+from tests.requires import skip_or_fail
 from tests.sandbox.page_client import free_port
 
 SECRET = "workers-hook-secret"
@@ -58,9 +58,7 @@ def _redis_or_skip() -> None:
         redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping()
     except (redis.RedisError, OSError):
         reason = f"Redis tests did not run: no Redis at {REDIS_URL}"
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(reason)
-        pytest.skip(reason)
+        skip_or_fail(reason)
 
 
 class Spreader(threading.Thread):

@@ -12,13 +12,14 @@ venv of its own, beside a `make run` whose venv has only what running needs.
 
 from __future__ import annotations
 
-import os
 import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
+
+from tests.requires import skip_or_fail
 
 CHROMIUM = "/usr/bin/chromium"
 # Headless Chromium's window is never narrower than this: a phone's width is emulated instead (Browser).
@@ -50,12 +51,8 @@ def chromium_or_skip() -> None:
         missing.append("selenium (pip install -e '.[browser]')")
     if not missing:
         return
-    import pytest
-
     reason = f"browser tests did not run: missing {', '.join(missing)} (apt-get install chromium chromium-driver)"
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        pytest.fail(reason)
-    pytest.skip(reason)
+    skip_or_fail(reason)
 
 
 class Chromium:
