@@ -268,6 +268,10 @@ def stored_palette(name: str) -> Image.Image:
     image for ``encode``: computing it from its swatch took every bot process about half a second at start."""
     palette = Image.new("P", (1, 1))
     palette.putpalette(_stored_palettes()[name])
+    # Realized here, before it is shared: left to the first quantize, two threads' pictures at once (a bot's
+    # warm-up and its first picture) could each put the palette into the image while the other converted with it
+    # outside the GIL, and the process crashed (a segmentation fault, seen in the suite).
+    palette.load()
     return palette
 
 
