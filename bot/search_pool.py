@@ -22,7 +22,7 @@ process is behind on, and the loop's interpreter lock, so the process is waited 
 
     pool = SearchPool(workers=1)
     action = await automatic_choice(pool, view, "hard", seed, quick=SearchPool(1, quick=True))
-    pool.shutdown(wait=False, cancel_futures=True)
+    pool.shutdown(wait=True, cancel_futures=True)
 """
 
 from __future__ import annotations

@@ -12,10 +12,14 @@ import time
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
+from bot import app as bot_app
 from bot import search_pool
+from bot.context import BotApplication, BotData
 from bot.search_pool import FALLBACK_LEVEL, PoolClosed, SearchPool, automatic_choice
 from game.automatic import choose
 from game.policy import network
@@ -220,3 +224,22 @@ def test_the_lighter_levels_move_to_processes_of_their_own_once_tables_overlap(m
             quick.shutdown(wait=True)
 
     asyncio.run(scenario())
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # a process not yet reaped (a zombie) counts: its pool has not finished with it
+    except ProcessLookupError:
+        return False
+    return True
+
+
+async def test_the_bots_stop_ends_its_search_processes_before_it_returns() -> None:
+    """The bot's stop waits for its pools to end their processes: left closing while the interpreter exits, a pool's
+    manager thread and Python's own exit hook raced on its wake-up pipe ("Bad file descriptor" and a stack in
+    the log, seen when a worker stopped in the suite)."""
+    data = BotData(pool=SearchPool(1), quick=SearchPool(1, quick=True))
+    pids = [pool.submit(os.getpid).result(timeout=60) for pool in (data.pool, data.quick)]
+    assert all(_alive(pid) for pid in pids)
+    await bot_app._stop(cast(BotApplication, SimpleNamespace(bot_data=data)))
+    assert not any(_alive(pid) for pid in pids)

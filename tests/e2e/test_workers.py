@@ -350,7 +350,7 @@ def test_a_stopped_worker_loses_its_tables_and_the_polling_within_its_lease(
 TERMINATE = """SELECT COUNT(pg_terminate_backend(a.pid)) FROM pg_stat_activity a WHERE a.application_name = $1
 AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'advisory' AND l.objsubid = 2
 AND l.classid = hashtext('mahjong worker ' || current_schema())::oid)"""
-TERMINATE_EVERY_S = 1.0  # alone, the six one-hand matches may end in 6 s: still cut again and again
+TERMINATE_EVERY_S = 0.5  # the six one-hand matches may end 4 s after their deal (seen): still cut again and again
 # A person told "try again" does not: their seat plays by its turn's timeout (tests.e2e.players.FAST's 30 s held a
 # run for half a minute, twice), and with the second in a row by 托管.
 TURN_SECONDS = 3
