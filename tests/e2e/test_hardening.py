@@ -151,12 +151,11 @@ def test_calc_and_league_options_out_of_range_are_answered(shared: SharedBot) ->
         "/league create Friday | fri 20:00 | Asia/Shanghai | 8 hands | kaikoufan cap=999999999999999999999999",
     )
     tg.wait_for_message(group.id, lambda m: "cap" in (m.text or "") and "1000000" in (m.text or ""), timeout=10)
-    ann.say(group, "/league create Friday | fri 20:00 | Asia/Shanghai | 8 hands | kaikoufan cap=" + "9" * 5000)
-    tg.wait_until(
-        lambda: sum("cap" in (m.text or "") and "1000000" in (m.text or "") for m in tg.messages(group.id)) == 2,
-        timeout=10,
-        what="the second range answer",
-    )
+    # Its answer is the same text: in another group, since the same answer still waiting in one chat is told once
+    # (bot.fair_replies), and the server's record of the first comes before the bot has finished sending it.
+    other = tg.add_group("联赛群二", members=[ann], admins=[ann])
+    ann.say(other, "/league create Friday | fri 20:00 | Asia/Shanghai | 8 hands | kaikoufan cap=" + "9" * 5000)
+    tg.wait_for_message(other.id, lambda m: "cap" in (m.text or "") and "1000000" in (m.text or ""), timeout=10)
     ann.say(group, "/league create Friday | fri 20:00 | Asia | 8 hands | kaikoufan")
     tg.wait_for_message(group.id, lambda m: t("league_err_zone", "zh", said="Asia") in (m.text or ""), timeout=10)
     assert "Traceback" not in shared.log()
