@@ -133,21 +133,30 @@ class PostgresBackend:
 
     @contextlib.asynccontextmanager
     async def _begun(self, write: bool) -> AsyncIterator[Connection]:
-        """A pooled connection with its transaction begun. A pooled connection the server ended while it sat idle
-        (a restart, a cut) fails its BEGIN (``_GONE``), before anything was done: closed, and the BEGIN tried on
-        the next (each of the pool's connections at most once), so dead idle connections refuse no table's store;
-        a refusal or a timeout is the caller's, as before."""
-        for attempt in range(POOL_SIZE + 1):
-            last = attempt == POOL_SIZE
+        """A pooled connection with its transaction begun: a BEGIN has done nothing, so on a connection the server
+        ended it is asked again on the next (``_live``); a refusal or a timeout is the caller's."""
+        begin = _BEGIN_WRITE if write else _BEGIN_READ
+        async with self._live(lambda conn: self._traced(conn, begin), POOL_SIZE) as (conn, _):
+            yield conn
+
+    @contextlib.asynccontextmanager
+    async def _live(
+        self, first: Callable[[Connection], Awaitable[T]], retries: int
+    ) -> AsyncIterator[tuple[Connection, T]]:
+        """A pooled connection and what ``first`` gave on it. A connection the server ended while it sat idle (a
+        restart, a cut) fails its first use (``_GONE``): it is closed and ``first`` asked again on the next, at
+        most ``retries`` more times (the pool's size: each of its connections once), so dead idle connections
+        refuse nothing. Only a ``first`` that may run twice (a BEGIN, a read) is given retries."""
+        for attempt in range(retries + 1):
             async with self._pool.acquire() as conn:
                 try:
-                    await self._traced(conn, _BEGIN_WRITE if write else _BEGIN_READ)
+                    result = await first(conn)
                 except _GONE:
                     _close(conn)
-                    if last:
+                    if attempt == retries:
                         raise
                     continue
-                yield conn
+                yield conn, result
                 return
 
     async def write(self, body: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
@@ -170,22 +179,14 @@ class PostgresBackend:
 
     async def _pooled(self, sql: str, call: Callable[[Connection, str], Awaitable[T]], repeatable: bool) -> T:
         """One statement on a pooled connection, no transaction around it; a lost server is StorageUnavailable.
-        A ``repeatable`` one (a read) that meets a connection the server ended while it sat idle (``_GONE``) is
-        asked again on the next, as ``_begun`` does, each of the pool's connections at most once; a write is not,
-        since it may have run before its connection went."""
+        A ``repeatable`` one (a read) is asked again on the next connection when its own was gone (``_live``); a
+        write is not, since it may have run before its connection went."""
         if self._trace is not None:
             self._trace(sql)
-        left = POOL_SIZE if repeatable else 0  # attempts after the first
+        retries = POOL_SIZE if repeatable else 0
         try:
-            while True:
-                async with self._pool.acquire() as conn:
-                    try:
-                        return await call(conn, postgres_sql(sql))
-                    except _GONE:
-                        _close(conn)
-                        if not left:
-                            raise
-                left -= 1
+            async with self._live(lambda conn: call(conn, postgres_sql(sql)), retries) as (_, result):
+                return result
         except FAILURES as exc:
             raise _unavailable(exc) from exc
 

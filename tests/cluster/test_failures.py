@@ -84,22 +84,22 @@ async def test_a_pooled_connection_the_server_ended_while_idle_refuses_no_transa
     server's goodbye is read). Only this test's own sessions are ended (its application_name)."""
     name = f"mahjong_idle_{id(postgres_url)}"
     async with await Database.open(f"{postgres_url}&application_name={name}") as db:
-        ended = await asyncpg.connect(postgres_url.split("?")[0])
+        ender = await asyncpg.connect(postgres_url.split("?")[0])
+
+        async def end_sessions() -> None:
+            await ender.fetch("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name=$1", name)
+
         try:
             for n in range(5):
                 await db.players.upsert(n + 1, "Ann")  # a connection used, back in the pool and idle
-                await ended.fetch(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", name
-                )
+                await end_sessions()
                 await db.players.upsert(n + 1, "Ann again")  # a write transaction, on the connection just ended
                 async with db.transaction(write=False) as tx:  # and a read
                     await tx.execute_fetchall("SELECT 1")
-                await ended.fetch(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", name
-                )
+                await end_sessions()
                 assert (await db.players.require(n + 1)).display_name == "Ann again"  # a read outside a transaction
         finally:
-            await ended.close()
+            await ender.close()
         assert (await db.players.require(5)).display_name == "Ann again"
 
 
