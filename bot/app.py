@@ -19,7 +19,7 @@ import os
 import signal
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from telegram import Update
 from telegram.ext import (
@@ -66,6 +66,7 @@ from bot.host.edge import Edge
 from bot.host.registry import Tables
 from bot.host.resume import fill_titles, resume_tables
 from bot.league.nights import LeagueNights
+from bot.leased_request import LeasedRequest
 from bot.limits import CONNECTIONS, SharedRate
 from bot.live.hub import Hub
 from bot.live.start import start_live, watching
@@ -84,6 +85,9 @@ from rendering import warm_up
 from storage.database import Database
 from storage.dialect import sqlite_file
 from storage.fencing import Fences, worker_number
+
+if TYPE_CHECKING:
+    from storage.cluster import Lease
 
 log = logging.getLogger("bot")
 
@@ -121,7 +125,14 @@ HANDLERS: list[BaseHandler[Any, BotContext, Any]] = [
 ]
 
 
+def _request(lease: Lease | None) -> HTTPXRequest:
+    """Every request but getUpdates: a worker's only while its lease holds (bot.leased_request)."""
+    options: dict[str, Any] = {"pool_timeout": 30, "httpx_kwargs": {"verify": tls_context()}}
+    return HTTPXRequest(CONNECTIONS, **options) if lease is None else LeasedRequest(lease.holds, CONNECTIONS, **options)
+
+
 def build_application(config: Config) -> BotApplication:
+    lease = worker_lease(config)
     application: BotApplication = (
         Application.builder()
         .application_class(StartingApplication)  # getMe retried while Telegram fails for a moment
@@ -132,13 +143,14 @@ def build_application(config: Config) -> BotApplication:
         # The outbox paces every write; the limiter is the safety net: a 429 pauses its own chat, never the bot.
         .rate_limiter(ChatRateLimiter())
         .concurrent_updates(256)  # a slow table never holds another table's updates
-        .request(HTTPXRequest(CONNECTIONS, pool_timeout=30, httpx_kwargs={"verify": tls_context()}))
+        .request(_request(lease))
         .get_updates_request(UpdatesRequest())  # an update it cannot read is skipped, not asked for forever
         .post_init(_start)
         .post_shutdown(_stop)
         .build()
     )
     application.bot_data.config = config
+    application.bot_data.lease = lease
     # Before anything: an update Telegram sent again (already handled, maybe before a restart) goes no further.
     application.add_handler(TypeHandler(Update, once), group=-3)
     # Then, for every update: the first time the bot meets someone, their Telegram language is stored.
@@ -199,6 +211,15 @@ async def _start(application: BotApplication) -> None:
         await nights.start()
 
     jobs.run_once(catch_up, 0, name="league start-up", job_kwargs={"misfire_grace_time": None})
+
+
+def worker_lease(config: Config) -> Lease | None:
+    """A worker's lease on its shards, renewed by its coordinator (bot.cluster.serve), read by its requests."""
+    if not config.workers:
+        return None
+    from storage.cluster import Lease  # asyncpg (the `workers` extra) is needed only here
+
+    return Lease()
 
 
 def shared_rate(data: BotData, config: Config) -> SharedRate | None:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from bot.live.web import LiveServer
     from bot.outbox import Outbox
     from bot.review_queue import Reviews
+    from storage.cluster import Lease
 
 
 class NotStarted(RuntimeError):
@@ -50,6 +51,7 @@ class BotData:
     live: LiveServer | None = None  # the Mini App's web server (bot.live), when configured
     shared_rate: RedisRate | None = None  # several workers' write rate in Redis (bot.cluster), when configured
     member: int | None = None  # this worker's number among several (storage.fencing.worker_number), when so
+    lease: Lease | None = None  # a worker's lease on its shards (storage.cluster): it writes to chats while it holds
     clock: Clock = utc_now  # the league nights' clock (UTC); tests set a controlled one
     languages_met: set[int] = field(default_factory=set)  # users whose Telegram language is stored
     # (group, user) → (when asked, monotonic; whether a member): bot.handlers.chat_checks.is_member's answers

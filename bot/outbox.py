@@ -159,9 +159,8 @@ class Outbox:
         return any(c.thread == thread for c in [*waiting, *new])
 
     def move(self, old: int, new: int, slots: dict[int, tuple[str, str]]) -> None:
-        """The group ``old`` is the supergroup ``new``: its waiting announcements and answers go there (the
-        commands answered stay behind), its messages too (new slots there); ``slots`` renames, per private chat,
-        a table's slot."""
+        """The group ``old`` is the supergroup ``new``: its waiting announcements and answers go there (the commands
+        answered stay behind), its messages too (new slots); ``slots`` renames, per private chat, a table's slot."""
         chat = self._chats.pop(old, None)
         if chat is not None and chat.task is not None:
             chat.task.cancel()
@@ -173,11 +172,14 @@ class Outbox:
                 private.slots[after] = private.slots.pop(before)
                 private.slots[after].remembered = None  # stored again under its new name
 
-    def drop(self, chat_id: int, *, for_good: bool = True) -> None:
+    def drop(self, chat_id: int, *, for_good: bool = True, slot: str | None = None) -> None:
         """Nothing more to the chat (the bot was removed from it; not for good: another worker writes to it now,
-        bot.cluster): what waits there is dropped."""
+        bot.cluster), or to its ``slot`` alone (the table moved to another worker): what waits there is dropped."""
         if for_good:
             self.unreachable.add(chat_id)
+        if slot is not None and chat_id in self._chats:
+            self._chats[chat_id].slots.pop(slot, None)
+            return
         chat = self._chats.pop(chat_id, None)
         if chat is not None and chat.task is not None:
             chat.task.cancel()
@@ -309,9 +311,7 @@ class Outbox:
     def _lost(self, chat: ChatQueue, e: Forbidden) -> None:
         log.info("chat %s unreachable (%s); dropping its messages", chat.chat_id, e.message)
         self.unreachable.add(chat.chat_id)
-        chat.waiting.clear()
-        for s in chat.slots.values():
-            s.pending = None
+        chat.clear()
         self.refusals.put_nowait(Refusal(chat.chat_id))
 
     async def _idle(self, chat: ChatQueue) -> bool:

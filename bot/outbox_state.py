@@ -142,6 +142,12 @@ class ChatQueue:
         self.slots[f"{name}~{s.number}"] = s
         self.slots[name] = Slot()
 
+    def clear(self) -> None:
+        """Nothing of what waits is sent (the chat answered 403)."""
+        self.waiting.clear()
+        for s in self.slots.values():
+            s.pending = None
+
     def drop_topic(self, thread: int) -> None:
         """Nothing more to the forum topic ``thread`` (closed or deleted): what waits for it is dropped."""
         self.waiting = [w for w in self.waiting if w.content.thread != thread]

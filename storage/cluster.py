@@ -20,11 +20,18 @@ others take its shards in their next round. ``when_lost`` hears the connection e
 nothing (storage.fencing refuses what it still tries to store). The connection's queries time out after
 ``CHECK_TIMEOUT_S``: a worker that cannot reach the server in that time must act as if it had lost every lock
 (bot.cluster.ownership does).
+
+A worker also knows for how long its lease surely lasts (``Lease``): until LEASE_S after it sent the last query
+the server answered, less a margin. Its writes to Telegram wait while that is not known (bot.outbox): a worker
+that was stopped, and runs again, sends nothing of the tables another worker may have taken meanwhile before it
+has looked (and then dropped what waited for them).
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
+import time
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -46,6 +53,9 @@ SESSION: Final = {
     "idle_session_timeout": str(round(LEASE_S * 1000)),
 }
 CHECK_TIMEOUT_S: Final = 1.5
+# A lease is taken as held only this long before it could end: the margin covers the time between a write's check
+# and its request leaving the process. With a renewal every RENEW_S it never lapses on a worker that runs.
+LEASE_MARGIN_S: Final = 1.0
 
 _KEY = "hashtext($1 || current_schema())"
 # The locks held on a name ($1), each lock's second key its objid: in this database, of this schema.
@@ -61,20 +71,47 @@ _END_SESSIONS = f"""SELECT COUNT(pg_terminate_backend(pid)) AS n FROM pg_locks
 WHERE {_HELD_ON} AND objid::bigint = ANY($2::bigint[])"""
 
 
+class Lease:
+    """Until when this worker surely holds its locks, whichever of its coordinators renewed them last.
+
+        lease = Lease(); coordinator = await Coordinator.connect(dsn, lease=lease); lease.holds()
+
+    The server ends a session only once it has been idle LEASE_S, counted from after it answered a query, and the
+    other workers take its locks only then: so a worker that sent a query at ``t`` and had its answer holds them
+    until ``t + LEASE_S`` at least (``until``, less LEASE_MARGIN_S). Before any answer, and once a stop or a lost
+    connection let that time pass, it does not know."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self.until = -math.inf
+
+    def renewed(self, sent_at: float) -> None:
+        self.until = max(self.until, sent_at + LEASE_S - LEASE_MARGIN_S)
+
+    def holds(self) -> bool:
+        return self._clock() < self.until
+
+
 class Coordinator:
-    def __init__(self, conn: asyncpg.Connection, schema: str) -> None:
+    def __init__(self, conn: asyncpg.Connection, schema: str, lease: Lease | None = None) -> None:
         self._conn = conn
+        self._lease = lease if lease is not None else Lease()
         self._busy = asyncio.Lock()  # one query at a time on the one connection
         self.channel = f"{CHANNEL}_{schema}"
         self._renewing = asyncio.create_task(self._renew(), name="lease")
 
     @classmethod
     async def connect(
-        cls, dsn: str, on_notify: Callable[[str], None] | None = None, member: int | None = None
+        cls,
+        dsn: str,
+        on_notify: Callable[[str], None] | None = None,
+        member: int | None = None,
+        lease: Lease | None = None,
     ) -> Coordinator:
         """The worker's connection, joined as a live worker (and listening to the inbox if on_notify is given; its
         lease on ``member``, the number its pooled sessions carry, if given); StorageUnavailableError when the
-        server cannot be reached."""
+        server cannot be reached; ``lease``: renewed by every query answered)."""
+        sent_at = time.monotonic()
         try:
             conn = await asyncpg.connect(dsn, timeout=CONNECT_TIMEOUT_S, server_settings=SESSION)
         except FAILURES as e:
@@ -85,7 +122,8 @@ class Coordinator:
             alive = f"SELECT pg_try_advisory_lock({_KEY}, $2)"
             if member is not None and not await conn.fetchval(alive, ALIVE, member):
                 raise StorageUnavailableError(f"another worker has the number {member}")  # one in 2^31: a bug
-            coordinator = cls(conn, str(schema))
+            coordinator = cls(conn, str(schema), lease)
+            coordinator._lease.renewed(sent_at)
             if on_notify is not None:
                 await conn.add_listener(coordinator.channel, lambda *args: on_notify(str(args[-1])))
         except BaseException as e:
@@ -100,7 +138,10 @@ class Coordinator:
         longer than CHECK_TIMEOUT_S: this worker's locks must be taken as lost."""
         try:
             async with self._busy:
-                return list(await self._conn.fetch(sql, *args, timeout=CHECK_TIMEOUT_S))
+                sent_at = time.monotonic()
+                rows = list(await self._conn.fetch(sql, *args, timeout=CHECK_TIMEOUT_S))
+                self._lease.renewed(sent_at)
+                return rows
         except FAILURES as e:
             self._conn.terminate()
             raise StorageUnavailableError(f"the coordinator's connection failed ({type(e).__name__})") from e

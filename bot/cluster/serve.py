@@ -103,7 +103,7 @@ async def work(application: App, config: Config, stop: asyncio.Event) -> None:
     wake = asyncio.Event()
 
     async def connect() -> Coordinator:
-        return await Coordinator.connect(dsn, lambda _payload: wake.set(), member=data.member)
+        return await Coordinator.connect(dsn, lambda _payload: wake.set(), member=data.member, lease=data.lease)
 
     async def take_up(shards: frozenset[int]) -> None:  # the league nights of the groups of the shards taken
         await nights.start(which=lambda chat: shard_of(TableKey(chat)) in shards)

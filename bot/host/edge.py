@@ -263,13 +263,13 @@ class Edge:
         last = effect.stopped or effect.left or (table.hand is not None and table.hand.finished)
         if self.hub is not None and not last:
             if effect.chat or not self.hub.live(key, who):
-                if not self.hub.owed(key, who) and effect.chat:
+                if not self.hub.owed(key, who) and effect.chat and not effect.refused:
                     return  # a press in the chat: its picture is up to date already
             else:
                 self.hub.owe(key, who)
                 urgent = False  # the page shows it at once; the chat within Telegram's pace
-        elif effect.chat:
-            return  # no page: the picture never lags behind
+        elif effect.chat and not effect.refused:
+            return  # no page: the picture never lags behind (but for another worker's stale write)
         content = seat_content(table, seat, lang=lang, stopped=effect.stopped, left=effect.left)
         if not last:
             content = with_page_button(content, self.config, key, lang or table.seat(seat).lang)

@@ -194,7 +194,8 @@ class Tables:
 
     async def release(self, which: Callable[[TableKey], bool]) -> int:
         """Stop the runners of these tables without closing them, and drop what waits to be written to their
-        groups (another worker takes them up from storage: bot.cluster); what they stored stays; how many.
+        groups and to their players' messages (another worker takes them up from storage: bot.cluster); what they
+        stored stays; how many.
         Every one of them, whatever one of them raises: a table left running here would run on two workers."""
         keys = [key for key in self._runners if which(key)]
         for key in keys:
@@ -203,6 +204,8 @@ class Tables:
                 self.scheduler.arm(key, None)
                 await runner.stop()
                 self.edge.outbox.drop(key.chat_id, for_good=False)
+                for _, seat in runner.table.humans():
+                    self.edge.outbox.drop(seat.user_id or 0, for_good=False, slot=key.private_slot("hand"))
             except Exception:
                 log.exception("table %s: releasing it failed; going on with the others", key.token)
         return len(keys)

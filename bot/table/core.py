@@ -246,7 +246,7 @@ def _pressed(table: Table, press: msg.Press, now: float, options: Options) -> St
     in_play = table.state == "playing" and table.hand is not None and not table.hand.finished
     a_move = press.code not in ("start", "ready", "back")
     if not press.from_page and seat is not None and in_play and a_move and not table.hidden_from(seat):
-        yield fx.ShowSeat(seat, urgent=True, chat=True)
+        yield fx.ShowSeat(seat, urgent=True, chat=True, refused=answer is not None)
     yield fx.Reply(answer)
 
 

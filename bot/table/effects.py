@@ -30,8 +30,7 @@ T = TypeVar("T")
 
 
 class Refused(Exception):
-    """Storage refused a store effect (nothing was stored): thrown back into the core, which decides what it
-    means."""
+    """Storage refused a store effect (nothing was stored): thrown back into the core, which decides what it means."""
 
 
 class Asks(Generic[T]):
@@ -273,6 +272,7 @@ class ShowSeat:
     lang: str | None = None
     left: bool = False  # its last state for the one leaving it: the game goes on for the others
     chat: bool = False  # they pressed in the chat: at once, should it lag behind their open live page
+    refused: bool = False  # ... refused: what they pressed may be older than the table (a stopped worker's write)
 
 
 @dataclass(frozen=True)

@@ -252,6 +252,23 @@ def _until_anns_turn(world: World, table: Table, now: float) -> float:
     return now
 
 
+def test_a_stale_press_in_the_chat_shows_the_picture_again_and_a_taken_one_needs_no_second_write() -> None:
+    """The picture pressed may be older than the table: another worker's last write, landing after the new owner's
+    (storage.cluster.Lease). A press refused shows the seat's picture again (the edge writes it even with no live
+    page); a press taken is shown by the move itself."""
+    world = World()
+    table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))
+    old = table.stamp(0)
+    legal = table.prompts[0].legal
+    shown = len(world.effects)
+    assert press(world, table, ANN, legal[-1]) == fx.Reply(None)
+    assert fx.ShowSeat(0, urgent=True, chat=True, refused=False) in world.effects[shown:]
+    shown = len(world.effects)
+    stale = world.take(table, msg.Press(ANN, old, code_of(legal[-1]), "en"), 2.0)
+    assert stale == fx.Reply(t("press_stale", "en"))
+    assert world.effects[shown:] == [fx.ShowSeat(0, urgent=True, chat=True, refused=True), stale]
+
+
 def test_a_turn_timed_out_is_played_once_after_a_warning_and_two_in_a_row_start_tuoguan() -> None:
     world = World()
     table = dealt(world, (ANN, "Ann"), (BOB, "Bob"))

@@ -6,16 +6,21 @@ intervals pass without being waited for, while every write still goes over HTTP 
 from __future__ import annotations
 
 import asyncio
+import io
 import itertools
 import time
 from collections.abc import Callable, Iterator
 
 import pytest
+from PIL import Image
 from telegram import Bot
 
+from bot.leased_request import LeasedRequest
 from bot.outbox import Content, Outbox, Throttle
+from bot.updates import tls_context
 from sandbox import FakeTelegram
 from sandbox.records import FaultKind
+from storage.cluster import LEASE_S, Lease
 from tests.clock import FakeClock
 
 
@@ -109,6 +114,69 @@ async def test_a_chat_taken_up_from_another_owner_waits_one_interval_before_its_
     [other] = fake_telegram.calls(chat_id=fresh.id)
     assert first.at - start >= 0.5 and other.at - start < 0.5  # a chat nobody wrote to before goes at once
     await outbox.close()
+
+
+def _leased_bot(tg: FakeTelegram, writable: Callable[[], bool]) -> Bot:
+    request = LeasedRequest(writable, httpx_kwargs={"verify": tls_context()})
+    return Bot(tg.token, base_url=tg.base_url, request=request)
+
+
+async def test_a_worker_whose_lease_is_not_known_to_hold_writes_nothing_until_it_is(
+    fake_telegram: FakeTelegram, clock: FakeClock
+) -> None:
+    """A worker stopped (SIGSTOP) for longer than its lease, running again: what its outbox held is not written over
+    the new owner's messages before the worker has looked, and a slot whose table moved is dropped then
+    (Tables.release); a read (getMe, at start-up before any lease) goes out whatever the lease."""
+    ann, bob = fake_telegram.add_user("Ann"), fake_telegram.add_user("Bob")
+    lease = Lease(clock.monotonic)
+    async with _leased_bot(fake_telegram, lease.holds) as bot:
+        assert (await bot.get_me()).is_bot and not lease.holds()
+        outbox = Outbox(bot, private_interval=0.1, clock=clock)
+        lease.renewed(clock.now)  # the coordinator's query answered now: held for LEASE_S less the margin
+        outbox.show(ann.id, "hand", Content("before the stop"), urgent=True)
+        await _drain(outbox, clock)
+        assert [m.text for m in ann.private_messages()] == ["before the stop"]
+
+        await _elapse(outbox, clock, LEASE_S)  # stopped, and then running again: the lease may be someone else's
+        assert not lease.holds()
+        outbox.show(ann.id, "hand", Content("stale: the table moved"), urgent=True)
+        outbox.show(bob.id, "hand", Content("a table still owned here"), urgent=True)
+        await _elapse(outbox, clock, 30)
+        assert len(fake_telegram.calls(chat_id=ann.id)) == 1 and not fake_telegram.calls(chat_id=bob.id)
+
+        outbox.drop(ann.id, for_good=False, slot="hand")  # the look: Ann's table was taken over, Bob's was not
+        lease.renewed(clock.now)
+        await _drain(outbox, clock, timeout=60)
+        assert [m.text for m in ann.private_messages()] == ["before the stop"]
+        assert [m.text for m in bob.private_messages()] == ["a table still owned here"]
+        await outbox.close()
+
+
+async def test_a_picture_drawn_while_the_lease_lapsed_is_not_sent_until_the_lease_holds_again(
+    fake_telegram: FakeTelegram, clock: FakeClock
+) -> None:
+    """The worker is stopped while it draws a picture: its connection (bot.leased_request) sends nothing that
+    writes to a chat past its lease, and the picture waits with its slot."""
+    ann = fake_telegram.add_user("Ann")
+    sure = [True]
+
+    def draw() -> bytes:
+        sure[0] = False  # the lease lapses while the picture is being drawn
+        out = io.BytesIO()
+        Image.new("RGB", (8, 8)).save(out, "PNG")
+        return out.getvalue()
+
+    async with _leased_bot(fake_telegram, lambda: sure[0]) as bot:
+        outbox = Outbox(bot, private_interval=0.1, clock=clock)
+        outbox.show(ann.id, "hand", Content("the table", render=draw), urgent=True)
+        await _elapse(outbox, clock, 5)
+        assert not fake_telegram.calls(chat_id=ann.id) and outbox.pending() == 1
+        sure[0] = True  # renewed: drawn again, and again the lease lapses meanwhile: still nothing sent
+        await _elapse(outbox, clock, 5)
+        assert not fake_telegram.calls(chat_id=ann.id) and outbox.pending() == 1
+        outbox.drop(ann.id, for_good=False, slot="hand")  # the look: the table moved
+        assert outbox.pending() == 0
+        await outbox.close()
 
 
 async def test_flood_control_and_network_errors_are_retried(

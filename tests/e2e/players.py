@@ -267,7 +267,12 @@ class Players:
             return buttons[0]
         key = (user.id, first.stamp.encode())
         if key in self._pressed:
-            return None
+            # Pressed already, and shown again after a newer prompt (a stopped worker's last write, landing after
+            # the new owner's): tapped once more, as a person would; the bot answers it is stale and shows the
+            # current one.
+            key = (user.id, f"m{message.message_id}.{message.edits}")
+            if key in self._pressed or not self._shown_newer(user, first.stamp):
+                return None
         self._pressed.add(key)
         seat = first.stamp.seat or 0
         offered: dict[Action, Button] = {}
@@ -278,6 +283,20 @@ class Players:
         caption = message.caption or message.text or ""
         action = pick(list(offered), lambda _a: self.allow_hu(caption))
         return offered[action]
+
+    def _shown_newer(self, user: SimUser, stamp: Stamp) -> bool:
+        """Whether the user's chat was shown a prompt newer than ``stamp``'s (any version of any message)."""
+        for call in self.tg.calls(chat_id=user.id):
+            markup = json.loads(str(call.params.get("reply_markup") or "{}"))
+            for row in markup.get("inline_keyboard", []):
+                for b in row:
+                    try:
+                        shown = PlayButton.decode(b.get("callback_data", "")).stamp
+                    except BadCallback:
+                        continue
+                    if (shown.hand, shown.counter or 0) > (stamp.hand, stamp.counter or 0):
+                        return True
+        return False
 
     def play_until(self, done: Callable[[], object], *, timeout: float, poll: float = 0.02) -> None:
         deadline = time.monotonic() + timeout

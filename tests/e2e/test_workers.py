@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.callbacks import PlayButton, Stamp, parse_action_code
+from bot.callbacks import PLAY_PATTERN, PlayButton, Stamp, parse_action_code
 from bot.cluster.shards import shard_of
 from bot.i18n import t
 from bot.table.key import TableKey
@@ -323,6 +323,7 @@ def test_a_stopped_worker_loses_its_tables_and_the_polling_within_its_lease(
         _wait(lambda: polls in survivor.log(), LEASE_TAKEN_OVER_S - (time.monotonic() - stopped_at))
 
         stopped.proc.send_signal(signal.SIGCONT)
+        continued_at = time.monotonic()
         _wait(lambda: LOST.search(stopped.log()) is not None, 10)  # at its first look, and then it stores nothing
 
         def finished() -> bool:
@@ -342,7 +343,27 @@ def test_a_stopped_worker_loses_its_tables_and_the_polling_within_its_lease(
     assert len(settled) == len(groups) and {r["n"] for r in settled} == {4}
     assert not pg_query(url, "SELECT 1 FROM inbox WHERE done_at IS NULL")
     _check_presses(tg, url, tables)
+    _check_never_back(tg, people, continued_at)
     assert not any("Traceback" in w.log() for w in workers)
+
+
+def _check_never_back(tg: FakeTelegram, people: list[SimUser], continued_at: float) -> None:
+    """No person's private chat is shown an older prompt after a newer one, but for one request the stopped worker
+    had on its way when it stopped, landing as it runs again: what it had waiting for the tables it lost is never
+    written (storage.cluster.Lease, bot.leased_request, Tables.release). The person taps that stale picture and is
+    shown the current one (Players)."""
+    for person in people:
+        shown, newest, back = [], (0, 0), []
+        for call in tg.calls(chat_id=person.id):
+            markup = json.loads(str(call.params.get("reply_markup") or "{}"))
+            data = [b.get("callback_data", "") for row in markup.get("inline_keyboard", []) for b in row]
+            for stamp in [PlayButton.decode(d).stamp for d in data if re.match(PLAY_PATTERN, d)][:1]:
+                prompt = (stamp.hand, stamp.counter or 0)
+                shown.append((*prompt, round(call.at - continued_at, 3)))
+                back += [call.at - continued_at] if prompt < newest else []
+                newest = max(newest, prompt)
+        said = f"{person.first_name} was shown (hand, prompt, seconds from the continue): {shown}"
+        assert len(back) <= 1 and all(0 <= t < 1 for t in back), said
 
 
 # The workers' pooled connections (not their coordinators', which hold a worker's lock), of this test alone: its
