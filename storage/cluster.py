@@ -22,9 +22,9 @@ nothing (storage.fencing refuses what it still tries to store). The connection's
 (bot.cluster.ownership does).
 
 A worker also knows for how long its lease surely lasts (``Lease``): until LEASE_S after it sent the last query
-the server answered, less a margin. Its writes to Telegram wait while that is not known (bot.outbox): a worker
-that was stopped, and runs again, sends nothing of the tables another worker may have taken meanwhile before it
-has looked (and then dropped what waited for them).
+the server answered, less a margin. Its writes to chats are refused while that is not known (bot.leased_request):
+a worker that was stopped, and runs again, sends nothing of the tables another worker may have taken meanwhile
+before it has looked (and then dropped what waited for them).
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 
 import asyncpg
 
-from bot.callbacks import AUTO, FLEE_PREFIX, BadCallback, PlayButton, Stamp, parse_action_code
+from bot.callbacks import AUTO, FLEE_PREFIX, PLAY_PATTERN, BadCallback, PlayButton, Stamp, parse_action_code
 from bot.config import Config
 from bot.table.key import TableKey
 from game.actions import Action
@@ -197,6 +197,18 @@ def game_buttons(message: Message, group: Chat, topic: int | None = None) -> lis
     return out
 
 
+def prompts_shown(tg: FakeTelegram, chat_id: int) -> list[tuple[Stamp, float]]:
+    """Every prompt the bot wrote to the chat, in order: the stamp of each write's play buttons, and when the fake
+    server answered it (its clock, time.monotonic)."""
+    shown = []
+    for call in tg.calls(chat_id=chat_id):
+        markup = json.loads(str(call.params.get("reply_markup") or "{}"))
+        data = [b.get("callback_data", "") for row in markup.get("inline_keyboard", []) for b in row]
+        stamps = [PlayButton.decode(d).stamp for d in data if re.match(PLAY_PATTERN, d)]
+        shown += [(stamp, call.at) for stamp in stamps[:1] if stamp.counter is not None]
+    return shown
+
+
 class Players:
     """Four (or fewer) simulated people pressing what the bot offers them."""
 
@@ -286,17 +298,9 @@ class Players:
 
     def _shown_newer(self, user: SimUser, stamp: Stamp) -> bool:
         """Whether the user's chat was shown a prompt newer than ``stamp``'s (any version of any message)."""
-        for call in self.tg.calls(chat_id=user.id):
-            markup = json.loads(str(call.params.get("reply_markup") or "{}"))
-            for row in markup.get("inline_keyboard", []):
-                for b in row:
-                    try:
-                        shown = PlayButton.decode(b.get("callback_data", "")).stamp
-                    except BadCallback:
-                        continue
-                    if (shown.hand, shown.counter or 0) > (stamp.hand, stamp.counter or 0):
-                        return True
-        return False
+        return any(
+            (s.hand, s.counter or 0) > (stamp.hand, stamp.counter or 0) for s, _at in prompts_shown(self.tg, user.id)
+        )
 
     def play_until(self, done: Callable[[], object], *, timeout: float, poll: float = 0.02) -> None:
         deadline = time.monotonic() + timeout

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.callbacks import PLAY_PATTERN, PlayButton, Stamp, parse_action_code
+from bot.callbacks import PlayButton, Stamp, parse_action_code
 from bot.cluster.shards import shard_of
 from bot.i18n import t
 from bot.table.key import TableKey
@@ -41,7 +41,7 @@ from sandbox.records import Chat
 from sandbox.users import SimUser
 from storage.copy_to_postgres import check_hands
 from storage.database import Database
-from tests.e2e.players import BotProcess, Players, on_postgres, pg_query
+from tests.e2e.players import BotProcess, Players, on_postgres, pg_query, prompts_shown
 
 TABLES = 20
 KILLED_TABLES = 7  # of the twenty, on the worker that is killed
@@ -349,19 +349,16 @@ def test_a_stopped_worker_loses_its_tables_and_the_polling_within_its_lease(
 
 def _check_never_back(tg: FakeTelegram, people: list[SimUser], continued_at: float) -> None:
     """No person's private chat is shown an older prompt after a newer one, but for one request the stopped worker
-    had on its way when it stopped, landing as it runs again: what it had waiting for the tables it lost is never
-    written (storage.cluster.Lease, bot.leased_request, Tables.release). The person taps that stale picture and is
-    shown the current one (Players)."""
+    had on its way when it stopped, landing as it runs again (what it had waiting for the tables it lost is held and
+    dropped instead: storage.cluster.Lease, bot.leased_request, Tables.release; tests/bot/test_outbox.py shows it).
+    The person taps that stale picture and is shown the current one (Players)."""
     for person in people:
         shown, newest, back = [], (0, 0), []
-        for call in tg.calls(chat_id=person.id):
-            markup = json.loads(str(call.params.get("reply_markup") or "{}"))
-            data = [b.get("callback_data", "") for row in markup.get("inline_keyboard", []) for b in row]
-            for stamp in [PlayButton.decode(d).stamp for d in data if re.match(PLAY_PATTERN, d)][:1]:
-                prompt = (stamp.hand, stamp.counter or 0)
-                shown.append((*prompt, round(call.at - continued_at, 3)))
-                back += [call.at - continued_at] if prompt < newest else []
-                newest = max(newest, prompt)
+        for stamp, at in prompts_shown(tg, person.id):
+            prompt = (stamp.hand, stamp.counter or 0)
+            shown.append((*prompt, round(at - continued_at, 3)))
+            back += [at - continued_at] if prompt < newest else []
+            newest = max(newest, prompt)
         said = f"{person.first_name} was shown (hand, prompt, seconds from the continue): {shown}"
         assert len(back) <= 1 and all(0 <= t < 1 for t in back), said
 
